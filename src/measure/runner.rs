@@ -1,0 +1,147 @@
+//! Running measuring threads: the shared stop flag and start barrier, signal handling
+//! on the main thread, and the supervision loop that prints progress.
+//!
+//! Signals: SIGINT, SIGTERM and SIGUSR1 are blocked before any measuring thread is
+//! spawned (threads inherit the mask), and the main thread takes them synchronously
+//! with `sigtimedwait(2)`. No async signal handler runs, and a measuring thread is never
+//! interrupted by one.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Barrier;
+use std::time::{Duration, Instant};
+
+/// State shared by the main thread and every measuring thread of one run.
+#[derive(Debug)]
+pub struct Shared {
+    /// Set to end the run; measuring threads check it once per cycle.
+    pub stop: AtomicBool,
+    /// All measuring threads and the main thread meet here after setup, so the first
+    /// samples of every thread are taken together.
+    pub barrier: Barrier,
+}
+
+impl Shared {
+    /// Shared state for `threads` measuring threads plus the main thread.
+    pub fn new(threads: usize) -> Self {
+        Shared {
+            stop: AtomicBool::new(false),
+            barrier: Barrier::new(threads + 1),
+        }
+    }
+
+    /// Whether the run should end.
+    #[inline(always)]
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Ends the run.
+    pub fn request_stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Why a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StopCause {
+    /// Duration or loop count reached.
+    Completed,
+    /// A sample exceeded the `-b` break threshold.
+    Break,
+    /// SIGINT (exit 130).
+    Sigint,
+    /// SIGTERM (exit 143).
+    Sigterm,
+}
+
+impl StopCause {
+    /// Whether the run was cut short by a signal.
+    pub fn interrupted(self) -> bool {
+        matches!(self, StopCause::Sigint | StopCause::Sigterm)
+    }
+}
+
+/// The signals the main thread takes synchronously.
+pub struct Signals {
+    set: libc::sigset_t,
+}
+
+impl Signals {
+    /// Blocks SIGINT, SIGTERM and SIGUSR1 in the calling thread (and so in every thread
+    /// it spawns afterwards). Call before spawning measuring threads.
+    pub fn block() -> Signals {
+        // SAFETY: set is initialised by sigemptyset before use; pthread_sigmask only
+        // changes the calling thread's mask.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            for s in [libc::SIGINT, libc::SIGTERM, libc::SIGUSR1] {
+                libc::sigaddset(&mut set, s);
+            }
+            libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+            Signals { set }
+        }
+    }
+
+    /// Waits up to `timeout` for one of the blocked signals (`sigtimedwait(2)`).
+    pub fn wait(&self, timeout: Duration) -> Option<i32> {
+        let ts = libc::timespec {
+            tv_sec: timeout.as_secs() as libc::time_t,
+            tv_nsec: timeout.subsec_nanos() as _,
+        };
+        // SAFETY: set and ts are valid; info may be null.
+        let sig = unsafe { libc::sigtimedwait(&self.set, std::ptr::null_mut(), &ts) };
+        (sig > 0).then_some(sig)
+    }
+}
+
+/// What the supervision loop asks its caller to print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tick {
+    /// A report period has passed (live output).
+    Report,
+    /// SIGUSR1 arrived: dump the current status to stderr.
+    Status,
+}
+
+/// Supervises a run from the main thread until `finished()` says every measuring
+/// thread has returned: takes signals (SIGINT/SIGTERM stop the run, SIGUSR1 gives
+/// [`Tick::Status`]) and gives [`Tick::Report`] every `report_every` when set. Returns
+/// the signal that stopped the run, if any.
+pub fn supervise(
+    signals: &Signals,
+    shared: &Shared,
+    report_every: Option<Duration>,
+    mut finished: impl FnMut() -> bool,
+    mut tick: impl FnMut(Tick),
+) -> Option<StopCause> {
+    let poll = Duration::from_millis(50);
+    let mut cause = None;
+    let mut next_report = report_every.map(|d| Instant::now() + d);
+    while !finished() {
+        let mut wait = poll;
+        if let Some(t) = next_report {
+            wait = wait.min(t.saturating_duration_since(Instant::now()));
+        }
+        match signals.wait(wait) {
+            Some(libc::SIGINT) => {
+                cause.get_or_insert(StopCause::Sigint);
+                shared.request_stop();
+            }
+            Some(libc::SIGTERM) => {
+                cause.get_or_insert(StopCause::Sigterm);
+                shared.request_stop();
+            }
+            Some(libc::SIGUSR1) => tick(Tick::Status),
+            _ => {}
+        }
+        if let (Some(t), Some(every)) = (next_report, report_every) {
+            if Instant::now() >= t && !shared.stopped() {
+                tick(Tick::Report);
+                next_report = Some(t + every);
+            }
+        }
+    }
+    cause
+}

@@ -1,0 +1,433 @@
+//! Plan: turns command-line arguments plus a read-only snapshot of the CPU topology
+//! into validated, typed specs. Every check happens here, before anything is
+//! written or any thread is started; each failure is a one-line [`Error::Usage`]
+//! naming the flag, the value and what was expected.
+
+use crate::cli::{CyclicArgs, HistogramLayout};
+use crate::cpuset::CpuSet;
+use crate::error::{Error, Result};
+use crate::measure::cyclic::{CyclicSpec, ThreadSpec};
+use crate::sys::clock::Clock;
+use crate::sys::cpus::CpuTopology;
+use crate::sys::sched::Policy;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Largest `-h/-H` bucket count (cyclictest's HIST_MAX).
+pub const HIST_MAX: usize = 1_000_000;
+/// Default priority when a real-time policy is used without `-p` (jitterdebugger's
+/// choice: 99 is left to kernel threads such as the watchdog/migration).
+pub const DEFAULT_RT_PRIORITY: i32 = 98;
+/// cyclictest's default distance between thread intervals, **µs**.
+pub const DEFAULT_DISTANCE_US: u64 = 500;
+
+/// Where and how the `-h/-H` histogram is printed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistogramOutput {
+    /// `-H`: add a summary column over all threads.
+    pub summary_column: bool,
+    /// Row layout (2.7+ or legacy).
+    pub layout: HistogramLayout,
+    /// `--histfile`, or standard output.
+    pub file: Option<PathBuf>,
+}
+
+/// How results are shown and stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputSpec {
+    /// `-q`: no live lines; at exit `T:` lines, or only the histogram with `-h`.
+    pub quiet: bool,
+    /// `-N`: text and cyclictest JSON fields in ns instead of µs.
+    pub nsecs: bool,
+    /// `-h/-H` dump.
+    pub histogram: Option<HistogramOutput>,
+    /// `--json` target; `-` is standard output.
+    pub json: Option<PathBuf>,
+}
+
+/// A validated `rtbench cyclic` invocation.
+#[derive(Debug, Clone)]
+pub struct CyclicPlan {
+    /// What to measure.
+    pub spec: CyclicSpec,
+    /// How to report it.
+    pub output: OutputSpec,
+    /// Non-fatal remarks to print before starting (cyclictest's warnings).
+    pub warnings: Vec<String>,
+}
+
+fn usage<T>(flag: &str, value: impl std::fmt::Display, msg: impl Into<String>) -> Result<T> {
+    let v = value.to_string();
+    let input = if v.is_empty() {
+        flag.to_string()
+    } else {
+        format!("{flag} {v}")
+    };
+    Err(Error::usage(input, msg))
+}
+
+/// Checks that `path` can be created: its directory exists and is a directory.
+pub fn check_output_path(flag: &str, path: &Path) -> Result<()> {
+    if path == Path::new("-") {
+        return Ok(());
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !dir.is_dir() {
+        return usage(
+            flag,
+            path.display(),
+            format!("directory {} does not exist", dir.display()),
+        );
+    }
+    if path.is_dir() {
+        return usage(flag, path.display(), "is a directory; expected a file name");
+    }
+    Ok(())
+}
+
+fn parse_cpus(flag: &str, s: &str, topo: &CpuTopology) -> Result<CpuSet> {
+    let set = CpuSet::parse(s, topo.nr_cpu_ids).or_else(|e| {
+        usage(
+            flag,
+            s,
+            format!("{e}; expected a cpu-list like 0-3,5 or a 0x mask"),
+        )
+    })?;
+    if set.is_empty() {
+        return usage(flag, s, "empty CPU set");
+    }
+    let offline = set.difference(&topo.online);
+    if !offline.is_empty() {
+        return usage(
+            flag,
+            s,
+            format!(
+                "CPU {} is not online (online CPUs: {})",
+                offline.to_list(),
+                topo.online.to_list()
+            ),
+        );
+    }
+    Ok(set)
+}
+
+/// Validates `args` against `topo` and builds the run.
+pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
+    let mut warnings = Vec::new();
+    let clock = Clock::parse(&args.clock).map_or_else(
+        || usage("-c", &args.clock, "expected 0|monotonic or 1|realtime"),
+        Ok,
+    )?;
+    if args.interval == 0 {
+        return usage("-i", 0, "interval must be at least 1 µs");
+    }
+    if args.interval > 3_600_000_000 {
+        return usage(
+            "-i",
+            args.interval,
+            "interval must be at most 1 hour (3600000000 µs)",
+        );
+    }
+    let duration = match &args.duration {
+        None => None,
+        Some(d) => {
+            let v = crate::duration::parse(d).or_else(|e| usage("-D", d, e))?;
+            (v > Duration::ZERO).then_some(v)
+        }
+    };
+    let (histogram_us, summary_column) = match (args.histogram, args.histofall) {
+        (Some(_), Some(_)) => return usage("-h", "", "give -h or -H, not both"),
+        (Some(n), None) => (Some(n), false),
+        (None, Some(n)) => (Some(n), true),
+        (None, None) => (None, false),
+    };
+    let hflag = if summary_column { "-H" } else { "-h" };
+    if let Some(n) = histogram_us {
+        if n == 0 || n > HIST_MAX {
+            return usage(hflag, n, format!("expected 1..{HIST_MAX} buckets"));
+        }
+    }
+    if args.histfile.is_some() && histogram_us.is_none() {
+        return usage("--histfile", "", "needs -h or -H");
+    }
+    if let Some(p) = &args.histfile {
+        check_output_path("--histfile", p)?;
+    }
+    if let Some(p) = &args.json {
+        check_output_path("--json", p)?;
+    }
+    if args.tracemark && args.breaktrace.is_none() {
+        return usage("--tracemark", "", "needs -b USEC");
+    }
+    if args.breaktrace == Some(0) {
+        return usage("-b", 0, "expected a threshold of at least 1 µs");
+    }
+    if !(args.report_interval > 0.0 && args.report_interval <= 3600.0) {
+        return usage(
+            "--report-interval",
+            args.report_interval,
+            "expected 0 < SECS <= 3600",
+        );
+    }
+    if args.latency < 0 {
+        return usage("--latency", args.latency, "expected a PM QoS value >= 0 µs");
+    }
+
+    // Policy and priority.
+    let policy_flag = match &args.policy {
+        Some(p) => Some(Policy::parse(p).map_or_else(
+            || {
+                usage(
+                    "--policy",
+                    p,
+                    "expected other, normal, batch, idle, fifo or rr",
+                )
+            },
+            Ok,
+        )?),
+        None => None,
+    };
+    let (policy, priority) = match (policy_flag, args.priority) {
+        (_, Some(p)) if !(0..=99).contains(&p) => {
+            return usage("-p", p, "expected a priority of 0..99")
+        }
+        (Some(pol), Some(p)) if pol.is_realtime() && p == 0 => {
+            return usage(
+                "-p",
+                0,
+                format!("--policy {} needs a priority of 1..99", pol.name()),
+            )
+        }
+        (Some(pol), Some(p)) if !pol.is_realtime() && p != 0 => {
+            return usage(
+                "-p",
+                p,
+                format!(
+                    "--policy {} takes no priority; use --policy fifo or rr",
+                    pol.name()
+                ),
+            )
+        }
+        (Some(pol), Some(p)) => (pol, p as i32),
+        (Some(pol), None) if pol.is_realtime() => (pol, DEFAULT_RT_PRIORITY),
+        (Some(pol), None) => (pol, 0),
+        (None, Some(0)) => (Policy::Other, 0),
+        (None, Some(p)) => (Policy::Fifo, p as i32),
+        (None, None) => (Policy::Fifo, DEFAULT_RT_PRIORITY),
+    };
+
+    // Threads and CPUs.
+    let online: Vec<usize> = topo.online.iter().collect();
+    let thread_count_flag = match args.threads.as_deref() {
+        None => None,
+        Some("") => Some(None),
+        Some(s) => match s.parse::<usize>() {
+            Ok(n) if n >= 1 => Some(Some(n)),
+            _ => return usage("-t", s, "expected a number of threads >= 1"),
+        },
+    };
+    let mut cpus: Vec<Option<usize>>;
+    if args.smp {
+        if args.affinity.is_some() || thread_count_flag.is_some() {
+            warnings.push("# -S given: -a and -t are ignored (one thread per online CPU)".into());
+        }
+        cpus = online.iter().map(|&c| Some(c)).collect();
+    } else {
+        let set = match args.affinity.as_deref() {
+            None => None,
+            Some("") => Some(topo.online.clone()),
+            Some(s) => Some(parse_cpus("-a", s, topo)?),
+        };
+        let set_cpus: Option<Vec<usize>> = set.map(|s| s.iter().collect());
+        let n = match (thread_count_flag, &set_cpus) {
+            (Some(Some(n)), _) => n,
+            (Some(None), Some(c)) => c.len(),
+            (Some(None), None) => online.len(),
+            (None, _) => 1,
+        };
+        cpus = match (&set_cpus, thread_count_flag) {
+            (Some(c), _) => (0..n).map(|i| Some(c[i % c.len()])).collect(),
+            (None, Some(None)) => online.iter().map(|&c| Some(c)).collect(),
+            (None, _) => vec![None; n],
+        };
+    }
+    if cpus.is_empty() {
+        cpus.push(None);
+    }
+    if cpus.len() > 4096 {
+        return usage("-t", cpus.len(), "expected at most 4096 threads");
+    }
+
+    let distance = match (args.distance, histogram_us) {
+        (Some(d), Some(_)) => {
+            if d != 0 {
+                warnings.push("# distance is ignored and set to 0, if histogram enabled".into());
+            }
+            0
+        }
+        (_, Some(_)) => 0,
+        (Some(d), None) => d,
+        (None, None) => DEFAULT_DISTANCE_US,
+    };
+    let mut threads = Vec::with_capacity(cpus.len());
+    for (i, cpu) in cpus.into_iter().enumerate() {
+        let prio = if args.priospread && policy.is_realtime() {
+            let p = priority - i as i32;
+            if p < 1 {
+                return usage(
+                    "--priospread",
+                    "",
+                    format!(
+                        "-p {priority} with {} threads would go below priority 1",
+                        i + 1
+                    ),
+                );
+            }
+            p
+        } else {
+            priority
+        };
+        let interval_us = args
+            .interval
+            .checked_add(distance.saturating_mul(i as u64))
+            .filter(|&v| v <= 3_600_000_000)
+            .map_or_else(
+                || usage("-d", distance, "interval + threads*distance exceeds 1 hour"),
+                Ok,
+            )?;
+        threads.push(ThreadSpec {
+            index: i,
+            cpu,
+            policy,
+            priority: prio,
+            interval_us,
+        });
+    }
+
+    let main_cpus = match &args.mainaffinity {
+        Some(s) => parse_cpus("--mainaffinity", s, topo)?,
+        None => topo.housekeeping().first().into_iter().collect(),
+    };
+    let unit_ns = if args.nsecs { 1 } else { 1000 };
+    Ok(CyclicPlan {
+        spec: CyclicSpec {
+            threads,
+            clock,
+            duration,
+            loops: (args.loops > 0).then_some(args.loops),
+            mlockall: !args.no_mlockall,
+            pm_qos_us: (!args.default_system).then_some(args.latency),
+            main_cpus: (!main_cpus.is_empty()).then_some(main_cpus),
+            histogram: histogram_us.map(|n| (n, unit_ns)),
+            break_ns: args.breaktrace.map(|b| b.saturating_mul(unit_ns)),
+            tracemark: args.tracemark,
+            report_every: (!args.quiet).then(|| Duration::from_secs_f64(args.report_interval)),
+        },
+        output: OutputSpec {
+            quiet: args.quiet,
+            nsecs: args.nsecs,
+            histogram: histogram_us.map(|_| HistogramOutput {
+                summary_column,
+                layout: args.histogram_layout,
+                file: args.histfile.clone(),
+            }),
+            json: args.json.clone(),
+        },
+        warnings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    fn topo(n: usize, isolated: &str) -> CpuTopology {
+        CpuTopology {
+            nr_cpu_ids: n,
+            online: CpuSet::first_n(n),
+            isolated: CpuSet::parse_list(isolated, n).unwrap(),
+            nohz_full: CpuSet::new(),
+        }
+    }
+
+    fn plan(argv: &str, t: &CpuTopology) -> Result<CyclicPlan> {
+        let mut v = vec!["rtbench", "cyclic"];
+        v.extend(argv.split_whitespace());
+        let cli = Cli::try_parse_from(v).unwrap();
+        match cli.command {
+            Command::Cyclic(a) => cyclic(&a, t),
+            _ => unreachable!(),
+        }
+    }
+
+    fn err(argv: &str, t: &CpuTopology) -> String {
+        plan(argv, t).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn smp_uses_every_online_cpu_including_isolated() {
+        let t = topo(4, "2-3");
+        let p = plan("-S -p 90 -i 1000", &t).unwrap();
+        let cpus: Vec<_> = p.spec.threads.iter().map(|t| t.cpu).collect();
+        assert_eq!(cpus, vec![Some(0), Some(1), Some(2), Some(3)]);
+        let iv: Vec<_> = p.spec.threads.iter().map(|t| t.interval_us).collect();
+        assert_eq!(iv, vec![1000, 1500, 2000, 2500]);
+        assert!(p.spec.threads.iter().all(|t| t.priority == 90));
+        assert_eq!(p.spec.main_cpus.unwrap().to_list(), "0");
+    }
+
+    #[test]
+    fn histogram_forces_distance_zero_and_round_robin_affinity() {
+        let t = topo(6, "");
+        let p = plan("-a 3-5,0 -t 5 -h 100", &t).unwrap();
+        let cpus: Vec<_> = p.spec.threads.iter().map(|t| t.cpu.unwrap()).collect();
+        assert_eq!(cpus, vec![0, 3, 4, 5, 0]);
+        assert!(p.spec.threads.iter().all(|t| t.interval_us == 1000));
+        assert_eq!(p.spec.histogram, Some((100, 1000)));
+    }
+
+    #[test]
+    fn defaults_and_priospread() {
+        let t = topo(2, "");
+        let p = plan("", &t).unwrap();
+        assert_eq!(p.spec.threads.len(), 1);
+        assert_eq!(p.spec.threads[0].cpu, None);
+        assert_eq!(p.spec.threads[0].policy, Policy::Fifo);
+        assert_eq!(p.spec.threads[0].priority, 98);
+        assert!(p.spec.mlockall);
+        let p = plan("-t 3 -p 80 --priospread -n", &t).unwrap();
+        let pr: Vec<_> = p.spec.threads.iter().map(|t| t.priority).collect();
+        assert_eq!(pr, vec![80, 79, 78]);
+        let p = plan("--policy other", &t).unwrap();
+        assert_eq!(
+            (p.spec.threads[0].policy, p.spec.threads[0].priority),
+            (Policy::Other, 0)
+        );
+    }
+
+    #[test]
+    fn bad_input_names_the_flag() {
+        let t = topo(2, "");
+        assert!(err("-a 3-1", &t).starts_with("-a 3-1:"));
+        assert!(err("-a 9", &t).contains("beyond the last possible CPU 1"));
+        assert!(err("-a 4-N", &t).contains("greater"));
+        assert!(err("-a abc", &t).starts_with("-a abc:"));
+        assert!(err("-p 100", &t).starts_with("-p 100: expected a priority of 0..99"));
+        assert!(err("-i 0", &t).starts_with("-i 0:"));
+        assert!(err("-D 5x", &t).contains("unknown suffix 'x'"));
+        assert!(err("-h 0", &t).starts_with("-h 0:"));
+        assert!(err("--json /nonexistent-dir/x.json", &t).contains("does not exist"));
+        assert!(err("--policy other -p 5", &t).starts_with("-p 5:"));
+        assert!(err("--tracemark", &t).starts_with("--tracemark"));
+        let t3 = CpuTopology {
+            online: CpuSet::parse_list("0,2", 4).unwrap(),
+            ..topo(4, "")
+        };
+        assert!(err("-a 1", &t3).contains("not online"));
+    }
+}

@@ -1,0 +1,237 @@
+//! `--json`: rt-tests' `file_version` 1 layout (every key cyclictest writes, including
+//! the `"cmdline:"` and `"rt_test_version:"` typos, but correctly escaped and never
+//! `nan`), plus an `"rtbench"` object with percentiles in **ns**, overruns, overflow
+//! counts, units and the full system snapshot.
+
+use super::{RunReport, Sink};
+use crate::measure::cyclic::ThreadResult;
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use std::io::{self, Write};
+
+/// Percentiles reported in the `"rtbench"` object: (key, quantile).
+pub const PERCENTILES: [(&str, f64); 5] = [
+    ("p50_ns", 0.50),
+    ("p90_ns", 0.90),
+    ("p99_ns", 0.99),
+    ("p999_ns", 0.999),
+    ("p9999_ns", 0.9999),
+];
+
+/// The JSON sink.
+pub struct Json;
+
+/// Formats seconds since the epoch as rt-tests does (`strftime("%a, %d %b %Y %T %z")`,
+/// local time).
+pub fn rfc2822(secs: i64) -> String {
+    let t = secs as libc::time_t;
+    // SAFETY: tm and buf are valid for the calls; strftime writes at most buf.len() bytes.
+    unsafe {
+        let mut tm: libc::tm = std::mem::zeroed();
+        libc::localtime_r(&t, &mut tm);
+        let mut buf = [0u8; 64];
+        let n = libc::strftime(
+            buf.as_mut_ptr() as *mut libc::c_char,
+            buf.len(),
+            b"%a, %d %b %Y %T %z\0".as_ptr() as *const libc::c_char,
+            &tm,
+        );
+        String::from_utf8_lossy(&buf[..n]).into_owned()
+    }
+}
+
+#[derive(Serialize)]
+struct RtSysinfo<'a> {
+    sysname: &'a str,
+    nodename: &'a str,
+    release: &'a str,
+    version: &'a str,
+    machine: &'a str,
+    realtime: u8,
+}
+
+#[derive(Serialize)]
+struct Document<'a> {
+    file_version: u32,
+    #[serde(rename = "cmdline:")]
+    cmdline: String,
+    #[serde(rename = "rt_test_version:")]
+    rt_test_version: &'static str,
+    start_time: String,
+    end_time: String,
+    return_code: i32,
+    sysinfo: RtSysinfo<'a>,
+    num_threads: usize,
+    resolution_in_ns: u8,
+    thread: Threads<'a>,
+    rtbench: Extension<'a>,
+}
+
+/// rt-tests' `"thread": {"0": {...}, "1": {...}}`, keys in thread order.
+struct Threads<'a> {
+    threads: &'a [ThreadResult],
+    unit_ns: u64,
+}
+
+#[derive(Serialize)]
+struct RtThread<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    histogram: Option<Buckets<'a>>,
+    cycles: u64,
+    min: u64,
+    max: u64,
+    avg: f64,
+    cpu: i64,
+    node: i64,
+}
+
+/// Non-zero buckets as `{"<bucket>": count}`.
+struct Buckets<'a>(&'a [u64]);
+
+impl Serialize for Buckets<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        for (i, &c) in self.0.iter().enumerate() {
+            if c != 0 {
+                m.serialize_entry(&i.to_string(), &c)?;
+            }
+        }
+        m.end()
+    }
+}
+
+impl Serialize for Threads<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.threads.len()))?;
+        for t in self.threads {
+            let st = &t.stats;
+            let avg = (st.mean_ns() / self.unit_ns as f64 * 100.0).round() / 100.0;
+            m.serialize_entry(
+                &t.spec.index.to_string(),
+                &RtThread {
+                    histogram: st.linear.as_ref().map(|l| Buckets(&l.buckets)),
+                    cycles: st.count,
+                    min: st.min() / self.unit_ns,
+                    max: st.max_ns / self.unit_ns,
+                    avg,
+                    cpu: t.spec.cpu.map_or(-1, |c| c as i64),
+                    node: -1,
+                },
+            )?;
+        }
+        m.end()
+    }
+}
+
+#[derive(Serialize)]
+struct Units {
+    latency: &'static str,
+    interval: &'static str,
+    rt_tests_fields: &'static str,
+}
+
+#[derive(Serialize)]
+struct Extension<'a> {
+    version: &'static str,
+    test: &'static str,
+    units: Units,
+    stop: crate::measure::runner::StopCause,
+    interrupted: bool,
+    pm_qos_us: Option<i32>,
+    #[serde(rename = "break")]
+    break_info: Option<crate::measure::cyclic::BreakInfo>,
+    sysinfo: &'a crate::sys::info::SysInfo,
+    threads: Vec<ExtThread<'a>>,
+}
+
+struct ExtThread<'a> {
+    t: &'a ThreadResult,
+}
+
+impl Serialize for ExtThread<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let t = self.t;
+        let st = &t.stats;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("thread", &t.spec.index)?;
+        m.serialize_entry("tid", &t.tid)?;
+        m.serialize_entry("cpu", &t.spec.cpu)?;
+        m.serialize_entry("policy", &t.spec.policy)?;
+        m.serialize_entry("priority", &t.spec.priority)?;
+        m.serialize_entry("interval_us", &t.spec.interval_us)?;
+        m.serialize_entry("count", &st.count)?;
+        m.serialize_entry("min_ns", &st.min())?;
+        m.serialize_entry("avg_ns", &(st.mean_ns().round() as u64))?;
+        m.serialize_entry("max_ns", &st.max_ns)?;
+        for (k, q) in PERCENTILES {
+            m.serialize_entry(k, &st.quantile_ns(q))?;
+        }
+        m.serialize_entry("overruns", &st.overruns)?;
+        m.serialize_entry("missed_periods", &st.missed_periods)?;
+        if let Some(l) = &st.linear {
+            m.serialize_entry("histogram_bucket_ns", &l.bucket_ns)?;
+            m.serialize_entry("histogram_overflows", &l.overflows)?;
+            m.serialize_entry("histogram_overflow_cycles", &l.overflow_cycles)?;
+        }
+        m.end()
+    }
+}
+
+impl Sink for Json {
+    fn write(&self, r: &RunReport<'_>, out: &mut dyn Write) -> io::Result<()> {
+        let res = r.result;
+        let si = r.sysinfo;
+        let doc = Document {
+            file_version: 1,
+            cmdline: r.argv.join(" "),
+            rt_test_version: env!("CARGO_PKG_VERSION"),
+            start_time: rfc2822(res.start_wall_s),
+            end_time: rfc2822(res.end_wall_s),
+            return_code: r.exit_code,
+            sysinfo: RtSysinfo {
+                sysname: &si.sysname,
+                nodename: &si.nodename,
+                release: &si.release,
+                version: &si.version,
+                machine: &si.machine,
+                realtime: si.realtime as u8,
+            },
+            num_threads: res.threads.len(),
+            resolution_in_ns: r.nsecs as u8,
+            thread: Threads {
+                threads: &res.threads,
+                unit_ns: r.unit_ns(),
+            },
+            rtbench: Extension {
+                version: env!("CARGO_PKG_VERSION"),
+                test: "cyclic",
+                units: Units {
+                    latency: "ns",
+                    interval: "us",
+                    rt_tests_fields: if r.nsecs { "ns" } else { "us" },
+                },
+                stop: res.stop,
+                interrupted: res.stop.interrupted(),
+                pm_qos_us: res.pm_qos_us,
+                break_info: res.break_info,
+                sysinfo: si,
+                threads: res.threads.iter().map(|t| ExtThread { t }).collect(),
+            },
+        };
+        serde_json::to_writer_pretty(&mut *out, &doc)?;
+        writeln!(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc2822_shape() {
+        let s = rfc2822(0);
+        // e.g. "Thu, 01 Jan 1970 00:00:00 +0000"
+        assert_eq!(s.len(), 31, "{s}");
+        assert!(s.contains(" 1970 ") || s.contains(" 1969 "));
+    }
+}

@@ -1,0 +1,12 @@
+//! Everything rtbench asks of the kernel: the SysRoot through which /proc, /sys and
+//! /dev are read and written, scheduling and memory locking, the PM QoS holder,
+//! clocks and the system snapshot.
+
+pub mod clock;
+pub mod cpus;
+pub mod info;
+pub mod pmqos;
+pub mod root;
+pub mod sched;
+
+pub use root::SysRoot;

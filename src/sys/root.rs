@@ -1,0 +1,111 @@
+//! `SysRoot`: the one way rtbench touches kernel interface files.
+//!
+//! Production uses `/`; fault tests point it at a temporary tree. Paths given to its
+//! methods are absolute kernel paths such as `/proc/cmdline`; they are joined below
+//! the root.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+/// The root below which `/proc`, `/sys` and `/dev` are found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SysRoot {
+    root: PathBuf,
+}
+
+impl Default for SysRoot {
+    fn default() -> Self {
+        SysRoot::host()
+    }
+}
+
+impl SysRoot {
+    /// The running system (`/`).
+    pub fn host() -> Self {
+        SysRoot { root: "/".into() }
+    }
+
+    /// A tree rooted at `root` (for tests: a temp dir holding `proc/`, `sys/`, `dev/`).
+    pub fn at(root: impl Into<PathBuf>) -> Self {
+        SysRoot { root: root.into() }
+    }
+
+    /// Whether this is the running system.
+    pub fn is_host(&self) -> bool {
+        self.root == Path::new("/")
+    }
+
+    /// The real path of kernel path `p` (e.g. `/proc/cmdline`) below this root.
+    pub fn path(&self, p: &str) -> PathBuf {
+        self.root.join(p.trim_start_matches('/'))
+    }
+
+    /// Whether kernel path `p` exists.
+    pub fn exists(&self, p: &str) -> bool {
+        self.path(p).exists()
+    }
+
+    /// Reads kernel file `p` whole, as text.
+    pub fn read(&self, p: &str) -> std::io::Result<String> {
+        let mut s = String::new();
+        File::open(self.path(p))?.read_to_string(&mut s)?;
+        Ok(s)
+    }
+
+    /// Reads kernel file `p` and trims surrounding white space (one-value files).
+    pub fn read_trim(&self, p: &str) -> std::io::Result<String> {
+        Ok(self.read(p)?.trim().to_string())
+    }
+
+    /// Writes `value` to kernel file `p` with a single `write(2)` and no truncation,
+    /// as sysctl and sysfs files expect (one value per write). Errors carry the errno.
+    pub fn write(&self, p: &str, value: &[u8]) -> std::io::Result<()> {
+        let mut f = OpenOptions::new().write(true).open(self.path(p))?;
+        let n = f.write(value)?;
+        if n != value.len() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::WriteZero,
+                format!("short write: {n} of {} bytes", value.len()),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Opens kernel file `p` for reading and writing (devices such as
+    /// `/dev/cpu_dma_latency`).
+    pub fn open_rw(&self, p: &str) -> std::io::Result<File> {
+        OpenOptions::new().read(true).write(true).open(self.path(p))
+    }
+
+    /// Lists the entries of kernel directory `p` (names only, unsorted).
+    pub fn list_dir(&self, p: &str) -> std::io::Result<Vec<String>> {
+        let mut v = Vec::new();
+        for e in std::fs::read_dir(self.path(p))? {
+            v.push(e?.file_name().to_string_lossy().into_owned());
+        }
+        Ok(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joins_below_root_and_writes_once() {
+        let dir = std::env::temp_dir().join(format!("rtbench-root-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("proc/sys/kernel")).unwrap();
+        std::fs::write(dir.join("proc/sys/kernel/printk"), "7\t4\t1\t7\n").unwrap();
+        let r = SysRoot::at(&dir);
+        assert_eq!(
+            r.read_trim("/proc/sys/kernel/printk").unwrap(),
+            "7\t4\t1\t7"
+        );
+        r.write("/proc/sys/kernel/printk", b"1").unwrap();
+        // No truncation: like a sysctl file, only the written bytes change here.
+        assert!(r.read("/proc/sys/kernel/printk").unwrap().starts_with('1'));
+        assert!(r.read("/proc/missing").is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
