@@ -37,6 +37,8 @@ Differences from cyclictest (on purpose):
   * Without -p/--policy: SCHED_FIFO priority 98 and mlockall (use --policy other or
     --no-mlockall to opt out); cyclictest would measure SCHED_OTHER.
   * Overruns (wakeups after the next deadline) are counted and reported.
+  * With -l every thread completes LOOPS cycles (cyclictest stops all threads when
+    the first one is done).
   * -D takes s, m, h, d; an unknown suffix is an error. -n is accepted and ignored.
   * Live output is one line per thread per --report-interval, no cursor movement.
   * -b stops tracing (tracing_on) whenever tracefs is there, and exits 1.";
