@@ -23,7 +23,16 @@ pub enum Command {
     Cyclic(Box<CyclicArgs>),
     /// Print the system snapshot: kernel, PREEMPT_RT, isolated/housekeeping CPUs
     Sysinfo(SysinfoArgs),
+    /// Show stored self-test results: the last verdict and table, or all kept runs
+    #[command(after_help = REPORT_EXAMPLES)]
+    Report(ReportArgs),
 }
+
+const REPORT_EXAMPLES: &str = "\
+Examples:
+  rtbench report              the last self-test: verdict and per-CPU table
+  rtbench report --all        every kept run, oldest first
+  rtbench report --json       the last run's full result (histograms included)";
 
 const CYCLIC_EXAMPLES: &str = "\
 Examples:
@@ -172,6 +181,20 @@ pub struct CyclicArgs {
     /// Print help
     #[arg(long = "help", action = ArgAction::Help)]
     pub help: Option<bool>,
+}
+
+/// `rtbench report` flags.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Print the stored JSON instead of the table
+    #[arg(long)]
+    pub json: bool,
+    /// Every kept run instead of the last one
+    #[arg(long)]
+    pub all: bool,
+    /// Results directory
+    #[arg(long, value_name = "DIR", default_value = crate::report::store::DEFAULT_DIR)]
+    pub dir: PathBuf,
 }
 
 /// `rtbench sysinfo` flags.

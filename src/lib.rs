@@ -12,4 +12,5 @@ pub mod error;
 pub mod measure;
 pub mod plan;
 pub mod report;
+pub mod selftest;
 pub mod sys;
