@@ -19,7 +19,10 @@ fn bad_input_is_one_line_exit_2_and_nothing_runs() {
         ("-D 5x", "-D 5x:"),
         ("-h 0", "-h 0:"),
         ("--policy deadline", "--policy deadline:"),
-        ("--json /nonexistent-rtbench-dir/out.json", "--json /nonexistent-rtbench-dir/out.json:"),
+        (
+            "--json /nonexistent-rtbench-dir/out.json",
+            "--json /nonexistent-rtbench-dir/out.json:",
+        ),
     ];
     for (args, prefix) in cases {
         let hist = dir.join("never.hist");
@@ -31,14 +34,33 @@ fn bad_input_is_one_line_exit_2_and_nothing_runs() {
             .unwrap();
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{args}: {err}");
-        assert_eq!(err.lines().count(), 1, "{args}: one line expected, got {err:?}");
-        assert!(stdout(&o).is_empty(), "{args}: nothing may run: {:?}", stdout(&o));
+        assert_eq!(
+            err.lines().count(),
+            1,
+            "{args}: one line expected, got {err:?}"
+        );
+        assert!(
+            stdout(&o).is_empty(),
+            "{args}: nothing may run: {:?}",
+            stdout(&o)
+        );
         let o = run(&format!("cyclic -l 10 {args}"));
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{args}: {err}");
-        assert_eq!(err.lines().count(), 1, "{args}: one line expected, got {err:?}");
-        assert!(err.starts_with(&format!("rtbench: {prefix}")), "{args}: {err:?}");
-        assert!(stdout(&o).is_empty(), "{args}: nothing may run: {:?}", stdout(&o));
+        assert_eq!(
+            err.lines().count(),
+            1,
+            "{args}: one line expected, got {err:?}"
+        );
+        assert!(
+            err.starts_with(&format!("rtbench: {prefix}")),
+            "{args}: {err:?}"
+        );
+        assert!(
+            stdout(&o).is_empty(),
+            "{args}: nothing may run: {:?}",
+            stdout(&o)
+        );
     }
     assert!(!dir.join("never.hist").exists());
     std::fs::remove_dir_all(&dir).unwrap();
@@ -106,7 +128,10 @@ fn sigterm_stops_and_sigusr1_dumps_status() {
     assert_eq!(o.status.code(), Some(143));
     let err = stderr(&o);
     assert!(err.contains("# rtbench current status:"), "{err}");
-    assert!(err.lines().filter(|l| l.starts_with("T: ")).count() >= 2, "{err}");
+    assert!(
+        err.lines().filter(|l| l.starts_with("T: ")).count() >= 2,
+        "{err}"
+    );
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["rtbench"]["stop"], "sigterm");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -119,8 +144,14 @@ fn breaktrace_stops_the_run_and_exits_1() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("# Thread Ids:"), "{out}");
-    let tid_line = out.lines().find(|l| l.starts_with("# Break thread: ")).unwrap();
-    let value_line = out.lines().find(|l| l.starts_with("# Break value: ")).unwrap();
+    let tid_line = out
+        .lines()
+        .find(|l| l.starts_with("# Break thread: "))
+        .unwrap();
+    let value_line = out
+        .lines()
+        .find(|l| l.starts_with("# Break value: "))
+        .unwrap();
     let v: u64 = value_line.rsplit(' ').next().unwrap().parse().unwrap();
     assert!(v > 1, "{value_line}");
     assert!(tid_line.rsplit(' ').next().unwrap().parse::<i32>().unwrap() > 0);
@@ -140,7 +171,10 @@ fn overruns_are_counted_when_the_process_is_stopped() {
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let t = &v["rtbench"]["threads"][0];
     assert!(t["overruns"].as_u64().unwrap() >= 1, "{t}");
-    assert!(t["missed_periods"].as_u64().unwrap() >= 100, "200 ms stopped at 1 ms: {t}");
+    assert!(
+        t["missed_periods"].as_u64().unwrap() >= 100,
+        "200 ms stopped at 1 ms: {t}"
+    );
     assert!(t["max_ns"].as_u64().unwrap() >= 150_000_000, "{t}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -151,17 +185,39 @@ fn refused_sched_fifo_exits_3_without_fallback() {
     // RLIMIT_MEMLOCK) are refused: rtbench must say so and exit 3.
     let bin = env!("CARGO_BIN_EXE_rtbench");
     let o = std::process::Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all"])
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--inh-caps=-all",
+        ])
         .args(["prlimit", "--rtprio=0", "--"])
-        .args([bin, "cyclic", "-l", "10", "-q", "--no-mlockall", "--default-system"])
+        .args([
+            bin,
+            "cyclic",
+            "-l",
+            "10",
+            "-q",
+            "--no-mlockall",
+            "--default-system",
+        ])
         .output()
         .expect("setpriv (util-linux)");
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(3), "{err}");
     assert!(err.contains("SCHED_FIFO"), "{err}");
-    assert!(!stdout(&o).contains("T: 0"), "no fallback measurement: {}", stdout(&o));
+    assert!(
+        !stdout(&o).contains("T: 0"),
+        "no fallback measurement: {}",
+        stdout(&o)
+    );
     let o = std::process::Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all"])
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--inh-caps=-all",
+        ])
         .args(["prlimit", "--memlock=0", "--"])
         .args([bin, "cyclic", "-l", "10", "-q", "-m"])
         .output()
@@ -182,6 +238,9 @@ fn nsecs_reports_in_ns() {
     assert!(o.status.success());
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["resolution_in_ns"], 1);
-    assert_eq!(v["thread"]["0"]["max"], v["rtbench"]["threads"][0]["max_ns"]);
+    assert_eq!(
+        v["thread"]["0"]["max"],
+        v["rtbench"]["threads"][0]["max_ns"]
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -10,7 +10,10 @@ use std::collections::BTreeSet;
 const T_LINE: &str = r"^T:[ \d]{2} \([ \d]{5,}\) P:[ \d]{2} I:\d+ C:[ \d]{7,} Min:[ \d]{7,} Act:[ \d]{5,} Avg:[ \d]{5,} Max:[ \d]{8,}$";
 
 fn t_lines(s: &str) -> Vec<String> {
-    s.lines().filter(|l| l.starts_with("T:")).map(String::from).collect()
+    s.lines()
+        .filter(|l| l.starts_with("T:"))
+        .map(String::from)
+        .collect()
 }
 
 /// The shape of a line: digits collapsed, so values differ but layout must not.
@@ -73,14 +76,22 @@ fn legacy_histogram_dump_matches_cyclictest_structure() {
         assert!(ours.status.success(), "{}", stderr(&ours));
         let (a, b) = (stdout(&ours), stdout(&theirs));
         let (la, lb): (Vec<_>, Vec<_>) = (a.lines().collect(), b.lines().collect());
-        assert_eq!(la.len(), lb.len(), "line count with {flag}\nours:\n{a}\ntheirs:\n{b}");
+        assert_eq!(
+            la.len(),
+            lb.len(),
+            "line count with {flag}\nours:\n{a}\ntheirs:\n{b}"
+        );
         for (x, y) in la.iter().zip(&lb) {
             if x.starts_with("# Thread ") {
                 // Overflow cycle lists differ in length with the run; the prefix may not.
                 assert_eq!(&x[..11], &y[..11]);
                 continue;
             }
-            assert_eq!(shape(x), shape(y), "with {flag}\nours:   {x:?}\ntheirs: {y:?}");
+            assert_eq!(
+                shape(x),
+                shape(y),
+                "with {flag}\nours:   {x:?}\ntheirs: {y:?}"
+            );
         }
     }
 }
@@ -93,7 +104,10 @@ fn current_histogram_dump_is_the_2_7_reduction_of_cyclictest() {
     // rt-tests 2.7 dropped all-zero rows and the "# Total:" line, and prints
     // "# Thread N: " followed by the space-separated cycle numbers.
     assert!(!ours.contains("# Total:"));
-    let rows: Vec<&str> = ours.lines().filter(|l| !l.starts_with('#') && !l.is_empty()).collect();
+    let rows: Vec<&str> = ours
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .collect();
     for r in &rows {
         let cols: Vec<u64> = r.split_whitespace().map(|c| c.parse().unwrap()).collect();
         assert_eq!(cols.len(), 1 + 2 + 1, "bucket, 2 threads, sum: {r:?}");
@@ -103,7 +117,9 @@ fn current_histogram_dump_is_the_2_7_reduction_of_cyclictest() {
     }
     let trailer = |s: &str| -> Vec<String> {
         s.lines()
-            .filter(|l| l.starts_with("# ") && !l.starts_with("# Total") && !l.starts_with("# /dev"))
+            .filter(|l| {
+                l.starts_with("# ") && !l.starts_with("# Total") && !l.starts_with("# /dev")
+            })
             .map(|l| l.split(':').next().unwrap().to_string())
             .collect()
     };
@@ -123,7 +139,11 @@ fn keys(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
             if prefix.ends_with(".histogram") || k == "rtbench" {
                 continue;
             }
-            let k = if prefix == ".thread" { "N".to_string() } else { k.clone() };
+            let k = if prefix == ".thread" {
+                "N".to_string()
+            } else {
+                k.clone()
+            };
             let p = format!("{prefix}.{k}");
             out.insert(p.clone());
             keys(val, &p, out);
@@ -149,16 +169,29 @@ fn json_has_every_rt_tests_key_and_the_rtbench_object() {
     let r = &va["rtbench"];
     assert_eq!(r["units"]["latency"], "ns");
     let t0 = &r["threads"][0];
-    for k in ["p50_ns", "p90_ns", "p99_ns", "p999_ns", "p9999_ns", "max_ns", "overruns"] {
+    for k in [
+        "p50_ns", "p90_ns", "p99_ns", "p999_ns", "p9999_ns", "max_ns", "overruns",
+    ] {
         assert!(t0[k].is_u64(), "rtbench.threads[0].{k} = {}", t0[k]);
     }
     assert!(t0["p50_ns"].as_u64() <= t0["p99_ns"].as_u64());
     assert!(t0["p99_ns"].as_u64() <= t0["max_ns"].as_u64());
     // rt-tests fields are µs; the histogram counts add up with the overflows.
     let th = &va["thread"]["0"];
-    let binned: u64 = th["histogram"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
-    assert_eq!(binned + t0["histogram_overflows"].as_u64().unwrap(), th["cycles"].as_u64().unwrap());
-    assert_eq!(th["max"].as_u64().unwrap(), t0["max_ns"].as_u64().unwrap() / 1000);
+    let binned: u64 = th["histogram"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        binned + t0["histogram_overflows"].as_u64().unwrap(),
+        th["cycles"].as_u64().unwrap()
+    );
+    assert_eq!(
+        th["max"].as_u64().unwrap(),
+        t0["max_ns"].as_u64().unwrap() / 1000
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
