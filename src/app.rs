@@ -38,6 +38,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
     let result = match cli.command {
         Command::Cyclic(a) => run_cyclic(&a, &argv),
         Command::Sysinfo(a) => sysinfo(&a),
+        Command::Tune(a) => crate::tune::cmd::run(&a),
     };
     match result {
         Ok(code) => code,

@@ -6,6 +6,7 @@
 
 pub mod app;
 pub mod cli;
+pub mod config;
 pub mod cpuset;
 pub mod duration;
 pub mod error;
@@ -13,3 +14,4 @@ pub mod measure;
 pub mod plan;
 pub mod report;
 pub mod sys;
+pub mod tune;
