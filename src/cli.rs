@@ -23,9 +23,75 @@ pub enum Command {
     Cyclic(Box<CyclicArgs>),
     /// Print the system snapshot: kernel, PREEMPT_RT, isolated/housekeeping CPUs
     Sysinfo(SysinfoArgs),
+    /// Boot self-test: tune, measure under load, judge the limits, report (rtbench.service)
+    #[command(after_help = SELFTEST_EXAMPLES)]
+    Selftest(SelftestArgs),
     /// Show stored self-test results: the last verdict and table, or all kept runs
     #[command(after_help = REPORT_EXAMPLES)]
     Report(ReportArgs),
+    /// Check, apply, revert or show the RT tuning of the configuration's [tuning]
+    #[command(subcommand, after_help = TUNE_EXAMPLES)]
+    Tune(TuneAction),
+}
+
+const TUNE_EXAMPLES: &str = "\
+Examples:
+  rtbench tune check                      compare the system with /etc/rtbench/rtbench.toml
+  rtbench tune apply --config board.toml  change what differs; undo all on the first failure
+  rtbench tune revert                     restore every value the last apply changed
+  rtbench tune status --json              show the journal in /run/rtbench
+
+Exit codes: 0 ok, 1 deviations or a failure (rolled back), 2 configuration error,
+3 not root or the journal/lock is unusable.";
+
+/// `rtbench tune` actions.
+#[derive(Debug, Subcommand)]
+pub enum TuneAction {
+    /// Compare the kernel's effective state with [tuning]; write nothing
+    Check(TuneArgs),
+    /// Change what differs as a transaction (journal in /run/rtbench, rollback on failure)
+    Apply(TuneArgs),
+    /// Restore every value recorded by the last committed apply
+    Revert(TuneArgs),
+    /// Show the journal: state and recorded changes
+    Status(TuneArgs),
+}
+
+/// Flags shared by the `rtbench tune` actions.
+#[derive(Debug, Args)]
+pub struct TuneArgs {
+    /// Print the report as JSON
+    #[arg(long)]
+    pub json: bool,
+
+    /// Configuration file
+    #[arg(long, value_name = "FILE", default_value = crate::config::DEFAULT_PATH)]
+    pub config: PathBuf,
+
+    /// Root of /proc and /sys (tests run against a temporary tree)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub sysroot: Option<PathBuf>,
+
+    /// Test hook: sleep after this many kernel writes until killed
+    #[arg(long, value_name = "N", hide = true)]
+    pub pause_after_writes: Option<usize>,
+}
+
+const SELFTEST_EXAMPLES: &str = "\
+Examples:
+  rtbench selftest                          /etc/rtbench/rtbench.toml, as rtbench.service runs it
+  rtbench selftest --config factory.toml    another configuration
+
+Exit codes: 0 pass, 1 a limit failed (or tuning deviated), 2 invalid configuration
+(nothing tuned, nothing written), 3 the environment refused, 130/143 interrupted.";
+
+/// `rtbench selftest` flags.
+#[derive(Debug, Args)]
+pub struct SelftestArgs {
+    /// Configuration file (default /etc/rtbench/rtbench.toml; when it is missing the
+    /// documented defaults are used)
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 const REPORT_EXAMPLES: &str = "\

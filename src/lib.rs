@@ -6,6 +6,7 @@
 
 pub mod app;
 pub mod cli;
+pub mod config;
 pub mod cpuset;
 pub mod duration;
 pub mod error;
@@ -14,3 +15,4 @@ pub mod plan;
 pub mod report;
 pub mod selftest;
 pub mod sys;
+pub mod tune;

@@ -93,6 +93,7 @@ impl Store {
     /// oldest runs beyond `keep`. Returns the new file's path.
     pub fn save(&self, run: &StoredRun) -> io::Result<PathBuf> {
         std::fs::create_dir_all(&self.dir)?;
+        self.remove_stale_temps();
         let name = format!(
             "{PREFIX}{}-{}.json",
             utc_stamp(run.start_s),
@@ -109,6 +110,30 @@ impl Store {
             }
         }
         Ok(path)
+    }
+
+    /// Removes temporary files left by a writer that was killed mid-write
+    /// (`.run-….json.tmp.<pid>` whose process no longer exists).
+    fn remove_stale_temps(&self) {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Some(pid) = name
+                .strip_prefix(&format!(".{PREFIX}"))
+                .and_then(|rest| rest.rsplit_once(".tmp."))
+                .and_then(|(_, pid)| pid.parse::<i32>().ok())
+            else {
+                continue;
+            };
+            // SAFETY: kill with signal 0 only checks whether the process exists.
+            let gone = unsafe { libc::kill(pid, 0) } != 0
+                && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+            if gone {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
     }
 
     /// Reads one stored run.

@@ -4,6 +4,7 @@
 //! methods are absolute kernel paths such as `/proc/cmdline`; they are joined below
 //! the root.
 
+use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -12,6 +13,8 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SysRoot {
     root: PathBuf,
+    /// Fault plan for tests: kernel path → errno that `write` returns instead of writing.
+    faults: BTreeMap<String, i32>,
 }
 
 impl Default for SysRoot {
@@ -23,12 +26,31 @@ impl Default for SysRoot {
 impl SysRoot {
     /// The running system (`/`).
     pub fn host() -> Self {
-        SysRoot { root: "/".into() }
+        SysRoot {
+            root: "/".into(),
+            faults: BTreeMap::new(),
+        }
     }
 
     /// A tree rooted at `root` (for tests: a temp dir holding `proc/`, `sys/`, `dev/`).
+    ///
+    /// Below a root other than `/` the files are plain files standing in for kernel
+    /// attributes, so [`SysRoot::write`] replaces their content (`O_TRUNC`) the way a
+    /// sysctl or sysfs store replaces the value.
     pub fn at(root: impl Into<PathBuf>) -> Self {
-        SysRoot { root: root.into() }
+        SysRoot {
+            root: root.into(),
+            faults: BTreeMap::new(),
+        }
+    }
+
+    /// Fault injection for tests: every [`SysRoot::write`] to a kernel path in `faults`
+    /// fails with the mapped errno (e.g. `EIO` for an unmovable IRQ before Linux 6.12,
+    /// `EPERM` from 6.12, `EROFS` for a read-only /proc/sys) and writes nothing, as the
+    /// kernel does when a store is refused. Reads are not affected.
+    pub fn with_faults(mut self, faults: impl IntoIterator<Item = (String, i32)>) -> Self {
+        self.faults.extend(faults);
+        self
     }
 
     /// Whether this is the running system.
@@ -61,7 +83,13 @@ impl SysRoot {
     /// Writes `value` to kernel file `p` with a single `write(2)` and no truncation,
     /// as sysctl and sysfs files expect (one value per write). Errors carry the errno.
     pub fn write(&self, p: &str, value: &[u8]) -> std::io::Result<()> {
-        let mut f = OpenOptions::new().write(true).open(self.path(p))?;
+        if let Some(&errno) = self.faults.get(p) {
+            return Err(std::io::Error::from_raw_os_error(errno));
+        }
+        let mut f = OpenOptions::new()
+            .write(true)
+            .truncate(!self.is_host())
+            .open(self.path(p))?;
         let n = f.write(value)?;
         if n != value.len() {
             return Err(std::io::Error::new(
@@ -103,9 +131,13 @@ mod tests {
             "7\t4\t1\t7"
         );
         r.write("/proc/sys/kernel/printk", b"1").unwrap();
-        // No truncation: like a sysctl file, only the written bytes change here.
-        assert!(r.read("/proc/sys/kernel/printk").unwrap().starts_with('1'));
+        // A plain file standing in for a sysctl: the write replaces the value.
+        assert_eq!(r.read("/proc/sys/kernel/printk").unwrap(), "1");
         assert!(r.read("/proc/missing").is_err());
+        let faulty = r.with_faults([("/proc/sys/kernel/printk".to_string(), libc::EIO)]);
+        let e = faulty.write("/proc/sys/kernel/printk", b"7").unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::EIO));
+        assert_eq!(faulty.read("/proc/sys/kernel/printk").unwrap(), "1");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

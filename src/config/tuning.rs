@@ -1,0 +1,655 @@
+//! `[tuning]`: the CPU partition and the knobs `rtbench tune` checks and changes.
+//!
+//! Nothing is changed unless a key asks for it; an empty `[tuning]` checks nothing.
+//! Example (a 4-CPU board, CPUs 2-3 for the real-time work):
+//!
+//! ```toml
+//! [tuning]
+//! isolated = "2-3"              # cpu-list; the boot CPU 0 cannot be isolated
+//! # housekeeping = "0-1"        # default: online CPUs minus isolated
+//! require_preempt_rt = true
+//! allow_unthrottled_rt = false  # needed for sched_rt_runtime_us = -1
+//! # journal_dir = "/run/rtbench"
+//!
+//! [tuning.boot]                 # check-only: the kernel command line's effect
+//! isolcpus = ["domain", "managed_irq"]
+//! nohz_full = true
+//! rcu_nocbs = true
+//! irqaffinity = true
+//!
+//! [tuning.irq]
+//! affinity = true               # move every movable IRQ to housekeeping CPUs
+//! default_affinity = true       # /proc/irq/default_smp_affinity
+//! exclude = [ 42 ]              # IRQ numbers left alone
+//! irqbalance = "fail"           # "fail" | "warn" when irqbalance runs and would undo it
+//!
+//! [tuning.sysctl]
+//! printk = 1                    # console_loglevel only (1..8)
+//! overcommit_memory = 2         # refused when CommitLimit would not cover Committed_AS
+//! overcommit_ratio = 80
+//! commit_headroom_pct = 20
+//! sched_rt_runtime_us = 950000
+//! timer_migration = 0
+//! stat_interval = 10
+//!
+//! [tuning.power]
+//! governor = "performance"
+//! cpuidle_max_latency_us = 10   # disable idle states whose exit latency is above
+//! # cpuidle_cpus = "2-3"        # default: the isolated CPUs
+//!
+//! [tuning.memory]
+//! thp = "never"                 # "never" | "madvise" | "always"
+//!
+//! [tuning.workqueue]
+//! cpumask = true                # unbound workqueues on housekeeping CPUs
+//! ```
+//!
+//! Source of the semantics: reference/tuning.md §3 (kernel), §5.4 (schema).
+
+use super::Source;
+use crate::cpuset::CpuSet;
+use crate::error::Result;
+use crate::sys::cpus::CpuTopology;
+use serde::Deserialize;
+use std::path::PathBuf;
+use toml::Spanned;
+
+/// The boot CPU: the kernel forces it back into housekeeping, so it can never be isolated.
+pub const BOOT_CPU: usize = 0;
+
+/// `[tuning]` as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TuningToml {
+    isolated: Option<Spanned<String>>,
+    housekeeping: Option<Spanned<String>>,
+    #[serde(default)]
+    require_preempt_rt: bool,
+    allow_unthrottled_rt: Option<Spanned<bool>>,
+    journal_dir: Option<Spanned<String>>,
+    #[serde(default)]
+    boot: BootToml,
+    #[serde(default)]
+    irq: IrqToml,
+    #[serde(default)]
+    sysctl: SysctlToml,
+    #[serde(default)]
+    power: PowerToml,
+    #[serde(default)]
+    memory: MemoryToml,
+    #[serde(default)]
+    workqueue: WorkqueueToml,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BootToml {
+    isolcpus: Option<Spanned<Vec<String>>>,
+    nohz_full: Option<Spanned<bool>>,
+    rcu_nocbs: Option<Spanned<bool>>,
+    irqaffinity: Option<Spanned<bool>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IrqToml {
+    affinity: Option<Spanned<bool>>,
+    default_affinity: Option<Spanned<bool>>,
+    #[serde(default)]
+    exclude: Vec<u32>,
+    #[serde(default)]
+    irqbalance: IrqbalancePolicy,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SysctlToml {
+    printk: Option<Spanned<i64>>,
+    overcommit_memory: Option<Spanned<i64>>,
+    overcommit_ratio: Option<Spanned<i64>>,
+    commit_headroom_pct: Option<Spanned<i64>>,
+    sched_rt_runtime_us: Option<Spanned<i64>>,
+    timer_migration: Option<Spanned<i64>>,
+    stat_interval: Option<Spanned<i64>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PowerToml {
+    governor: Option<Spanned<String>>,
+    cpuidle_max_latency_us: Option<Spanned<i64>>,
+    cpuidle_cpus: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MemoryToml {
+    thp: Option<Thp>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WorkqueueToml {
+    cpumask: Option<Spanned<bool>>,
+}
+
+/// What to do when irqbalance runs and does not ban the isolated CPUs (it rewrites
+/// every IRQ's affinity on each rebalance, default every 10 s).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IrqbalancePolicy {
+    /// Refuse to move IRQs (status `failed`, nothing written).
+    #[default]
+    Fail,
+    /// Move them anyway and say so in the report.
+    Warn,
+}
+
+/// Transparent huge pages mode (`/sys/kernel/mm/transparent_hugepage/enabled`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Thp {
+    /// THP for every anonymous mapping (compaction stalls: bad for latency).
+    Always,
+    /// Only for `madvise(MADV_HUGEPAGE)` regions.
+    Madvise,
+    /// Off.
+    Never,
+}
+
+impl Thp {
+    /// The word the kernel file uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Thp::Always => "always",
+            Thp::Madvise => "madvise",
+            Thp::Never => "never",
+        }
+    }
+}
+
+/// The validated `[tuning]`: CPU sets resolved against this machine, values in range.
+/// Every `Option`/`false` means "leave alone".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TuningSpec {
+    /// Number of possible CPU ids (mask width).
+    pub nr_cpu_ids: usize,
+    /// CPUs reserved for real-time work (empty when not configured).
+    pub isolated: CpuSet,
+    /// CPUs for everything else: IRQs, unbound workqueues (online − isolated by default).
+    pub housekeeping: CpuSet,
+    /// Fail the check when the kernel is not PREEMPT_RT.
+    pub require_preempt_rt: bool,
+    /// Directory of the lock and the journal (default `/run/rtbench`).
+    pub journal_dir: PathBuf,
+    /// `isolcpus=` flags expected on the command line (`None`: not checked).
+    pub boot_isolcpus: Option<Vec<String>>,
+    /// Expect `nohz_full=` on the isolated CPUs.
+    pub boot_nohz_full: bool,
+    /// Expect `rcu_nocbs=` on the isolated CPUs.
+    pub boot_rcu_nocbs: bool,
+    /// Expect the default IRQ affinity (`irqaffinity=`) within housekeeping.
+    pub boot_irqaffinity: bool,
+    /// Move IRQs to housekeeping CPUs.
+    pub irq_affinity: bool,
+    /// Set `/proc/irq/default_smp_affinity` to housekeeping.
+    pub irq_default_affinity: bool,
+    /// IRQ numbers not to move.
+    pub irq_exclude: Vec<u32>,
+    /// What a running irqbalance means.
+    pub irqbalance: IrqbalancePolicy,
+    /// `kernel.printk` console_loglevel, 1..=8.
+    pub printk: Option<u8>,
+    /// `vm.overcommit_memory` mode (0, 1, 2).
+    pub overcommit_memory: Option<u8>,
+    /// `vm.overcommit_ratio` in percent.
+    pub overcommit_ratio: Option<u32>,
+    /// Mode 2 guard: CommitLimit must cover Committed_AS × (100 + this) / 100.
+    pub commit_headroom_pct: u32,
+    /// `kernel.sched_rt_runtime_us` (−1 = no RT throttling, only with the opt-in).
+    pub sched_rt_runtime_us: Option<i64>,
+    /// `kernel.timer_migration` (0 or 1).
+    pub timer_migration: Option<u8>,
+    /// `vm.stat_interval` in seconds.
+    pub stat_interval_s: Option<u32>,
+    /// cpufreq governor for every policy.
+    pub governor: Option<String>,
+    /// Disable idle states with exit latency above this many µs, on `cpuidle_cpus`.
+    pub cpuidle_max_latency_us: Option<u32>,
+    /// CPUs whose idle states are limited.
+    pub cpuidle_cpus: CpuSet,
+    /// THP mode.
+    pub thp: Option<Thp>,
+    /// Restrict unbound workqueues to housekeeping CPUs.
+    pub workqueue_cpumask: bool,
+}
+
+impl TuningSpec {
+    /// Whether nothing at all is asked for.
+    pub fn is_empty(&self) -> bool {
+        !self.require_preempt_rt
+            && self.boot_isolcpus.is_none()
+            && !self.boot_nohz_full
+            && !self.boot_rcu_nocbs
+            && !self.boot_irqaffinity
+            && !self.irq_affinity
+            && !self.irq_default_affinity
+            && self.printk.is_none()
+            && self.overcommit_memory.is_none()
+            && self.overcommit_ratio.is_none()
+            && self.sched_rt_runtime_us.is_none()
+            && self.timer_migration.is_none()
+            && self.stat_interval_s.is_none()
+            && self.governor.is_none()
+            && self.cpuidle_max_latency_us.is_none()
+            && self.thp.is_none()
+            && !self.workqueue_cpumask
+    }
+}
+
+fn flag(v: &Option<Spanned<bool>>) -> bool {
+    v.as_ref().is_some_and(|s| *s.get_ref())
+}
+
+fn ranged(
+    src: &Source<'_>,
+    v: &Option<Spanned<i64>>,
+    key: &str,
+    range: std::ops::RangeInclusive<i64>,
+    expected: &str,
+) -> Result<Option<i64>> {
+    match v {
+        None => Ok(None),
+        Some(s) if range.contains(s.get_ref()) => Ok(Some(*s.get_ref())),
+        Some(s) => Err(src.error(s.span(), key, format!("expected {expected}"))),
+    }
+}
+
+fn cpu_list(
+    src: &Source<'_>,
+    v: &Spanned<String>,
+    key: &str,
+    topo: &CpuTopology,
+) -> Result<CpuSet> {
+    let set = CpuSet::parse_list(v.get_ref(), topo.nr_cpu_ids).map_err(|e| {
+        src.error(
+            v.span(),
+            key,
+            format!(
+                "{e}; expected a cpu-list of online CPUs ({}) such as \"1\" or \"2-3\"",
+                topo.online.to_list()
+            ),
+        )
+    })?;
+    let offline = set.difference(&topo.online);
+    if !offline.is_empty() {
+        return Err(src.error(
+            v.span(),
+            key,
+            format!(
+                "CPU {} is not online; expected CPUs within {}",
+                offline.to_list(),
+                topo.online.to_list()
+            ),
+        ));
+    }
+    Ok(set)
+}
+
+/// Validates `[tuning]` against the machine's CPUs (see [`TuningSpec`]).
+pub fn resolve(t: &TuningToml, topo: &CpuTopology, src: &Source<'_>) -> Result<TuningSpec> {
+    let isolated = match &t.isolated {
+        Some(v) => {
+            let set = cpu_list(src, v, "tuning.isolated", topo)?;
+            if set.contains(BOOT_CPU) {
+                return Err(src.error(
+                    v.span(),
+                    "tuning.isolated",
+                    format!("the boot CPU {BOOT_CPU} cannot be isolated (the kernel keeps it for housekeeping); expected CPUs other than {BOOT_CPU}"),
+                ));
+            }
+            set
+        }
+        None => CpuSet::new(),
+    };
+    let housekeeping = match &t.housekeeping {
+        Some(v) => {
+            let set = cpu_list(src, v, "tuning.housekeeping", topo)?;
+            let bad = |msg: String| src.error(v.span(), "tuning.housekeeping", msg);
+            if set.is_empty() {
+                return Err(bad(
+                    "expected at least one CPU, including the boot CPU 0".into()
+                ));
+            }
+            if !set.contains(BOOT_CPU) {
+                return Err(bad(format!(
+                    "expected a set that includes the boot CPU {BOOT_CPU}"
+                )));
+            }
+            let both = set.intersection(&isolated);
+            if !both.is_empty() {
+                return Err(bad(format!(
+                    "CPU {} is also in tuning.isolated; expected disjoint sets",
+                    both.to_list()
+                )));
+            }
+            set
+        }
+        None => topo.online.difference(&isolated),
+    };
+    // Items that place work on CPUs need to know the partition.
+    let needs_partition = [
+        (&t.boot.nohz_full, "tuning.boot.nohz_full"),
+        (&t.boot.rcu_nocbs, "tuning.boot.rcu_nocbs"),
+        (&t.boot.irqaffinity, "tuning.boot.irqaffinity"),
+        (&t.irq.affinity, "tuning.irq.affinity"),
+        (&t.irq.default_affinity, "tuning.irq.default_affinity"),
+        (&t.workqueue.cpumask, "tuning.workqueue.cpumask"),
+    ];
+    for (v, key) in needs_partition {
+        if let Some(s) = v.as_ref().filter(|s| *s.get_ref()) {
+            if isolated.is_empty() {
+                return Err(src.error(
+                    s.span(),
+                    key,
+                    "needs tuning.isolated; expected a cpu-list like isolated = \"1\" in [tuning]",
+                ));
+            }
+        }
+    }
+    let boot_isolcpus = match &t.boot.isolcpus {
+        Some(v) => {
+            for f in v.get_ref() {
+                if !["domain", "nohz", "managed_irq"].contains(&f.as_str()) {
+                    return Err(src.error(
+                        v.span(),
+                        "tuning.boot.isolcpus",
+                        format!("unknown flag \"{f}\"; expected flags from \"domain\", \"nohz\", \"managed_irq\""),
+                    ));
+                }
+            }
+            if isolated.is_empty() {
+                return Err(src.error(
+                    v.span(),
+                    "tuning.boot.isolcpus",
+                    "needs tuning.isolated; expected a cpu-list like isolated = \"1\" in [tuning]",
+                ));
+            }
+            Some(v.get_ref().clone())
+        }
+        None => None,
+    };
+    let s = &t.sysctl;
+    let printk = ranged(
+        src,
+        &s.printk,
+        "tuning.sysctl.printk",
+        1..=8,
+        "a console log level 1..8 (1: only KERN_EMERG reaches the console)",
+    )?;
+    let overcommit_memory = ranged(
+        src,
+        &s.overcommit_memory,
+        "tuning.sysctl.overcommit_memory",
+        0..=2,
+        "0 (heuristic), 1 (always) or 2 (strict)",
+    )?;
+    let overcommit_ratio = ranged(
+        src,
+        &s.overcommit_ratio,
+        "tuning.sysctl.overcommit_ratio",
+        1..=1000,
+        "a percentage of RAM 1..1000",
+    )?;
+    let commit_headroom_pct = ranged(
+        src,
+        &s.commit_headroom_pct,
+        "tuning.sysctl.commit_headroom_pct",
+        0..=1000,
+        "a percentage 0..1000",
+    )?
+    .unwrap_or(20);
+    let sched_rt_runtime_us = ranged(
+        src,
+        &s.sched_rt_runtime_us,
+        "tuning.sysctl.sched_rt_runtime_us",
+        -1..=i32::MAX as i64,
+        "-1 (no RT throttling) or a runtime in µs up to sched_rt_period_us",
+    )?;
+    if let (Some(-1), Some(v)) = (sched_rt_runtime_us, &s.sched_rt_runtime_us) {
+        if !flag(&t.allow_unthrottled_rt) {
+            return Err(src.error(v.span(), "tuning.sysctl.sched_rt_runtime_us",
+                "-1 lets a runaway SCHED_FIFO task hang the CPU; expected a runtime such as 950000, or allow_unthrottled_rt = true in [tuning]"));
+        }
+    }
+    let timer_migration = ranged(
+        src,
+        &s.timer_migration,
+        "tuning.sysctl.timer_migration",
+        0..=1,
+        "0 or 1",
+    )?;
+    let stat_interval = ranged(
+        src,
+        &s.stat_interval,
+        "tuning.sysctl.stat_interval",
+        1..=3600,
+        "seconds 1..3600",
+    )?;
+    let p = &t.power;
+    let governor = match &p.governor {
+        Some(g)
+            if g.get_ref().is_empty()
+                || !g
+                    .get_ref()
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+        {
+            return Err(src.error(
+                g.span(),
+                "tuning.power.governor",
+                "expected a governor name such as \"performance\"",
+            ));
+        }
+        Some(g) => Some(g.get_ref().clone()),
+        None => None,
+    };
+    let cpuidle_max_latency_us = ranged(
+        src,
+        &p.cpuidle_max_latency_us,
+        "tuning.power.cpuidle_max_latency_us",
+        0..=u32::MAX as i64,
+        "µs 0 or more",
+    )?;
+    let cpuidle_cpus = match &p.cpuidle_cpus {
+        Some(v) => cpu_list(src, v, "tuning.power.cpuidle_cpus", topo)?,
+        None => isolated.clone(),
+    };
+    if let (Some(_), Some(v)) = (cpuidle_max_latency_us, &p.cpuidle_max_latency_us) {
+        if cpuidle_cpus.is_empty() {
+            return Err(src.error(
+                v.span(),
+                "tuning.power.cpuidle_max_latency_us",
+                "needs CPUs; expected tuning.isolated or tuning.power.cpuidle_cpus",
+            ));
+        }
+    }
+    let journal_dir = match &t.journal_dir {
+        Some(d) if !d.get_ref().starts_with('/') => {
+            return Err(src.error(
+                d.span(),
+                "tuning.journal_dir",
+                "expected an absolute directory such as \"/run/rtbench\"",
+            ));
+        }
+        Some(d) => PathBuf::from(d.get_ref()),
+        None => PathBuf::from("/run/rtbench"),
+    };
+    Ok(TuningSpec {
+        nr_cpu_ids: topo.nr_cpu_ids,
+        isolated,
+        housekeeping,
+        require_preempt_rt: t.require_preempt_rt,
+        journal_dir,
+        boot_isolcpus,
+        boot_nohz_full: flag(&t.boot.nohz_full),
+        boot_rcu_nocbs: flag(&t.boot.rcu_nocbs),
+        boot_irqaffinity: flag(&t.boot.irqaffinity),
+        irq_affinity: flag(&t.irq.affinity),
+        irq_default_affinity: flag(&t.irq.default_affinity),
+        irq_exclude: t.irq.exclude.clone(),
+        irqbalance: t.irq.irqbalance,
+        printk: printk.map(|v| v as u8),
+        overcommit_memory: overcommit_memory.map(|v| v as u8),
+        overcommit_ratio: overcommit_ratio.map(|v| v as u32),
+        commit_headroom_pct: commit_headroom_pct as u32,
+        sched_rt_runtime_us,
+        timer_migration: timer_migration.map(|v| v as u8),
+        stat_interval_s: stat_interval.map(|v| v as u32),
+        governor,
+        cpuidle_max_latency_us: cpuidle_max_latency_us.map(|v| v as u32),
+        cpuidle_cpus,
+        thp: t.memory.thp,
+        workqueue_cpumask: flag(&t.workqueue.cpumask),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tempdir;
+    use crate::config::parse;
+    use crate::sys::SysRoot;
+
+    /// A 2-CPU tree like this machine, so the tests mean the same everywhere.
+    fn two_cpus() -> (tempdir::Dir, SysRoot) {
+        let d = tempdir::Dir::new("cfg");
+        d.file("sys/devices/system/cpu/possible", "0-1\n");
+        d.file("sys/devices/system/cpu/online", "0-1\n");
+        let r = SysRoot::at(d.path());
+        (d, r)
+    }
+
+    fn err(text: &str) -> String {
+        let (_d, r) = two_cpus();
+        let e = parse(text, "/etc/rtbench/rtbench.toml", &r).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        e.to_string()
+    }
+
+    #[test]
+    fn full_example_resolves() {
+        let (_d, r) = two_cpus();
+        let text = "[tuning]\nisolated = \"1\"\nrequire_preempt_rt = true\n\
+            [tuning.boot]\nisolcpus = [\"domain\", \"managed_irq\"]\nnohz_full = true\n\
+            [tuning.irq]\naffinity = true\ndefault_affinity = true\nexclude = [36]\nirqbalance = \"warn\"\n\
+            [tuning.sysctl]\nprintk = 1\novercommit_memory = 2\novercommit_ratio = 80\ntimer_migration = 0\nstat_interval = 10\n\
+            [tuning.power]\ngovernor = \"performance\"\ncpuidle_max_latency_us = 0\n\
+            [tuning.memory]\nthp = \"never\"\n[tuning.workqueue]\ncpumask = true\n";
+        let t = parse(text, "f", &r).unwrap().tuning;
+        assert_eq!(t.isolated.to_list(), "1");
+        assert_eq!(t.housekeeping.to_list(), "0");
+        assert_eq!(t.cpuidle_cpus.to_list(), "1");
+        assert_eq!(t.printk, Some(1));
+        assert_eq!(t.irq_exclude, vec![36]);
+        assert_eq!(t.commit_headroom_pct, 20);
+        assert_eq!(t.journal_dir, std::path::PathBuf::from("/run/rtbench"));
+        assert!(!t.is_empty());
+    }
+
+    #[test]
+    fn bad_values_are_one_line_with_file_line_key_and_expectation() {
+        let e = err("[tuning]\nisolated = \"5\"\n");
+        assert!(
+            e.starts_with("/etc/rtbench/rtbench.toml:2: tuning.isolated = \"5\": "),
+            "{e}"
+        );
+        assert!(e.contains("beyond the last possible CPU 1"), "{e}");
+        let e = err("[tuning.sysctl]\nprintk = 12\n");
+        assert!(e.starts_with("/etc/rtbench/rtbench.toml:2: tuning.sysctl.printk = 12: expected a console log level 1..8"), "{e}");
+        let e = err("[tuning]\nisolated = \"1\"\nhousekeeping = \"\"\n");
+        assert!(
+            e.contains(":3: tuning.housekeeping = \"\": expected at least one CPU"),
+            "{e}"
+        );
+        let e = err("[tuning]\nisolated = \"0-1\"\n");
+        assert!(e.contains("boot CPU 0 cannot be isolated"), "{e}");
+        let e = err("[tuning.sysctl]\nsched_rt_runtime_us = -1\n");
+        assert!(e.contains("allow_unthrottled_rt = true"), "{e}");
+        let e = err("[tuning.irq]\naffinity = true\n");
+        assert!(
+            e.contains(":2: tuning.irq.affinity = true: needs tuning.isolated"),
+            "{e}"
+        );
+        let e = err("[tuning.boot]\nisolcpus = [\"domian\"]\n");
+        assert!(e.contains("unknown flag \"domian\""), "{e}");
+        let e = err("[tuning.memory]\nthp = \"off\"\n");
+        assert!(
+            e.starts_with("/etc/rtbench/rtbench.toml:2: thp = \"off\""),
+            "{e}"
+        );
+        for e in [
+            err("[tuning]\nisolated = \"1\"\nhousekeeping = \"0-1\"\n"),
+            err("[tuning]\nisolated = \"1\"\nhousekeeping = \"1\"\n"),
+        ] {
+            assert!(e.contains("tuning.housekeeping"), "{e}");
+        }
+        assert_eq!(
+            err("[tuning]\nisolated = \"1\"\n\n\nisolated = \"1\"\n")
+                .lines()
+                .count(),
+            1
+        );
+    }
+
+    #[test]
+    fn unthrottled_rt_with_opt_in() {
+        let (_d, r) = two_cpus();
+        let t = parse(
+            "[tuning]\nallow_unthrottled_rt = true\n[tuning.sysctl]\nsched_rt_runtime_us = -1\n",
+            "f",
+            &r,
+        )
+        .unwrap()
+        .tuning;
+        assert_eq!(t.sched_rt_runtime_us, Some(-1));
+    }
+}
+
+/// A tiny temp-dir helper for tests (removed on drop).
+#[cfg(test)]
+pub(crate) mod tempdir {
+    use std::path::{Path, PathBuf};
+
+    pub struct Dir(PathBuf);
+
+    impl Dir {
+        pub fn new(tag: &str) -> Dir {
+            use std::sync::atomic::{AtomicUsize, Ordering};
+            static N: AtomicUsize = AtomicUsize::new(0);
+            let p = std::env::temp_dir().join(format!(
+                "rtbench-{tag}-{}-{}",
+                std::process::id(),
+                N.fetch_add(1, Ordering::Relaxed)
+            ));
+            let _ = std::fs::remove_dir_all(&p);
+            std::fs::create_dir_all(&p).unwrap();
+            Dir(p)
+        }
+
+        pub fn path(&self) -> &Path {
+            &self.0
+        }
+
+        pub fn file(&self, rel: &str, content: &str) {
+            let p = self.0.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, content).unwrap();
+        }
+    }
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}

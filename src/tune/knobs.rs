@@ -1,0 +1,522 @@
+//! Single-file knobs: sysctls (printk, overcommit with its CommitLimit guard, RT
+//! throttling, timer_migration, stat_interval), workqueue cpumask, THP, cpufreq
+//! governor, cpuidle states. Semantics: reference/tuning.md §3.3, §3.6–3.11.
+
+use super::{Decision, Item, ItemReport, Status, Step, ValueKind};
+use crate::config::tuning::TuningSpec;
+use crate::cpuset::CpuSet;
+use crate::sys::SysRoot;
+
+const WQ_DIR: &str = "/sys/devices/virtual/workqueue";
+const THP: &str = "/sys/kernel/mm/transparent_hugepage/enabled";
+const CPUFREQ: &str = "/sys/devices/system/cpu/cpufreq";
+
+/// Adds the knob items `spec` asks for, jitter-producing writes (workqueue, overcommit)
+/// first so they happen before any measurement.
+pub fn items(root: &SysRoot, spec: &TuningSpec, out: &mut Vec<Box<dyn Item>>) {
+    if spec.workqueue_cpumask {
+        let mut files = vec![format!("{WQ_DIR}/cpumask")];
+        let mut wqs = root.list_dir(WQ_DIR).unwrap_or_default();
+        wqs.sort();
+        for wq in wqs {
+            let p = format!("{WQ_DIR}/{wq}/cpumask");
+            if root.exists(&p) {
+                files.push(p);
+            }
+        }
+        for path in files {
+            out.push(Box::new(Workqueue {
+                path,
+                housekeeping: spec.housekeeping.clone(),
+                nr: spec.nr_cpu_ids,
+            }));
+        }
+    }
+    if spec.overcommit_memory.is_some() || spec.overcommit_ratio.is_some() {
+        out.push(Box::new(Overcommit {
+            mode: spec.overcommit_memory,
+            ratio: spec.overcommit_ratio,
+            headroom_pct: spec.commit_headroom_pct,
+        }));
+    }
+    if let Some(level) = spec.printk {
+        out.push(Box::new(Printk { level }));
+    }
+    if let Some(v) = spec.sched_rt_runtime_us {
+        out.push(Box::new(RtRuntime { runtime_us: v }));
+    }
+    if let Some(v) = spec.timer_migration {
+        out.push(Box::new(Sysctl::new("kernel.timer_migration", v)));
+    }
+    if let Some(v) = spec.stat_interval_s {
+        out.push(Box::new(Sysctl::new("vm.stat_interval", v)));
+    }
+    if let Some(mode) = spec.thp {
+        out.push(Box::new(Thp {
+            want: mode.as_str(),
+        }));
+    }
+    if let Some(g) = &spec.governor {
+        let mut policies: Vec<String> = root
+            .list_dir(CPUFREQ)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|n| n.starts_with("policy"))
+            .collect();
+        policies.sort_by_key(|p| p[6..].parse::<usize>().unwrap_or(usize::MAX));
+        if policies.is_empty() {
+            out.push(Box::new(Absent {
+                name: "cpufreq.governor".into(),
+                why: "no cpufreq policies (no cpufreq driver)".into(),
+                path: CPUFREQ.into(),
+            }));
+        }
+        for policy in policies {
+            out.push(Box::new(Governor {
+                policy,
+                want: g.clone(),
+            }));
+        }
+    }
+    if let Some(max) = spec.cpuidle_max_latency_us {
+        for cpu in spec.cpuidle_cpus.iter() {
+            out.push(Box::new(Cpuidle {
+                cpu,
+                max_latency_us: max,
+            }));
+        }
+    }
+}
+
+fn not_applicable(name: String, path: &str, why: &str) -> Decision {
+    Decision::Done(ItemReport::new(name, Status::NotApplicable, why).at(path))
+}
+
+fn already(name: String, path: &str, detail: String) -> Decision {
+    Decision::Done(ItemReport::new(name, Status::Ok, detail).at(path))
+}
+
+/// A knob the kernel does not have at all.
+struct Absent {
+    name: String,
+    why: String,
+    path: String,
+}
+
+impl Item for Absent {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn plan(&self, _root: &SysRoot) -> Decision {
+        not_applicable(self.name(), &self.path, &self.why)
+    }
+}
+
+/// A one-integer sysctl, `/proc/sys/<dots as slashes>`.
+struct Sysctl {
+    key: &'static str,
+    want: String,
+}
+
+impl Sysctl {
+    fn new(key: &'static str, want: impl ToString) -> Self {
+        Sysctl {
+            key,
+            want: want.to_string(),
+        }
+    }
+}
+
+/// `/proc/sys/` path of sysctl `key` (`kernel.printk` → `/proc/sys/kernel/printk`).
+pub fn sysctl_path(key: &str) -> String {
+    format!("/proc/sys/{}", key.replace('.', "/"))
+}
+
+fn plan_value(name: String, path: &str, want: &str, kind: ValueKind, root: &SysRoot) -> Decision {
+    let Ok(text) = root.read(path) else {
+        return not_applicable(name, path, "not present in this kernel");
+    };
+    let now = kind.normalise(&text);
+    if now == kind.normalise(want) {
+        return already(name, path, now);
+    }
+    Decision::Change {
+        detail: format!("{now} -> {want}"),
+        steps: vec![Step::new(path, &text, want.to_string(), kind)],
+    }
+}
+
+impl Item for Sysctl {
+    fn name(&self) -> String {
+        format!("sysctl.{}", self.key)
+    }
+
+    fn plan(&self, root: &SysRoot) -> Decision {
+        plan_value(
+            self.name(),
+            &sysctl_path(self.key),
+            &self.want,
+            ValueKind::Words,
+            root,
+        )
+    }
+}
+
+/// `sysctl.kernel.printk`: only console_loglevel (the first of four values) changes;
+/// the other three are written back as they are, and revert writes all four originals.
+struct Printk {
+    level: u8,
+}
+
+impl Item for Printk {
+    fn name(&self) -> String {
+        "sysctl.kernel.printk".into()
+    }
+
+    fn plan(&self, root: &SysRoot) -> Decision {
+        let path = sysctl_path("kernel.printk");
+        let Ok(text) = root.read(&path) else {
+            return not_applicable(self.name(), &path, "not present in this kernel");
+        };
+        let mut fields: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+        if fields.is_empty() {
+            return Decision::Done(
+                ItemReport::new(self.name(), Status::Failed, "empty printk file").at(path),
+            );
+        }
+        if fields[0] == self.level.to_string() {
+            return already(
+                self.name(),
+                &path,
+                format!("console_loglevel {}", fields[0]),
+            );
+        }
+        let detail = format!("console_loglevel {} -> {}", fields[0], self.level);
+        fields[0] = self.level.to_string();
+        Decision::Change {
+            detail,
+            steps: vec![Step::new(&path, &text, fields.join("\t"), ValueKind::Words)],
+        }
+    }
+}
+
+/// `sysctl.kernel.sched_rt_runtime_us`: must not exceed `sched_rt_period_us` (the
+/// kernel says EINVAL); −1 was allowed by the config opt-in.
+struct RtRuntime {
+    runtime_us: i64,
+}
+
+impl Item for RtRuntime {
+    fn name(&self) -> String {
+        "sysctl.kernel.sched_rt_runtime_us".into()
+    }
+
+    fn plan(&self, root: &SysRoot) -> Decision {
+        let path = sysctl_path("kernel.sched_rt_runtime_us");
+        let period = root
+            .read_trim(&sysctl_path("kernel.sched_rt_period_us"))
+            .ok()
+            .and_then(|s| s.parse::<i64>().ok());
+        if let Some(p) = period.filter(|&p| self.runtime_us > p) {
+            return Decision::Done(
+                ItemReport::new(
+                    self.name(),
+                    Status::Failed,
+                    format!(
+                        "refused: {} µs is above sched_rt_period_us {p} µs",
+                        self.runtime_us
+                    ),
+                )
+                .at(path),
+            );
+        }
+        plan_value(
+            self.name(),
+            &path,
+            &self.runtime_us.to_string(),
+            ValueKind::Words,
+            root,
+        )
+    }
+}
+
+/// Fields of `/proc/meminfo` in kB.
+fn meminfo_kb(text: &str, key: &str) -> Option<u64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+}
+
+/// `sysctl.vm.overcommit`: `overcommit_ratio` first, then `overcommit_memory` (so mode
+/// 2 never runs with the old ratio). Mode 2 is refused before any write when the
+/// resulting CommitLimit = (MemTotal − hugetlb) × ratio / 100 + SwapTotal would not
+/// cover Committed_AS plus the headroom (mm/util.c, overcommit-accounting.rst).
+/// Writing the ratio zeroes `overcommit_kbytes`; a non-zero kbytes is journalled first
+/// so revert restores it last.
+struct Overcommit {
+    mode: Option<u8>,
+    ratio: Option<u32>,
+    headroom_pct: u32,
+}
+
+impl Item for Overcommit {
+    fn name(&self) -> String {
+        "sysctl.vm.overcommit".into()
+    }
+
+    fn plan(&self, root: &SysRoot) -> Decision {
+        let mode_path = sysctl_path("vm.overcommit_memory");
+        let ratio_path = sysctl_path("vm.overcommit_ratio");
+        let kbytes_path = sysctl_path("vm.overcommit_kbytes");
+        let (Ok(mode_text), Ok(ratio_text)) = (root.read(&mode_path), root.read(&ratio_path))
+        else {
+            return not_applicable(self.name(), &mode_path, "no overcommit sysctls");
+        };
+        let kbytes_text = root.read(&kbytes_path).unwrap_or_else(|_| "0\n".into());
+        let kbytes: u64 = kbytes_text.trim().parse().unwrap_or(0);
+        let mode_now = mode_text.trim();
+        let ratio_now: u32 = ratio_text.trim().parse().unwrap_or(0);
+        let mut steps = Vec::new();
+        let mut changes = Vec::new();
+        if let Some(r) = self.ratio.filter(|&r| r != ratio_now || kbytes != 0) {
+            if kbytes != 0 {
+                steps.push(Step::new(
+                    &kbytes_path,
+                    &kbytes_text,
+                    "0".into(),
+                    ValueKind::Words,
+                ));
+            }
+            steps.push(Step::new(
+                &ratio_path,
+                &ratio_text,
+                r.to_string(),
+                ValueKind::Words,
+            ));
+            changes.push(format!("overcommit_ratio {ratio_now} -> {r}"));
+        }
+        if let Some(m) = self.mode.filter(|m| m.to_string() != mode_now) {
+            steps.push(Step::new(
+                &mode_path,
+                &mode_text,
+                m.to_string(),
+                ValueKind::Words,
+            ));
+            changes.push(format!("overcommit_memory {mode_now} -> {m}"));
+        }
+        if steps.is_empty() {
+            return already(
+                self.name(),
+                &mode_path,
+                format!("overcommit_memory {mode_now}, ratio {ratio_now}"),
+            );
+        }
+        let final_mode = self.mode.map_or(mode_now.to_string(), |m| m.to_string());
+        if final_mode == "2" {
+            let mem = root.read("/proc/meminfo").unwrap_or_default();
+            let total = meminfo_kb(&mem, "MemTotal").unwrap_or(0);
+            let huge = meminfo_kb(&mem, "Hugetlb").unwrap_or(0);
+            let swap = meminfo_kb(&mem, "SwapTotal").unwrap_or(0);
+            let committed = meminfo_kb(&mem, "Committed_AS").unwrap_or(u64::MAX);
+            let limit = if self.ratio.is_none() && kbytes != 0 {
+                kbytes + swap
+            } else {
+                let ratio = self.ratio.unwrap_or(ratio_now) as u64;
+                total.saturating_sub(huge) * ratio / 100 + swap
+            };
+            let need = committed.saturating_mul(100 + self.headroom_pct as u64) / 100;
+            if need > limit {
+                return Decision::Done(
+                    ItemReport::new(
+                        self.name(),
+                        Status::Failed,
+                        format!(
+                            "refused: CommitLimit would be {limit} kB, below Committed_AS {committed} kB + {}% = {need} kB (fork and mmap would fail); raise overcommit_ratio or add swap",
+                            self.headroom_pct
+                        ),
+                    )
+                    .at(mode_path),
+                );
+            }
+        }
+        Decision::Change {
+            steps,
+            detail: changes.join(", "),
+        }
+    }
+}
+
+/// `workqueue.*`: an unbound workqueue cpumask (hex) = housekeeping.
+struct Workqueue {
+    path: String,
+    housekeeping: CpuSet,
+    nr: usize,
+}
+
+impl Item for Workqueue {
+    fn name(&self) -> String {
+        match self
+            .path
+            .strip_prefix(WQ_DIR)
+            .and_then(|r| r.strip_suffix("/cpumask"))
+        {
+            Some(wq) if !wq.is_empty() => format!("workqueue.{}", wq.trim_start_matches('/')),
+            _ => "workqueue.cpumask".into(),
+        }
+    }
+
+    fn plan(&self, root: &SysRoot) -> Decision {
+        plan_value(
+            self.name(),
+            &self.path,
+            &self.housekeeping.to_mask(self.nr),
+            ValueKind::Mask,
+            root,
+        )
+    }
+}
+
+/// `memory.thp`: the bracketed word of `transparent_hugepage/enabled`.
+struct Thp {
+    want: &'static str,
+}
+
+impl Item for Thp {
+    fn name(&self) -> String {
+        "memory.thp".into()
+    }
+
+    fn plan(&self, root: &SysRoot) -> Decision {
+        let Ok(text) = root.read(THP) else {
+            return not_applicable(self.name(), THP, "no transparent hugepages in this kernel");
+        };
+        let now = ValueKind::Bracketed.normalise(&text);
+        if now == self.want {
+            return already(self.name(), THP, now);
+        }
+        let mut step = Step::new(THP, &text, self.want.to_string(), ValueKind::Bracketed);
+        step.restore = now.clone();
+        Decision::Change {
+            detail: format!("{now} -> {}", self.want),
+            steps: vec![step],
+        }
+    }
+}
+
+/// `cpufreq.policyN`: the governor, which must be in `scaling_available_governors`.
+struct Governor {
+    policy: String,
+    want: String,
+}
+
+impl Item for Governor {
+    fn name(&self) -> String {
+        format!("cpufreq.{}", self.policy)
+    }
+
+    fn plan(&self, root: &SysRoot) -> Decision {
+        let dir = format!("{CPUFREQ}/{}", self.policy);
+        let path = format!("{dir}/scaling_governor");
+        if let Ok(avail) = root.read(&format!("{dir}/scaling_available_governors")) {
+            if !avail.split_whitespace().any(|g| g == self.want) {
+                return Decision::Done(
+                    ItemReport::new(
+                        self.name(),
+                        Status::Failed,
+                        format!(
+                            "refused: governor {:?} not available (available: {})",
+                            self.want,
+                            avail.trim()
+                        ),
+                    )
+                    .at(path),
+                );
+            }
+        }
+        plan_value(self.name(), &path, &self.want, ValueKind::Words, root)
+    }
+}
+
+/// `cpuidle.cpuN`: disable (`stateK/disable` = 1) every idle state whose exit latency
+/// is above the limit; states already within it are left alone.
+struct Cpuidle {
+    cpu: usize,
+    max_latency_us: u32,
+}
+
+impl Item for Cpuidle {
+    fn name(&self) -> String {
+        format!("cpuidle.cpu{}", self.cpu)
+    }
+
+    fn plan(&self, root: &SysRoot) -> Decision {
+        let dir = format!("/sys/devices/system/cpu/cpu{}/cpuidle", self.cpu);
+        let Ok(mut states) = root.list_dir(&dir) else {
+            return not_applicable(self.name(), &dir, "no cpuidle states (no cpuidle driver)");
+        };
+        states.retain(|s| s.starts_with("state"));
+        states.sort_by_key(|s| s[5..].parse::<usize>().unwrap_or(usize::MAX));
+        let mut steps = Vec::new();
+        let mut names = Vec::new();
+        for st in &states {
+            let latency: u64 = root
+                .read_trim(&format!("{dir}/{st}/latency"))
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(0);
+            let path = format!("{dir}/{st}/disable");
+            let Ok(text) = root.read(&path) else { continue };
+            if latency > self.max_latency_us as u64 && text.trim() != "1" {
+                let name = root
+                    .read_trim(&format!("{dir}/{st}/name"))
+                    .unwrap_or_default();
+                names.push(format!("{st} {name} ({latency} µs)"));
+                steps.push(Step::new(&path, &text, "1".into(), ValueKind::Words));
+            }
+        }
+        if steps.is_empty() {
+            return already(
+                self.name(),
+                &dir,
+                format!("no enabled state above {} µs", self.max_latency_us),
+            );
+        }
+        Decision::Change {
+            steps,
+            detail: format!("disable {}", names.join(", ")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_meminfo() {
+        assert_eq!(
+            sysctl_path("vm.stat_interval"),
+            "/proc/sys/vm/stat_interval"
+        );
+        let wq = |p: &str| {
+            Workqueue {
+                path: p.into(),
+                housekeeping: CpuSet::new(),
+                nr: 2,
+            }
+            .name()
+        };
+        assert_eq!(
+            wq("/sys/devices/virtual/workqueue/cpumask"),
+            "workqueue.cpumask"
+        );
+        assert_eq!(
+            wq("/sys/devices/virtual/workqueue/writeback/cpumask"),
+            "workqueue.writeback"
+        );
+        let m = "MemTotal:       24684096 kB\nCommitted_AS:      63624 kB\n";
+        assert_eq!(meminfo_kb(m, "Committed_AS"), Some(63624));
+        assert_eq!(meminfo_kb(m, "SwapTotal"), None);
+    }
+}

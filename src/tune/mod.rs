@@ -1,0 +1,305 @@
+//! RT tuning: check the kernel's effective state against `[tuning]`, change only what
+//! differs, record every change so it can be undone (DESIGN.md §4).
+//!
+//! An [`Item`] reads its kernel files and decides ([`Item::plan`]); the shared engine
+//! ([`engine`]) applies the decided [`Step`]s one `write(2)` each, after journalling the
+//! original value (fsync'd), lets the item verify by re-reading, and reverts in reverse
+//! order from the journal. Every item ends as one [`Status`].
+//!
+//! Kernel semantics and sources: reference/tuning.md §3; item list and schema: §5.
+
+pub mod boot;
+pub mod cmd;
+pub mod engine;
+pub mod irq;
+pub mod journal;
+pub mod knobs;
+
+use crate::sys::SysRoot;
+use serde::{Deserialize, Serialize};
+
+pub use engine::{apply, check, revert, status, ApplyOptions};
+
+/// How an item ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Already as wanted, or now as wanted.
+    Ok,
+    /// The knob does not exist here (no cpufreq, no cpuidle, no `nohz_full` file…).
+    NotApplicable,
+    /// The knob exists but the kernel refuses by design (per-CPU, chained and managed
+    /// IRQs: EIO before Linux 6.12, EPERM from 6.12).
+    Unsupported,
+    /// Differs from the configuration and was not changed: `check` found something
+    /// `apply` would write, or a check-only item (boot parameter, PREEMPT_RT) does not hold.
+    Deviation,
+    /// A write or its verification failed (errno and path in the report), or a safety
+    /// guard refused before any write; `apply` rolled everything back.
+    Failed,
+}
+
+impl Status {
+    /// The name used in text and JSON output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::NotApplicable => "not-applicable",
+            Status::Unsupported => "unsupported",
+            Status::Deviation => "deviation",
+            Status::Failed => "failed",
+        }
+    }
+}
+
+/// One item's result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ItemReport {
+    /// Item name, e.g. `sysctl.kernel.printk`, `irq.36`, `boot.isolcpus`.
+    pub item: String,
+    /// How it ended.
+    pub status: Status,
+    /// One human line: what was found, written, refused or expected.
+    pub detail: String,
+    /// The kernel file concerned (always set for `failed` writes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// The errno of a refused write (e.g. 5 for EIO).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub errno: Option<i32>,
+    /// Whether `apply` changed something that is still in place.
+    pub changed: bool,
+}
+
+impl ItemReport {
+    /// A report without path or errno.
+    pub fn new(item: impl Into<String>, status: Status, detail: impl Into<String>) -> Self {
+        ItemReport {
+            item: item.into(),
+            status,
+            detail: detail.into(),
+            path: None,
+            errno: None,
+            changed: false,
+        }
+    }
+
+    /// The same report naming `path`.
+    pub fn at(mut self, path: impl Into<String>) -> Self {
+        self.path = Some(path.into());
+        self
+    }
+}
+
+/// Which command produced a report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    /// Read and compare only.
+    Check,
+    /// Change what differs, as a transaction.
+    Apply,
+    /// Restore what the committed journal recorded.
+    Revert,
+}
+
+/// The result of `check`, `apply` or `revert`.
+#[derive(Debug, Clone, Serialize)]
+pub struct TuningReport {
+    /// The command.
+    pub action: Action,
+    /// One entry per item, in the order they were planned.
+    pub items: Vec<ItemReport>,
+    /// Changes of an interrupted earlier `apply` (journal left `applying`) restored at start.
+    pub recovered: Vec<ItemReport>,
+    /// Changes of this `apply` undone after the first failure, in the order undone.
+    pub rolled_back: Vec<ItemReport>,
+    /// A kernel command line fragment that satisfies the boot-parameter items.
+    pub bootargs: Option<String>,
+    /// Number of `write(2)` calls made to kernel files (0 when nothing differed).
+    pub writes: usize,
+}
+
+impl TuningReport {
+    /// How many items ended as `status`.
+    pub fn count(&self, status: Status) -> usize {
+        self.items.iter().filter(|i| i.status == status).count()
+    }
+
+    /// 0 when no item is `deviation` or `failed` and every rollback/restore worked,
+    /// else 1 (DESIGN.md §5 exit codes).
+    pub fn exit_code(&self) -> i32 {
+        let bad = |v: &[ItemReport]| {
+            v.iter()
+                .any(|i| matches!(i.status, Status::Deviation | Status::Failed))
+        };
+        if bad(&self.items) || bad(&self.recovered) || bad(&self.rolled_back) {
+            crate::error::exit::FAIL
+        } else {
+            crate::error::exit::OK
+        }
+    }
+}
+
+/// How a kernel file's text is compared (so `2,3` equals `2-3`, and the bracketed
+/// THP word is what counts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ValueKind {
+    /// Whitespace-separated words (sysctls, `printk`'s four numbers, governor names).
+    Words,
+    /// The word in `[brackets]` (`always [madvise] never`).
+    Bracketed,
+    /// A hex CPU mask (`smp_affinity`, workqueue `cpumask`).
+    Mask,
+    /// A cpu-list (`smp_affinity_list`).
+    List,
+}
+
+impl ValueKind {
+    /// The comparable form of `text`; unparsable text compares as trimmed words.
+    pub fn normalise(self, text: &str) -> String {
+        let words = || text.split_whitespace().collect::<Vec<_>>().join(" ");
+        match self {
+            ValueKind::Words => words(),
+            ValueKind::Bracketed => match (text.find('['), text.find(']')) {
+                (Some(a), Some(b)) if a < b => text[a + 1..b].to_string(),
+                _ => words(),
+            },
+            ValueKind::Mask => crate::cpuset::CpuSet::parse_mask(text)
+                .map(|s| s.to_list())
+                .unwrap_or_else(|_| words()),
+            ValueKind::List => crate::cpuset::CpuSet::parse_list(text, 1 << 16)
+                .map(|s| s.to_list())
+                .unwrap_or_else(|_| words()),
+        }
+    }
+}
+
+/// One write an item wants: the kernel file, its value before, and what to write to
+/// apply and to restore. This is also what the journal records.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Step {
+    /// Kernel path, e.g. `/proc/irq/24/smp_affinity_list`.
+    pub path: String,
+    /// The file's exact text before any change.
+    pub original: String,
+    /// The value that restores `original` when written (`madvise` for `always [madvise] never`).
+    pub restore: String,
+    /// The value `apply` writes.
+    pub desired: String,
+    /// How the file's text is compared.
+    pub kind: ValueKind,
+}
+
+impl Step {
+    /// A step for a file whose text can be written back as read (trimmed).
+    pub fn new(path: &str, original: &str, desired: String, kind: ValueKind) -> Step {
+        Step {
+            path: path.to_string(),
+            original: original.to_string(),
+            restore: original.trim().to_string(),
+            desired,
+            kind,
+        }
+    }
+
+    /// Whether the file now holds `want` (compared as [`ValueKind`] says).
+    pub fn holds(&self, root: &SysRoot, want: &str) -> std::io::Result<bool> {
+        let now = root.read(&self.path)?;
+        Ok(self.kind.normalise(&now) == self.kind.normalise(want))
+    }
+}
+
+/// What an item decided after reading its files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Nothing to write; the item ends with this report (ok already, not-applicable,
+    /// unsupported, a check-only deviation, or a guard that refuses).
+    Done(ItemReport),
+    /// These writes, in this order, make the item hold; `detail` says what changes.
+    Change {
+        /// The writes.
+        steps: Vec<Step>,
+        /// E.g. `0-1 -> 0`.
+        detail: String,
+    },
+}
+
+/// A tuning item: read → plan → (engine: journal, write) → verify → (engine: revert).
+pub trait Item {
+    /// Stable name shown in reports and the journal, e.g. `irq.36`.
+    fn name(&self) -> String;
+
+    /// Reads the current state below `root` and decides; never writes.
+    fn plan(&self, root: &SysRoot) -> Decision;
+
+    /// Classifies a write refused with `errno`. Default: `failed`.
+    fn refused(&self, errno: i32) -> Status {
+        let _ = errno;
+        Status::Failed
+    }
+
+    /// Re-reads after all `steps` were written. `Ok(note)` when the kernel holds the
+    /// wanted values (note may be empty), `Err((path, message))` otherwise.
+    /// Default: every step's file compares equal to its `desired` value.
+    fn verify(&self, root: &SysRoot, steps: &[Step]) -> Result<String, (String, String)> {
+        verify_steps(root, steps).map(|()| String::new())
+    }
+}
+
+/// Checks that every step's file compares equal to its `desired` value;
+/// `Err((path, message))` for the first that does not.
+pub fn verify_steps(root: &SysRoot, steps: &[Step]) -> Result<(), (String, String)> {
+    for s in steps {
+        match s.holds(root, &s.desired) {
+            Ok(true) => {}
+            Ok(false) => {
+                let now = root.read(&s.path).unwrap_or_default();
+                return Err((
+                    s.path.clone(),
+                    format!("reads back {:?}, wanted {:?}", now.trim(), s.desired),
+                ));
+            }
+            Err(e) => return Err((s.path.clone(), format!("re-read failed: {e}"))),
+        }
+    }
+    Ok(())
+}
+
+/// The symbolic name of `errno` (`EIO`, `EPERM`, …) for reports.
+pub fn errno_name(errno: i32) -> String {
+    let name = match errno {
+        libc::EPERM => "EPERM",
+        libc::ENOENT => "ENOENT",
+        libc::EIO => "EIO",
+        libc::EBUSY => "EBUSY",
+        libc::EACCES => "EACCES",
+        libc::EINVAL => "EINVAL",
+        libc::ENOSPC => "ENOSPC",
+        libc::EROFS => "EROFS",
+        libc::ENOMEM => "ENOMEM",
+        libc::ERANGE => "ERANGE",
+        libc::EOVERFLOW => "EOVERFLOW",
+        _ => return format!("errno {errno}"),
+    };
+    name.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalised_forms() {
+        assert_eq!(ValueKind::Words.normalise("4\t4\t1\t7\n"), "4 4 1 7");
+        assert_eq!(
+            ValueKind::Bracketed.normalise("always [madvise] never\n"),
+            "madvise"
+        );
+        assert_eq!(ValueKind::Bracketed.normalise("never"), "never");
+        assert_eq!(ValueKind::Mask.normalise("00000000,00000003\n"), "0-1");
+        assert_eq!(ValueKind::List.normalise("0,1\n"), "0-1");
+        assert_eq!(errno_name(libc::ENOSPC), "ENOSPC");
+    }
+}
