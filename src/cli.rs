@@ -23,6 +23,18 @@ pub enum Command {
     Cyclic(Box<CyclicArgs>),
     /// Print the system snapshot: kernel, PREEMPT_RT, isolated/housekeeping CPUs
     Sysinfo(SysinfoArgs),
+    /// POSIX message-queue latency between thread pairs, pmqtest-compatible
+    #[command(disable_help_flag = true, after_help = crate::cli_pair::PMQ_EXAMPLES)]
+    Pmq(Box<crate::cli_pair::PmqArgs>),
+    /// Task-switch latency: pipe ping-pong between two threads or processes
+    #[command(disable_help_flag = true, after_help = crate::cli_pair::PIPE_EXAMPLES)]
+    Pipe(Box<crate::cli_pair::PipeArgs>),
+    /// Run only the background load (--load/--load-cmd) for -D TIME
+    #[command(after_help = crate::cli_pair::LOAD_EXAMPLES)]
+    Load(crate::cli_pair::LoadArgs),
+    /// Internal: one built-in load worker process (started by --load)
+    #[command(hide = true)]
+    LoadWorker(crate::cli_pair::LoadWorkerArgs),
 }
 
 const CYCLIC_EXAMPLES: &str = "\
@@ -166,6 +178,10 @@ pub struct CyclicArgs {
     /// Leave /dev/cpu_dma_latency alone
     #[arg(long = "default-system")]
     pub default_system: bool,
+
+    /// Background load while measuring.
+    #[command(flatten)]
+    pub load: crate::cli_pair::LoadFlags,
 
     /// Print help
     #[arg(long = "help", action = ArgAction::Help)]

@@ -4,6 +4,7 @@
 pub mod atomic;
 pub mod histogram;
 pub mod json;
+pub mod pmq;
 pub mod text;
 
 use crate::measure::cyclic::CyclicResult;
