@@ -103,9 +103,8 @@ fn mq_error(name: &str, e: nix::errno::Errno) -> Error {
             let mut rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
             unsafe { libc::getrlimit(libc::RLIMIT_MSGQUEUE, &mut rl) };
             format!(
-                "limit hit: RLIMIT_MSGQUEUE is {} bytes (ulimit -q; each queue needs about {} bytes) or the open-file limit (ulimit -n) is reached",
-                rl.rlim_cur,
-                MSG_BYTES + std::mem::size_of::<usize>() * 8
+                "limit hit: RLIMIT_MSGQUEUE (ulimit -q) is {} bytes, too small for two queues per pair, or the open-file limit (ulimit -n) is reached",
+                rl.rlim_cur
             )
         }
         Errno::ENOSPC => format!(
