@@ -86,6 +86,10 @@ pub struct PairCommon {
     #[arg(short = 'T', long = "timeout", value_name = "TO")]
     pub timeout: Option<u64>,
 
+    /// Force timeouts: the sender waits TO seconds before each message (needs -T)
+    #[arg(short = 'f', long = "forcetimeout", value_name = "TO")]
+    pub forcetimeout: Option<u64>,
+
     /// PM QoS latency target written to /dev/cpu_dma_latency, in µs
     #[arg(long = "latency", value_name = "PM_QOS", default_value_t = 0)]
     pub latency: i32,

@@ -142,6 +142,11 @@ fn build(
     if c.breaktrace == Some(0) {
         return usage("-b", 0, "expected a threshold of at least 1 µs");
     }
+    match (c.forcetimeout, c.timeout) {
+        (Some(_), None) => return usage("-f", c.forcetimeout.unwrap_or(0), "needs -T TO"),
+        (Some(0), _) => return usage("-f", 0, "expected at least 1 s"),
+        _ => {}
+    }
     if c.timeout == Some(0) {
         return usage("-T", 0, "expected a timeout of at least 1 s");
     }
@@ -227,6 +232,7 @@ fn build(
             pairs,
             fork,
             timeout: c.timeout.map(Duration::from_secs),
+            force_timeout: c.forcetimeout.map(Duration::from_secs),
             duration,
             loops: (c.loops > 0).then_some(c.loops),
             mlockall: !c.no_mlockall,

@@ -311,10 +311,16 @@ fn pipe_threads_and_fork_give_both_directions_round_trip_and_switch_time() {
             assert!(p[k]["min_ns"].as_u64().unwrap() > 0);
         }
         let rt_sum = p["round_trip"]["sum_ns"].as_f64().unwrap();
+        let total = p["total_ns"].as_f64().unwrap();
         let sw = p["switch_mean_ns"].as_f64().unwrap();
         assert!(
-            (sw - rt_sum / 6000.0).abs() < 1.0,
-            "switch = total / (2 x loops): {sw} vs {rt_sum}"
+            (sw - total / 6000.0).abs() < 1.0,
+            "switch = total / (2 x loops): {sw} vs {total}"
+        );
+        // The total covers every round trip plus the sender's bookkeeping between them.
+        assert!(
+            total >= rt_sum && total < rt_sum * 3.0,
+            "{total} vs {rt_sum}"
         );
         // One way each direction is at least a switch; the round trip holds both.
         let one = p["latency"]["avg_ns"].as_f64().unwrap()
@@ -397,4 +403,17 @@ fn bad_pair_input_is_exit_2() {
             "{args:?}: {err}"
         );
     }
+}
+
+#[test]
+fn forced_timeouts_are_counted() {
+    // pmqtest's -f: the sender waits 3 s, the receiver's 2 s timeout expires once.
+    let o = run(&["pmq", "-a", "0", "-T", "2", "-f", "3", "-l", "1", "-q"]);
+    assert_eq!(o.status.code(), Some(0));
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(s.contains(", TO 1, Cycles 1"), "{s}");
+    assert!(s.contains("Timeouts:1"), "{s}");
+    let o = run(&["pmq", "-f", "2", "-l", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("-f 2: needs -T TO"));
 }

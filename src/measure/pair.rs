@@ -81,6 +81,9 @@ pub struct PairSpec {
     /// `-T`: the responder's receive times out after this long; each timeout is
     /// counted and the wait goes on.
     pub timeout: Option<Duration>,
+    /// `-f`: the sender waits this long before each message, so that every receive
+    /// times out at least once (pmqtest's `-f`, a check of the timeout path).
+    pub force_timeout: Option<Duration>,
     /// Stop after this long, if set.
     pub duration: Option<Duration>,
     /// Stop each pair after this many cycles, if set.
@@ -120,16 +123,19 @@ pub struct PairResult {
     pub round_trip: Option<LatencyStats>,
     /// Receives that timed out (`-T`).
     pub timeouts: u64,
+    /// Wall time from the first send to the last reply, minus the pauses between
+    /// round trips (pipe `-i`), **ns**: perf's "Total time".
+    pub total_ns: u64,
 }
 
 impl PairResult {
-    /// Mean task-switch time in **ns**: total round-trip time / (2 × round trips),
-    /// the figure `perf bench sched pipe` gives as usecs/op ÷ 2.
+    /// Mean task-switch time in **ns**: total round-trip time ([`Self::total_ns`]) /
+    /// (2 × round trips), the figure `perf bench sched pipe` gives as usecs/op ÷ 2.
     pub fn switch_ns(&self) -> Option<f64> {
         self.round_trip
             .as_ref()
             .filter(|r| r.count > 0)
-            .map(|r| r.sum_ns as f64 / (2.0 * r.count as f64))
+            .map(|r| self.total_ns as f64 / (2.0 * r.count as f64))
     }
 }
 
@@ -406,6 +412,7 @@ pub fn run(
             spec: p.clone(),
             kind: spec.kind,
             duration_ns: spec.duration.map(|d| d.as_nanos() as i64),
+            force_ns: spec.force_timeout.map_or(0, |d| d.as_nanos() as i64),
             loops: spec.loops,
             histogram: spec.histogram,
             shared: Arc::clone(&shared),
@@ -604,6 +611,7 @@ struct InitCtx {
     spec: PairThreads,
     kind: PairKind,
     duration_ns: Option<i64>,
+    force_ns: i64,
     loops: Option<u64>,
     histogram: Option<(usize, u64)>,
     shared: Arc<Shared>,
@@ -691,6 +699,7 @@ impl InitCtx {
             backward: (self.kind == PairKind::Pipe).then(|| LatencyStats::new(self.histogram)),
             round_trip: (self.kind == PairKind::Pipe).then(|| LatencyStats::new(None)),
             timeouts: 0,
+            total_ns: 0,
         };
         let outcome = if self.shared.stopped() {
             Ok(())
@@ -727,11 +736,20 @@ impl InitCtx {
             .map_or(i64::MAX, |d| start.saturating_add(d));
         let unpinned = self.spec.cpu.is_none();
         let mut reply: Msg = [0; 4];
+        let first = clock.now_ns();
+        let mut last;
+        let mut paused = 0;
         loop {
+            if self.force_ns > 0 {
+                let before = clock.now_ns();
+                sleep_rel_ns(self.force_ns);
+                paused += clock.now_ns() - before;
+            }
             let t0 = clock.now_ns();
             tx.send(&[t0, 0, 0, 0])?;
             rx.recv(&mut reply, None)?;
             let t3 = clock.now_ns();
+            last = t3;
             let fwd = (reply[0] - t0).max(0) as u64;
             r.forward.record(fwd);
             if interval > 0 && fwd > interval as u64 {
@@ -763,8 +781,10 @@ impl InitCtx {
             }
             if pause > 0 {
                 sleep_rel_ns(pause);
+                paused += clock.now_ns() - t3;
             }
         }
+        r.total_ns = (last - first - paused).max(0) as u64;
         if unpinned {
             r.sender_cpu = current_cpu();
         }

@@ -223,7 +223,7 @@ pub fn write_summary(r: &PairReport<'_>, out: &mut dyn Write) -> io::Result<()> 
                     "# pair {}: {} round trips, total round-trip time {:.6} s, mean switch {:.3} us (= total / (2 x round trips); perf bench sched pipe: {:.6} usecs/op, {} ops/sec)",
                     p.spec.index,
                     rt.count,
-                    rt.sum_ns as f64 / 1e9,
+                    p.total_ns as f64 / 1e9,
                     sw / 1000.0,
                     sw * 2.0 / 1000.0,
                     (1e9 / (sw * 2.0)) as u64,
@@ -433,6 +433,7 @@ impl Serialize for ExtPair<'_> {
             m.serialize_entry("round_trip", &ExtStats(rt))?;
         }
         if let Some(sw) = p.switch_ns() {
+            m.serialize_entry("total_ns", &p.total_ns)?;
             m.serialize_entry("switch_mean_ns", &((sw * 10.0).round() / 10.0))?;
         }
         m.end()
