@@ -41,6 +41,10 @@ pub fn main(args: Vec<OsString>) -> i32 {
         Command::Report(a) => report(&a),
         Command::Selftest(a) => Ok(crate::selftest::main(a.config.as_deref())),
         Command::Tune(a) => crate::tune::cmd::run(&a),
+        Command::Pmq(a) => crate::app_pair::run_pmq(&a, &argv),
+        Command::Pipe(a) => crate::app_pair::run_pipe(&a, &argv),
+        Command::Load(a) => crate::app_pair::run_load(&a),
+        Command::LoadWorker(a) => crate::app_pair::run_load_worker(&a),
     };
     match result {
         Ok(code) => code,
@@ -114,7 +118,11 @@ fn run_cyclic(args: &CyclicArgs, argv: &[String]) -> Result<i32> {
         unit_ns,
         nsecs: plan.output.nsecs,
     };
-    let result = cyclic::run(&plan.spec, &root, &mut progress)?;
+    let load_spec = crate::plan_pair::load(&args.load, &topo)?;
+    let load = crate::app_pair::start_load(load_spec.as_ref())?;
+    let result = cyclic::run(&plan.spec, &root, &mut progress);
+    crate::app_pair::stop_load(load);
+    let result = result?;
     let exit_code = match result.stop {
         StopCause::Completed => exit::OK,
         StopCause::Break => exit::FAIL,

@@ -32,6 +32,18 @@ pub enum Command {
     /// Check, apply, revert or show the RT tuning of the configuration's [tuning]
     #[command(subcommand, after_help = TUNE_EXAMPLES)]
     Tune(TuneAction),
+    /// POSIX message-queue latency between thread pairs, pmqtest-compatible
+    #[command(disable_help_flag = true, after_help = crate::cli_pair::PMQ_EXAMPLES)]
+    Pmq(Box<crate::cli_pair::PmqArgs>),
+    /// Task-switch latency: pipe ping-pong between two threads or processes
+    #[command(disable_help_flag = true, after_help = crate::cli_pair::PIPE_EXAMPLES)]
+    Pipe(Box<crate::cli_pair::PipeArgs>),
+    /// Run only the background load (--load/--load-cmd) for -D TIME
+    #[command(after_help = crate::cli_pair::LOAD_EXAMPLES)]
+    Load(crate::cli_pair::LoadArgs),
+    /// Internal: one built-in load worker process (started by --load)
+    #[command(hide = true)]
+    LoadWorker(crate::cli_pair::LoadWorkerArgs),
 }
 
 const TUNE_EXAMPLES: &str = "\
@@ -243,6 +255,10 @@ pub struct CyclicArgs {
     /// Leave /dev/cpu_dma_latency alone
     #[arg(long = "default-system")]
     pub default_system: bool,
+
+    /// Background load while measuring.
+    #[command(flatten)]
+    pub load: crate::cli_pair::LoadFlags,
 
     /// Print help
     #[arg(long = "help", action = ArgAction::Help)]

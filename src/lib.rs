@@ -5,13 +5,17 @@
 //! CLI/config → Plan (validated specs) → Tune → Measure → Sinks.
 
 pub mod app;
+pub mod app_pair;
 pub mod cli;
+pub mod cli_pair;
 pub mod config;
 pub mod cpuset;
 pub mod duration;
 pub mod error;
+pub mod load;
 pub mod measure;
 pub mod plan;
+pub mod plan_pair;
 pub mod report;
 pub mod selftest;
 pub mod sys;

@@ -56,7 +56,11 @@ pub struct CyclicPlan {
     pub warnings: Vec<String>,
 }
 
-fn usage<T>(flag: &str, value: impl std::fmt::Display, msg: impl Into<String>) -> Result<T> {
+pub(crate) fn usage<T>(
+    flag: &str,
+    value: impl std::fmt::Display,
+    msg: impl Into<String>,
+) -> Result<T> {
     let v = value.to_string();
     let input = if v.is_empty() {
         flag.to_string()
@@ -88,7 +92,7 @@ pub fn check_output_path(flag: &str, path: &Path) -> Result<()> {
     Ok(())
 }
 
-fn parse_cpus(flag: &str, s: &str, topo: &CpuTopology) -> Result<CpuSet> {
+pub(crate) fn parse_cpus(flag: &str, s: &str, topo: &CpuTopology) -> Result<CpuSet> {
     let set = CpuSet::parse(s, topo.nr_cpu_ids).or_else(|e| {
         usage(
             flag,

@@ -121,16 +121,16 @@ pub trait Progress {
 }
 
 /// tracefs files `-b` writes: `tracing_on` (to stop the trace) and `trace_marker`.
-struct BreakTrace {
-    limit_ns: u64,
+pub(crate) struct BreakTrace {
+    pub(crate) limit_ns: u64,
     tracing_on: Option<File>,
     marker: Option<File>,
     tripped: AtomicBool,
-    info: OnceLock<BreakInfo>,
+    pub(crate) info: OnceLock<BreakInfo>,
 }
 
 impl BreakTrace {
-    fn open(root: &SysRoot, limit_ns: u64, tracemark: bool) -> BreakTrace {
+    pub(crate) fn open(root: &SysRoot, limit_ns: u64, tracemark: bool) -> BreakTrace {
         let dir = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"]
             .into_iter()
             .find(|d| root.exists(&format!("{d}/tracing_on")));
@@ -149,7 +149,7 @@ impl BreakTrace {
     }
 
     /// Called by the thread whose sample crossed the limit; only the first one acts.
-    fn trip(&self, info: BreakInfo, shared: &Shared) {
+    pub(crate) fn trip(&self, info: BreakInfo, shared: &Shared) {
         if self.tripped.swap(true, Ordering::SeqCst) {
             return;
         }

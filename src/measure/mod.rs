@@ -2,5 +2,7 @@
 //! that starts, stops and collects measuring threads.
 
 pub mod cyclic;
+pub mod pair;
 pub mod runner;
 pub mod stats;
+pub mod transport;

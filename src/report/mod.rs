@@ -5,6 +5,7 @@ pub mod atomic;
 pub mod histogram;
 pub mod journal;
 pub mod json;
+pub mod pmq;
 pub mod prometheus;
 pub mod store;
 pub mod summary;

@@ -50,7 +50,7 @@ impl Policy {
         matches!(self, Policy::Fifo | Policy::Rr)
     }
 
-    fn raw(self) -> libc::c_int {
+    pub(crate) fn raw(self) -> libc::c_int {
         match self {
             Policy::Other => libc::SCHED_OTHER,
             Policy::Batch => libc::SCHED_BATCH,

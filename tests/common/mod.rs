@@ -1,21 +1,148 @@
-//! Helpers shared by the integration tests: run the real rtbench binary and Debian's
-//! cyclictest, capture their output.
+//! Helpers for the integration tests: run the real binary, look at /proc.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
-/// Path of the rtbench binary cargo built for these tests.
+/// The rtbench binary cargo built for these tests.
 pub fn rtbench() -> Command {
     Command::new(env!("CARGO_BIN_EXE_rtbench"))
 }
 
-/// Runs rtbench with `args` (split on white space).
-pub fn run(args: &str) -> Output {
+/// Argument lists `run` accepts: a string split on white space, or a slice of words.
+pub trait ArgList {
+    /// The words.
+    fn words(&self) -> Vec<String>;
+}
+impl ArgList for str {
+    fn words(&self) -> Vec<String> {
+        self.split_whitespace().map(String::from).collect()
+    }
+}
+impl ArgList for String {
+    fn words(&self) -> Vec<String> {
+        self.as_str().words()
+    }
+}
+impl ArgList for [&str] {
+    fn words(&self) -> Vec<String> {
+        self.iter().map(|s| s.to_string()).collect()
+    }
+}
+impl ArgList for Vec<&str> {
+    fn words(&self) -> Vec<String> {
+        self[..].words()
+    }
+}
+impl<const N: usize> ArgList for [&str; N] {
+    fn words(&self) -> Vec<String> {
+        self[..].words()
+    }
+}
+
+/// Runs rtbench with `args` and waits for it.
+pub fn run<A: ArgList + ?Sized>(args: &A) -> Output {
+    rtbench().args(args.words()).output().expect("run rtbench")
+}
+
+/// A fresh empty directory, removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        let d = std::env::temp_dir().join(format!("rtbench-it-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        TempDir(d)
+    }
+    pub fn entries(&self) -> Vec<String> {
+        std::fs::read_dir(&self.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// One process as /proc/PID/stat shows it.
+#[derive(Debug, Clone)]
+pub struct Proc {
+    pub pid: i32,
+    pub state: char,
+    pub ppid: i32,
+    pub pgid: i32,
+    pub cmdline: String,
+}
+
+pub fn proc_info(pid: i32) -> Option<Proc> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // comm may contain spaces: fields start after the last ')'.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+        .unwrap_or_default();
+    Some(Proc {
+        pid,
+        state: f[0].chars().next()?,
+        ppid: f[1].parse().ok()?,
+        pgid: f[2].parse().ok()?,
+        cmdline,
+    })
+}
+
+/// Every process on the machine.
+pub fn all_procs() -> Vec<Proc> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(proc_info)
+        .collect()
+}
+
+/// Live (not zombie) processes among `pids` or in process group `pgid`.
+pub fn alive(pids: &[i32], pgid: Option<i32>) -> Vec<Proc> {
+    all_procs()
+        .into_iter()
+        .filter(|p| p.state != 'Z' && p.state != 'X')
+        .filter(|p| pids.contains(&p.pid) || Some(p.pgid) == pgid)
+        .collect()
+}
+
+/// Polls `f` every 20 ms until it returns Some or `timeout` passes.
+pub fn wait_for<T>(timeout: Duration, mut f: impl FnMut() -> Option<T>) -> Option<T> {
+    let end = Instant::now() + timeout;
+    loop {
+        if let Some(v) = f() {
+            return Some(v);
+        }
+        if Instant::now() >= end {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Spawns rtbench with TMPDIR set to `tmp`, output captured.
+pub fn spawn_with_tmp(args: &[&str], tmp: &Path) -> Child {
     rtbench()
-        .args(args.split_whitespace())
-        .output()
-        .expect("run rtbench")
+        .args(args)
+        .env("TMPDIR", tmp)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("rtbench starts")
+}
+
+pub fn signal(pid: u32, sig: i32) {
+    // SAFETY: sending a signal to a child we spawned.
+    unsafe { libc::kill(pid as i32, sig) };
 }
 
 /// Runs Debian's cyclictest with `args`. Panics with an install hint when missing: the

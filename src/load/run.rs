@@ -1,0 +1,204 @@
+//! Starting, watching and stopping the load processes.
+
+use super::LoadSpec;
+use crate::error::{Error, Result};
+use std::os::fd::AsFd;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a load process must stay up after start to count as started.
+pub const SETTLE: Duration = Duration::from_millis(200);
+/// How long stopped load processes get to exit after SIGTERM before SIGKILL.
+pub const TERM_GRACE: Duration = Duration::from_secs(2);
+
+/// The running load: children of rtbench in one process group. Dropping it stops
+/// and reaps them (also while a panic unwinds).
+#[derive(Debug)]
+pub struct RunningLoad {
+    procs: Vec<(String, Child)>,
+    pgid: Option<i32>,
+    stopped: bool,
+}
+
+fn describe(status: ExitStatus) -> String {
+    match (status.code(), status.signal()) {
+        (Some(c), _) => format!("status {c}"),
+        (None, Some(s)) => format!("signal {s}"),
+        _ => status.to_string(),
+    }
+}
+
+impl RunningLoad {
+    /// Starts every process of `spec`: built-in workers as `exe load-worker …`, then the
+    /// external command. Each is pinned to `spec.cpus`, joins the load's process group
+    /// and gets `PR_SET_PDEATHSIG(SIGKILL)`. The io workers write into `io_dir`.
+    ///
+    /// Waits [`SETTLE`]; a process that has exited by then is an [`Error::Usage`] naming
+    /// it and its exit status, and everything started is stopped again.
+    pub fn start(spec: &LoadSpec, exe: &Path, io_dir: &Path) -> Result<RunningLoad> {
+        let mut load = RunningLoad {
+            procs: Vec::new(),
+            pgid: None,
+            stopped: false,
+        };
+        // SAFETY: getpid has no preconditions.
+        let parent = unsafe { libc::getpid() };
+        // SAFETY: an all-zero cpu_set_t is a valid empty set; CPU_SET writes in bounds
+        // for CPUs below CPU_SETSIZE (the cpuset parser limits ids to nr_cpu_ids).
+        let mut mask: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        for c in spec.cpus.iter().filter(|&c| c < libc::CPU_SETSIZE as usize) {
+            unsafe { libc::CPU_SET(c, &mut mask) };
+        }
+        let mut jobs: Vec<(String, Command)> = spec
+            .workers
+            .iter()
+            .map(|w| {
+                let mut c = Command::new(exe);
+                c.arg("load-worker").args(w.args());
+                if *w == super::Worker::Io {
+                    c.arg(io_dir);
+                }
+                c.stdout(Stdio::null());
+                let label = match w {
+                    super::Worker::Cpu => "cpu".to_string(),
+                    super::Worker::Vm { bytes } => format!("vm:{bytes}"),
+                    super::Worker::Io => "io".to_string(),
+                };
+                (label, c)
+            })
+            .collect();
+        if let (Some(argv), Some(path)) = (&spec.cmd, &spec.cmd_path) {
+            let mut c = Command::new(path);
+            c.arg0(&argv[0]).args(&argv[1..]);
+            // The command's standard output goes to standard error: rtbench's standard
+            // output stays cyclictest/pmqtest-compatible.
+            if let Ok(fd) = std::io::stderr().as_fd().try_clone_to_owned() {
+                c.stdout(Stdio::from(fd));
+            }
+            jobs.push((argv.join(" "), c));
+        }
+        for (label, mut c) in jobs {
+            c.stdin(Stdio::null());
+            c.process_group(load.pgid.unwrap_or(0));
+            // SAFETY: the closure runs between fork and exec and only makes syscalls.
+            unsafe {
+                c.pre_exec(move || {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+                    if libc::getppid() != parent {
+                        return Err(std::io::Error::other("rtbench exited"));
+                    }
+                    if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mask)
+                        != 0
+                    {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+            match c.spawn() {
+                Ok(child) => {
+                    load.pgid.get_or_insert(child.id() as i32);
+                    load.procs.push((label, child));
+                }
+                Err(e) => {
+                    load.stop();
+                    return Err(Error::usage(
+                        format!("load '{label}'"),
+                        format!("cannot be started: {e}"),
+                    ));
+                }
+            }
+        }
+        let deadline = Instant::now() + SETTLE;
+        while Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+            for (label, child) in &mut load.procs {
+                if let Ok(Some(st)) = child.try_wait() {
+                    let label = label.clone();
+                    load.stop();
+                    let flag = if spec.cmd.as_ref().is_some_and(|a| a.join(" ") == label) {
+                        "--load-cmd"
+                    } else {
+                        "--load"
+                    };
+                    return Err(Error::usage(
+                        format!("{flag} '{label}'"),
+                        format!("exited at once with {} (a load must keep running for the whole measurement)", describe(st)),
+                    ));
+                }
+            }
+        }
+        Ok(load)
+    }
+
+    /// Process ids of the load processes (direct children).
+    pub fn pids(&self) -> Vec<u32> {
+        self.procs.iter().map(|(_, c)| c.id()).collect()
+    }
+
+    /// The process group of the load, if anything was started.
+    pub fn pgid(&self) -> Option<i32> {
+        self.pgid
+    }
+
+    /// One line describing what runs: `cpu pid 12, io pid 13, …`.
+    pub fn describe(&self) -> String {
+        self.procs
+            .iter()
+            .map(|(l, c)| format!("{l} (pid {})", c.id()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Stops the load: SIGTERM to the process group, SIGKILL after [`TERM_GRACE`], reaps
+    /// every child, then SIGKILLs the group once more for any grandchild an external
+    /// command left in it. Returns a line for each process that had exited on its own
+    /// before the stop (a load that died during the measurement). Idempotent.
+    pub fn stop(&mut self) -> Vec<String> {
+        if self.stopped {
+            return Vec::new();
+        }
+        self.stopped = true;
+        let mut early = Vec::new();
+        for (label, c) in &mut self.procs {
+            if let Ok(Some(st)) = c.try_wait() {
+                early.push(format!(
+                    "# load '{label}' (pid {}) ended during the run with {}",
+                    c.id(),
+                    describe(st)
+                ));
+            }
+        }
+        let Some(pgid) = self.pgid else {
+            return early;
+        };
+        // SAFETY: signalling our own load process group.
+        unsafe { libc::killpg(pgid, libc::SIGTERM) };
+        let deadline = Instant::now() + TERM_GRACE;
+        loop {
+            let all = self
+                .procs
+                .iter_mut()
+                .all(|(_, c)| matches!(c.try_wait(), Ok(Some(_))));
+            if all || Instant::now() >= deadline {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // SAFETY: as above.
+        unsafe { libc::killpg(pgid, libc::SIGKILL) };
+        for (_, c) in &mut self.procs {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        early
+    }
+}
+
+impl Drop for RunningLoad {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

@@ -1,0 +1,122 @@
+//! The bodies of the built-in load workers (`rtbench load-worker cpu|vm BYTES|io`).
+//! Each runs until it is killed; the parent ([`super::RunningLoad`]) does that.
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+/// Spins forever on integer arithmetic (one CPU at 100 %).
+pub fn cpu() -> ! {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    loop {
+        for _ in 0..1_000_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+        }
+        std::hint::black_box(x);
+    }
+}
+
+/// Maps `bytes` of anonymous memory, writes one byte per page, unmaps it; forever.
+/// Fails at once (so the parent reports it) when the first mapping is refused.
+pub fn vm(bytes: u64) -> io::Result<()> {
+    let len = bytes as usize;
+    let mut first = true;
+    loop {
+        // SAFETY: anonymous private mapping; the pointer is checked and only used
+        // within [p, p+len) before munmap.
+        unsafe {
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            if p == libc::MAP_FAILED {
+                let e = io::Error::last_os_error();
+                if first {
+                    return Err(e);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+                continue;
+            }
+            let base = p as *mut u8;
+            let mut off = 0;
+            while off < len {
+                std::ptr::write_volatile(base.add(off), 0x5a);
+                off += 4096;
+            }
+            libc::munmap(p, len);
+        }
+        first = false;
+    }
+}
+
+/// Opens a temporary file in `dir` that has no name: `O_TMPFILE` where the file
+/// system supports it, else a fresh name that is unlinked right after `open`, so no
+/// file is left behind even when the worker is SIGKILLed.
+pub fn open_unnamed(dir: &Path) -> io::Result<File> {
+    let tmp = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .mode(0o600)
+        .custom_flags(libc::O_TMPFILE)
+        .open(dir);
+    match tmp {
+        Ok(f) => Ok(f),
+        Err(e)
+            if matches!(
+                e.raw_os_error(),
+                Some(libc::EOPNOTSUPP) | Some(libc::EISDIR) | Some(libc::EINVAL)
+            ) =>
+        {
+            let name = dir.join(format!(".rtbench-io-{}", std::process::id()));
+            let f = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&name)?;
+            std::fs::remove_file(&name)?;
+            Ok(f)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Writes 1 MiB blocks to an unnamed file in `dir`, `fsync` after each, and starts
+/// over after 64 MiB; forever. Fails at once when the file cannot be created or
+/// written.
+pub fn io(dir: &Path) -> io::Result<()> {
+    use std::io::Seek;
+    let mut f = open_unnamed(dir)?;
+    let block = vec![0xa5u8; 1 << 20];
+    loop {
+        for _ in 0..64 {
+            f.write_all(&block)?;
+            f.sync_data()?;
+        }
+        f.rewind()?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unnamed_file_leaves_directory_empty() {
+        let dir = std::env::temp_dir().join(format!("rtbench-io-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut f = open_unnamed(&dir).unwrap();
+        f.write_all(b"data").unwrap();
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+        drop(f);
+        std::fs::remove_dir(&dir).unwrap();
+        assert!(open_unnamed(Path::new("/nonexistent-rtbench")).is_err());
+    }
+}

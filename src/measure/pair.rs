@@ -1,0 +1,793 @@
+//! The pair tests: one sender/receiver engine, two transports (POSIX message queues for
+//! `rtbench pmq`, pipes for `rtbench pipe`).
+//!
+//! Each pair has an *initiator* (pmqtest's sender, `#2i+1`) and a *responder*
+//! (pmqtest's receiver, `#2i`), both pinned (`cpu`) and prioritised like cyclic's
+//! threads. One cycle:
+//!
+//! 1. initiator: `t0 = CLOCK_MONOTONIC` immediately before it sends `[t0]`;
+//! 2. responder: `t1 = CLOCK_MONOTONIC` immediately after the receive returns;
+//!    pmq: sleeps the pair's interval (pmqtest's receiver delay); `t2` immediately
+//!    before it sends the reply `[t1, t2, timeouts, cpu]`;
+//! 3. initiator: `t3` immediately after the reply arrives; records the one-way latency
+//!    `t1 − t0` (and for pipes `t3 − t2` and the round trip `t3 − t0`), all in **ns**.
+//!
+//! All recording happens in the initiator, so `--fork` (the responder in a child
+//! process, as `perf bench sched pipe` does) needs no shared memory: CLOCK_MONOTONIC
+//! is system-wide. The responder body allocates nothing, so it may run in a child
+//! forked from a multi-threaded process.
+
+use super::cyclic::{BreakInfo, BreakTrace, THREAD_STACK_BYTES};
+use super::runner::{supervise, Shared, Signals, StopCause, Tick};
+use super::stats::{LatencyStats, LiveStats};
+use super::transport::{pipe, MqQueue, Msg, PipeRead, PipeWrite, Rx, Tx};
+use crate::cpuset::CpuSet;
+use crate::error::{Error, Result};
+use crate::sys::clock::{ns_to_ts, Clock};
+use crate::sys::pmqos::PmQosHolder;
+use crate::sys::sched::{self, Policy};
+use crate::sys::SysRoot;
+use std::io;
+use std::os::fd::{AsRawFd, RawFd};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
+
+/// `t0` of the message that tells the responder to finish.
+const STOP: i64 = i64::MIN;
+/// `t1` of the responder's first message (setup result).
+const READY: i64 = i64::MIN + 1;
+/// Setup stages reported in a READY message.
+const STAGE_AFFINITY: i64 = 1;
+const STAGE_SCHED: i64 = 2;
+const STAGE_MLOCK: i64 = 3;
+
+/// Which test, and so which transport.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PairKind {
+    /// POSIX message queues (pmqtest).
+    Pmq,
+    /// Pipe ping-pong (perf bench sched pipe).
+    Pipe,
+}
+
+/// One sender/receiver pair, fully decided by the Plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PairThreads {
+    /// Pair number (pmqtest's thread number).
+    pub index: usize,
+    /// CPU both ends are pinned to, or `None` to inherit the process affinity.
+    pub cpu: Option<usize>,
+    /// Scheduling policy of both ends.
+    pub policy: Policy,
+    /// Priority of both ends.
+    pub priority: i32,
+    /// pmq: the receiver's delay before it sends the sync message, **µs** (pmqtest
+    /// `-i` + `index × -d`); pipe: the initiator's pause between round trips (0 =
+    /// back to back, as perf does).
+    pub interval_us: u64,
+}
+
+/// A validated pair run.
+#[derive(Debug, Clone)]
+pub struct PairSpec {
+    /// pmq or pipe.
+    pub kind: PairKind,
+    /// The pairs.
+    pub pairs: Vec<PairThreads>,
+    /// Pipe only: the responder runs in a forked child process.
+    pub fork: bool,
+    /// `-T`: the responder's receive times out after this long; each timeout is
+    /// counted and the wait goes on.
+    pub timeout: Option<Duration>,
+    /// `-f`: the sender waits this long before each message, so that every receive
+    /// times out at least once (pmqtest's `-f`, a check of the timeout path).
+    pub force_timeout: Option<Duration>,
+    /// Stop after this long, if set.
+    pub duration: Option<Duration>,
+    /// Stop each pair after this many cycles, if set.
+    pub loops: Option<u64>,
+    /// `mlockall` before starting (and in a forked responder).
+    pub mlockall: bool,
+    /// `/dev/cpu_dma_latency` value, **µs**, or `None`.
+    pub pm_qos_us: Option<i32>,
+    /// Where the main thread runs.
+    pub main_cpus: Option<CpuSet>,
+    /// `-h N`: linear histogram of N buckets of `bucket_ns`.
+    pub histogram: Option<(usize, u64)>,
+    /// `-b`: stop when a one-way latency exceeds this many **ns**.
+    pub break_ns: Option<u64>,
+    /// Live report period; `None` for `-q`.
+    pub report_every: Option<Duration>,
+}
+
+/// One pair's outcome. Latencies in **ns**.
+#[derive(Debug, Clone)]
+pub struct PairResult {
+    /// The pair as specified.
+    pub spec: PairThreads,
+    /// Thread id of the initiator (sender).
+    pub sender_tid: i32,
+    /// Thread id (or pid with `--fork`) of the responder (receiver).
+    pub receiver_tid: i32,
+    /// CPU the sender ran on last (the pinned CPU, or where it was seen).
+    pub sender_cpu: i64,
+    /// CPU the receiver ran on last.
+    pub receiver_cpu: i64,
+    /// Sender → receiver latency per message (pmqtest's figure).
+    pub forward: LatencyStats,
+    /// Pipe: receiver → sender latency per message.
+    pub backward: Option<LatencyStats>,
+    /// Pipe: round trip `t3 − t0` per cycle.
+    pub round_trip: Option<LatencyStats>,
+    /// Receives that timed out (`-T`).
+    pub timeouts: u64,
+    /// Wall time from the first send to the last reply, minus the pauses between
+    /// round trips (pipe `-i`), **ns**: perf's "Total time".
+    pub total_ns: u64,
+}
+
+impl PairResult {
+    /// Mean task-switch time in **ns**: total round-trip time ([`Self::total_ns`]) /
+    /// (2 × round trips), the figure `perf bench sched pipe` gives as usecs/op ÷ 2.
+    pub fn switch_ns(&self) -> Option<f64> {
+        self.round_trip
+            .as_ref()
+            .filter(|r| r.count > 0)
+            .map(|r| self.total_ns as f64 / (2.0 * r.count as f64))
+    }
+}
+
+/// A finished (or interrupted) pair run.
+#[derive(Debug, Clone)]
+pub struct PairRun {
+    /// pmq or pipe.
+    pub kind: PairKind,
+    /// Whether the responders ran as processes.
+    pub fork: bool,
+    /// Per-pair results, in pair order.
+    pub pairs: Vec<PairResult>,
+    /// Why the run ended.
+    pub stop: StopCause,
+    /// Set when `-b` fired.
+    pub break_info: Option<BreakInfo>,
+    /// PM QoS value held, **µs**.
+    pub pm_qos_us: Option<i32>,
+    /// Wall-clock start, seconds since the epoch.
+    pub start_wall_s: i64,
+    /// Wall-clock end.
+    pub end_wall_s: i64,
+}
+
+/// Live figures of one pair for progress lines.
+#[derive(Debug, Default)]
+pub struct LivePair {
+    /// Forward latency counters (tid = sender tid).
+    pub stats: LiveStats,
+    /// Receiver tid.
+    pub receiver_tid: AtomicI64,
+    /// Timeouts so far.
+    pub timeouts: AtomicU64,
+}
+
+/// Progress hooks for a pair run.
+pub trait PairProgress {
+    /// Every report period.
+    fn report(&mut self, pairs: &[PairThreads], live: &[Arc<LivePair>]);
+    /// On SIGUSR1.
+    fn status(&mut self, pairs: &[PairThreads], live: &[Arc<LivePair>]);
+    /// A setup fact for standard output.
+    fn notice(&mut self, line: &str);
+    /// A warning for standard error.
+    fn warning(&mut self, line: &str);
+}
+
+/// One pair's ends after forking.
+enum Ends {
+    Mq(Arc<MqQueue>, Arc<MqQueue>, ResponderCfg),
+    Pipes((PipeRead, PipeWrite), (PipeRead, PipeWrite), ResponderCfg),
+    Forked(PipeWrite, PipeRead),
+}
+
+/// The channels of one pair from both sides, before the threads start.
+pub enum Channels {
+    /// Two queues (forward, backward), shared by both threads.
+    Mq(Arc<MqQueue>, Arc<MqQueue>),
+    /// Forward and backward pipes.
+    Pipe {
+        /// Forward pipe.
+        fwd: (PipeRead, PipeWrite),
+        /// Backward pipe.
+        bwd: (PipeRead, PipeWrite),
+    },
+}
+
+/// Creates every pair's channels (queues or pipes). Call before starting load, so a
+/// queue that cannot be created stops the run before anything else starts.
+pub fn open_channels(spec: &PairSpec) -> Result<Vec<Channels>> {
+    let pid = std::process::id();
+    spec.pairs
+        .iter()
+        .map(|p| match spec.kind {
+            PairKind::Pmq => Ok(Channels::Mq(
+                Arc::new(MqQueue::create(&format!(
+                    "/rtbench-{pid}-{}-test",
+                    p.index
+                ))?),
+                Arc::new(MqQueue::create(&format!(
+                    "/rtbench-{pid}-{}-sync",
+                    p.index
+                ))?),
+            )),
+            PairKind::Pipe => Ok(Channels::Pipe {
+                fwd: pipe()?,
+                bwd: pipe()?,
+            }),
+        })
+        .collect()
+}
+
+/// How a responder sets itself up: raw syscalls only (no allocation; safe in a child
+/// forked from a multi-threaded process). Returns `(stage, errno)` on failure.
+fn responder_setup(
+    cpu: Option<usize>,
+    policy: Policy,
+    priority: i32,
+    mlock: bool,
+) -> std::result::Result<(), (i64, i32)> {
+    let errno = || io::Error::last_os_error().raw_os_error().unwrap_or(0);
+    // SAFETY: plain syscalls on the calling thread with valid, stack-held arguments.
+    unsafe {
+        if let Some(c) = cpu {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(c, &mut set);
+            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                return Err((STAGE_AFFINITY, errno()));
+            }
+        }
+        if mlock && libc::mlockall(libc::MCL_CURRENT | libc::MCL_FUTURE) != 0 {
+            return Err((STAGE_MLOCK, errno()));
+        }
+        let p = libc::sched_param {
+            sched_priority: priority,
+        };
+        if libc::sched_setscheduler(0, policy.raw(), &p) != 0 {
+            return Err((STAGE_SCHED, errno()));
+        }
+    }
+    sched::prefault_stack(super::cyclic::PREFAULT_STACK_BYTES);
+    Ok(())
+}
+
+#[inline(always)]
+fn sleep_rel_ns(ns: i64) {
+    let ts = ns_to_ts(ns);
+    // SAFETY: ts is valid; relative sleep; an interruption just ends it early.
+    unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, 0, &ts, std::ptr::null_mut()) };
+}
+
+#[inline(always)]
+fn current_cpu() -> i64 {
+    // SAFETY: sched_getcpu has no arguments.
+    unsafe { libc::sched_getcpu() as i64 }
+}
+
+/// What a responder needs; no heap data.
+#[derive(Clone, Copy)]
+struct ResponderCfg {
+    cpu: Option<usize>,
+    policy: Policy,
+    priority: i32,
+    mlock: bool,
+    sleep_ns: i64,
+    timeout_ns: Option<i64>,
+}
+
+/// The responder: report setup, then answer every message until STOP (or an error).
+/// Allocates nothing.
+fn respond<T: Tx, R: Rx>(tx: &T, rx: &R, cfg: ResponderCfg) -> io::Result<()> {
+    let tid = sched::gettid() as i64;
+    let ready = match responder_setup(cfg.cpu, cfg.policy, cfg.priority, cfg.mlock) {
+        Ok(()) => [READY, 0, 0, tid],
+        Err((stage, errno)) => [READY, stage, errno as i64, tid],
+    };
+    tx.send(&ready)?;
+    let unpinned = cfg.cpu.is_none();
+    let mut m: Msg = [0; 4];
+    let mut timeouts = 0i64;
+    loop {
+        if !rx.recv(&mut m, cfg.timeout_ns)? {
+            timeouts += 1;
+            continue;
+        }
+        let t1 = Clock::Monotonic.now_ns();
+        if m[0] == STOP {
+            return Ok(());
+        }
+        if cfg.sleep_ns > 0 {
+            sleep_rel_ns(cfg.sleep_ns);
+        }
+        let cpu = if unpinned {
+            current_cpu()
+        } else {
+            cfg.cpu.unwrap_or(0) as i64
+        };
+        let t2 = Clock::Monotonic.now_ns();
+        tx.send(&[t1, t2, timeouts, cpu])?;
+    }
+}
+
+/// Sets up the process (mlockall, PM QoS, main affinity), starts every pair on the
+/// given `channels` (from [`open_channels`]) and supervises them until loops/duration
+/// end, `-b` fires, or SIGINT/SIGTERM.
+///
+/// Errors: [`Error::Refused`] when affinity, policy or mlockall is refused (in either
+/// end; no silent fallback), or when a transport fails during the run.
+pub fn run(
+    spec: &PairSpec,
+    channels: Vec<Channels>,
+    root: &SysRoot,
+    progress: &mut dyn PairProgress,
+) -> Result<PairRun> {
+    if spec.mlockall {
+        sched::lock_memory()?;
+    }
+    let pm_qos = match spec.pm_qos_us {
+        Some(us) => match PmQosHolder::hold(root, us) {
+            Ok(h) => {
+                progress.notice(&format!("# /dev/cpu_dma_latency set to {us}us"));
+                Some(h)
+            }
+            Err(e) => {
+                progress.warning(&format!(
+                    "# /dev/cpu_dma_latency not set ({e}); C-state exits may add latency"
+                ));
+                None
+            }
+        },
+        None => None,
+    };
+    if let Some(cpus) = &spec.main_cpus {
+        sched::set_affinity(cpus)?;
+    }
+    let breaks = spec
+        .break_ns
+        .map(|ns| Arc::new(BreakTrace::open(root, ns, false)));
+    let signals = Signals::block();
+    let n = spec.pairs.len();
+    let shared = Arc::new(Shared::new(n));
+    let live: Vec<Arc<LivePair>> = (0..n).map(|_| Arc::new(LivePair::default())).collect();
+    let (setup_tx, setup_rx) = mpsc::channel::<Option<Error>>();
+    let start_wall_s = Clock::wall_secs();
+    // Fork every responder first, while this process runs no other thread of ours.
+    let all_fds: Vec<RawFd> = channels
+        .iter()
+        .flat_map(|c| match c {
+            Channels::Pipe { fwd, bwd } => vec![
+                fwd.0 .0.as_raw_fd(),
+                fwd.1 .0.as_raw_fd(),
+                bwd.0 .0.as_raw_fd(),
+                bwd.1 .0.as_raw_fd(),
+            ],
+            Channels::Mq(..) => vec![],
+        })
+        .collect();
+    let mut children: Vec<libc::pid_t> = Vec::new();
+    let mut ends = Vec::with_capacity(n);
+    for (p, ch) in spec.pairs.iter().zip(channels) {
+        let rcfg = ResponderCfg {
+            cpu: p.cpu,
+            policy: p.policy,
+            priority: p.priority,
+            mlock: spec.mlockall && spec.fork,
+            sleep_ns: if spec.kind == PairKind::Pmq {
+                p.interval_us as i64 * 1000
+            } else {
+                0
+            },
+            timeout_ns: spec.timeout.map(|t| t.as_nanos() as i64),
+        };
+        ends.push(match ch {
+            Channels::Pipe { fwd, bwd } if spec.fork => {
+                let pid = match fork_responder(fwd.0, bwd.1, rcfg, &all_fds) {
+                    Ok(pid) => pid,
+                    Err(e) => {
+                        reap(&children, true);
+                        return Err(e);
+                    }
+                };
+                children.push(pid);
+                live[p.index].receiver_tid.store(pid as i64, Relaxed);
+                Ends::Forked(fwd.1, bwd.0)
+            }
+            Channels::Pipe { fwd, bwd } => Ends::Pipes(fwd, bwd, rcfg),
+            Channels::Mq(test, sync) => Ends::Mq(test, sync, rcfg),
+        });
+    }
+    let mut handles = Vec::with_capacity(n);
+    let mut responders = Vec::new();
+    for (p, e) in spec.pairs.iter().zip(ends) {
+        let ictx = InitCtx {
+            spec: p.clone(),
+            kind: spec.kind,
+            duration_ns: spec.duration.map(|d| d.as_nanos() as i64),
+            force_ns: spec.force_timeout.map_or(0, |d| d.as_nanos() as i64),
+            loops: spec.loops,
+            histogram: spec.histogram,
+            shared: Arc::clone(&shared),
+            live: Arc::clone(&live[p.index]),
+            breaks: breaks.clone(),
+        };
+        let tx = setup_tx.clone();
+        let sname = format!("rtbench-S{}", p.index);
+        let rname = format!("rtbench-R{}", p.index);
+        let h = match e {
+            Ends::Mq(test, sync, rcfg) => {
+                let (t2, s2) = (Arc::clone(&test), Arc::clone(&sync));
+                responders.push(spawn(rname, move || {
+                    let _ = respond(&s2, &t2, rcfg);
+                })?);
+                spawn(sname, move || ictx.run(&test, &sync, tx))?
+            }
+            Ends::Pipes(fwd, bwd, rcfg) => {
+                let (fr, bw) = (fwd.0, bwd.1);
+                responders.push(spawn(rname, move || {
+                    let _ = respond(&bw, &fr, rcfg);
+                })?);
+                spawn(sname, move || ictx.run(&fwd.1, &bwd.0, tx))?
+            }
+            Ends::Forked(ftx, brx) => spawn(sname, move || ictx.run(&ftx, &brx, tx))?,
+        };
+        handles.push(h);
+    }
+    drop(setup_tx);
+
+    let mut first_err = None;
+    for _ in 0..n {
+        match setup_rx.recv() {
+            Ok(Some(e)) => {
+                first_err.get_or_insert(e);
+            }
+            Ok(None) => {}
+            Err(_) => break,
+        }
+    }
+    if first_err.is_some() {
+        shared.request_stop();
+    }
+    shared.barrier.wait();
+    let cause = if first_err.is_none() {
+        supervise(
+            &signals,
+            &shared,
+            spec.report_every,
+            || handles.iter().all(|h| h.is_finished()),
+            |tick| match tick {
+                Tick::Report => progress.report(&spec.pairs, &live),
+                Tick::Status => progress.status(&spec.pairs, &live),
+            },
+        )
+    } else {
+        None
+    };
+    let mut pairs = Vec::with_capacity(n);
+    let mut run_err = None;
+    for h in handles {
+        match h.join() {
+            Ok(Ok(r)) => pairs.push(r),
+            Ok(Err(e)) => {
+                run_err.get_or_insert(e);
+            }
+            Err(_) => {
+                run_err.get_or_insert(Error::refused(
+                    "a sender thread",
+                    io::Error::other("panicked"),
+                ));
+            }
+        }
+    }
+    // A responder ends on STOP; one that cannot get it (a failed send) is left to
+    // process exit rather than hanging the run.
+    for r in responders {
+        for _ in 0..100 {
+            if r.is_finished() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        if r.is_finished() {
+            let _ = r.join();
+        }
+    }
+    reap(&children, false);
+    let pm_qos_us = pm_qos.as_ref().map(|h| h.latency_us);
+    drop(pm_qos);
+    if let Some(e) = first_err.or(run_err) {
+        return Err(e);
+    }
+    let break_info = breaks.as_ref().and_then(|b| b.info.get().copied());
+    let stop = match (cause, break_info) {
+        (Some(c), _) => c,
+        (None, Some(_)) => StopCause::Break,
+        (None, None) => StopCause::Completed,
+    };
+    Ok(PairRun {
+        kind: spec.kind,
+        fork: spec.fork,
+        pairs,
+        stop,
+        break_info,
+        pm_qos_us,
+        start_wall_s,
+        end_wall_s: Clock::wall_secs(),
+    })
+}
+
+fn spawn<T: Send + 'static>(
+    name: String,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<std::thread::JoinHandle<T>> {
+    std::thread::Builder::new()
+        .name(name)
+        .stack_size(THREAD_STACK_BYTES)
+        .spawn(f)
+        .map_err(|e| Error::refused("spawning a pair thread", e))
+}
+
+/// Forks the responder of a pipe pair. The child dies with its parent
+/// (`PR_SET_PDEATHSIG`), runs [`respond`] and `_exit`s; it never returns here.
+fn fork_responder(
+    rx: PipeRead,
+    tx: PipeWrite,
+    cfg: ResponderCfg,
+    all_fds: &[RawFd],
+) -> Result<libc::pid_t> {
+    // SAFETY: getpid has no preconditions.
+    let parent = unsafe { libc::getpid() };
+    // SAFETY: the child only makes syscalls and runs `respond`, which allocates
+    // nothing, then leaves with _exit (no destructors, no atexit handlers).
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(Error::refused(
+            "fork of the pipe responder",
+            io::Error::last_os_error(),
+        ));
+    }
+    if pid == 0 {
+        // SAFETY: see above.
+        unsafe {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+            if libc::getppid() != parent {
+                libc::_exit(1);
+            }
+            // Keep only this pair's two ends, so the parent sees EOF if this child dies.
+            let keep = [rx.0.as_raw_fd(), tx.0.as_raw_fd()];
+            for &fd in all_fds {
+                if !keep.contains(&fd) {
+                    libc::close(fd);
+                }
+            }
+            let code = match respond(&tx, &rx, cfg) {
+                Ok(()) => 0,
+                Err(_) => 1,
+            };
+            libc::_exit(code);
+        }
+    }
+    drop((rx, tx));
+    Ok(pid)
+}
+
+/// Waits for forked responders (they exit after STOP or EOF); kills any that do not
+/// within a second (at once with `kill`).
+fn reap(children: &[libc::pid_t], kill: bool) {
+    for &pid in children {
+        if kill {
+            // SAFETY: pid is our unreaped child.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        let mut status = 0;
+        let mut done = false;
+        for _ in 0..100 {
+            // SAFETY: pid is our child; status is a valid out-pointer.
+            if unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } != 0 {
+                done = true;
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        if !done {
+            // SAFETY: pid is our unreaped child.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+                libc::waitpid(pid, &mut status, 0);
+            }
+        }
+    }
+}
+
+struct InitCtx {
+    spec: PairThreads,
+    kind: PairKind,
+    duration_ns: Option<i64>,
+    force_ns: i64,
+    loops: Option<u64>,
+    histogram: Option<(usize, u64)>,
+    shared: Arc<Shared>,
+    live: Arc<LivePair>,
+    breaks: Option<Arc<BreakTrace>>,
+}
+
+fn setup_error(stage: i64, errno: i64, p: &PairThreads, fork: bool) -> Error {
+    let who = if fork {
+        "the pipe responder process"
+    } else {
+        "the receiver thread"
+    };
+    let what = match stage {
+        STAGE_AFFINITY => format!(
+            "sched_setaffinity(CPU {}) in {who} of pair {}",
+            p.cpu.unwrap_or(0),
+            p.index
+        ),
+        STAGE_MLOCK => format!(
+            "mlockall(MCL_CURRENT|MCL_FUTURE) in {who} of pair {}",
+            p.index
+        ),
+        _ => format!(
+            "sched_setscheduler(SCHED_{}, {}) in {who} of pair {}",
+            p.policy.name().to_uppercase(),
+            p.priority,
+            p.index
+        ),
+    };
+    Error::refused(what, io::Error::from_raw_os_error(errno as i32))
+}
+
+impl InitCtx {
+    fn run<T: Tx, R: Rx>(
+        self,
+        tx: &T,
+        rx: &R,
+        setup_tx: mpsc::Sender<Option<Error>>,
+    ) -> Result<PairResult> {
+        let tid = sched::gettid();
+        self.live.stats.tid.store(tid, Relaxed);
+        let mut setup = (|| {
+            if let Some(cpu) = self.spec.cpu {
+                sched::set_affinity(&[cpu].into_iter().collect())?;
+            }
+            sched::set_scheduler(self.spec.policy, self.spec.priority)?;
+            sched::prefault_stack(super::cyclic::PREFAULT_STACK_BYTES);
+            Ok(())
+        })();
+        let mut ready: Msg = [0; 4];
+        let got = rx.recv(&mut ready, Some(10_000_000_000));
+        let fork = self.live.receiver_tid.load(Relaxed) != 0;
+        match got {
+            Ok(true) if ready[0] == READY => {
+                self.live.receiver_tid.store(ready[3], Relaxed);
+                if ready[1] != 0 && setup.is_ok() {
+                    setup = Err(setup_error(ready[1], ready[2], &self.spec, fork));
+                }
+            }
+            Ok(_) if setup.is_ok() => {
+                setup = Err(Error::refused(
+                    format!("starting the receiver of pair {}", self.spec.index),
+                    io::Error::other("no ready message within 10 s"),
+                ))
+            }
+            Err(e) if setup.is_ok() => {
+                setup = Err(Error::refused(
+                    format!("starting the receiver of pair {}", self.spec.index),
+                    e,
+                ))
+            }
+            _ => {}
+        }
+        let _ = setup_tx.send(setup.err());
+        drop(setup_tx);
+        self.shared.barrier.wait();
+        let mut r = PairResult {
+            spec: self.spec.clone(),
+            sender_tid: tid,
+            receiver_tid: self.live.receiver_tid.load(Relaxed) as i32,
+            sender_cpu: self.spec.cpu.map_or(-1, |c| c as i64),
+            receiver_cpu: self.spec.cpu.map_or(-1, |c| c as i64),
+            forward: LatencyStats::new(self.histogram),
+            backward: (self.kind == PairKind::Pipe).then(|| LatencyStats::new(self.histogram)),
+            round_trip: (self.kind == PairKind::Pipe).then(|| LatencyStats::new(None)),
+            timeouts: 0,
+            total_ns: 0,
+        };
+        let outcome = if self.shared.stopped() {
+            Ok(())
+        } else {
+            self.measure(tx, rx, &mut r)
+        };
+        // Always release the responder, even after an error.
+        let _ = tx.send(&[STOP, 0, 0, 0]);
+        if outcome.is_err() {
+            self.shared.request_stop();
+        }
+        outcome.map_err(|e| {
+            Error::refused(
+                format!("{:?} transport of pair {}", self.kind, self.spec.index),
+                e,
+            )
+        })?;
+        Ok(r)
+    }
+
+    /// The hot loop: no allocation, no lock between the stamps and the syscalls.
+    fn measure<T: Tx, R: Rx>(&self, tx: &T, rx: &R, r: &mut PairResult) -> io::Result<()> {
+        let clock = Clock::Monotonic;
+        let interval = self.spec.interval_us as i64 * 1000;
+        let pause = if self.kind == PairKind::Pipe {
+            interval
+        } else {
+            0
+        };
+        let loops = self.loops.unwrap_or(u64::MAX);
+        let start = clock.now_ns();
+        let stop_at = self
+            .duration_ns
+            .map_or(i64::MAX, |d| start.saturating_add(d));
+        let unpinned = self.spec.cpu.is_none();
+        let mut reply: Msg = [0; 4];
+        let first = clock.now_ns();
+        let mut last;
+        let mut paused = 0;
+        loop {
+            if self.force_ns > 0 {
+                let before = clock.now_ns();
+                sleep_rel_ns(self.force_ns);
+                paused += clock.now_ns() - before;
+            }
+            let t0 = clock.now_ns();
+            tx.send(&[t0, 0, 0, 0])?;
+            rx.recv(&mut reply, None)?;
+            let t3 = clock.now_ns();
+            last = t3;
+            let fwd = (reply[0] - t0).max(0) as u64;
+            r.forward.record(fwd);
+            if interval > 0 && fwd > interval as u64 {
+                r.forward.record_overrun(fwd / interval as u64);
+            }
+            if let (Some(b), Some(rt)) = (r.backward.as_mut(), r.round_trip.as_mut()) {
+                b.record((t3 - reply[1]).max(0) as u64);
+                rt.record((t3 - t0).max(0) as u64);
+            }
+            r.timeouts = reply[2] as u64;
+            r.receiver_cpu = reply[3];
+            self.live.stats.publish(&r.forward);
+            self.live.timeouts.store(r.timeouts, Relaxed);
+            if let Some(b) = &self.breaks {
+                if fwd > b.limit_ns {
+                    b.trip(
+                        BreakInfo {
+                            thread: self.spec.index,
+                            tid: r.receiver_tid,
+                            latency_ns: fwd,
+                        },
+                        &self.shared,
+                    );
+                    break;
+                }
+            }
+            if r.forward.count >= loops || t3 >= stop_at || self.shared.stopped() {
+                break;
+            }
+            if pause > 0 {
+                sleep_rel_ns(pause);
+                paused += clock.now_ns() - t3;
+            }
+        }
+        r.total_ns = (last - first - paused).max(0) as u64;
+        if unpinned {
+            r.sender_cpu = current_cpu();
+        }
+        Ok(())
+    }
+}

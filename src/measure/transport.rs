@@ -1,0 +1,298 @@
+//! The two transports of the pair tests: POSIX message queues (`rtbench pmq`, as
+//! rt-tests' pmqtest uses them) and pipes (`rtbench pipe`, as `perf bench sched pipe`).
+//!
+//! Every message is a fixed [`Msg`] of four `i64` (32 bytes, below `PIPE_BUF`, so a pipe
+//! write is atomic and a read returns the whole message). The hot path makes exactly one
+//! syscall per send and per receive (plus `poll(2)` for a pipe receive with a timeout).
+
+use crate::error::{Error, Result};
+use crate::sys::clock::{ns_to_ts, Clock};
+use nix::mqueue::{mq_open, mq_receive, mq_send, mq_timedreceive, mq_unlink, MQ_OFlag, MqAttr};
+use nix::sys::stat::Mode;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
+
+/// One message: sender's stamps and counters, all `i64` (time stamps in **ns** of
+/// CLOCK_MONOTONIC).
+pub type Msg = [i64; 4];
+/// Size of a [`Msg`] on the wire, bytes.
+pub const MSG_BYTES: usize = 32;
+
+/// Sending side of a one-way channel.
+pub trait Tx: Send {
+    /// Sends one message (blocking).
+    fn send(&self, m: &Msg) -> io::Result<()>;
+}
+
+/// Receiving side of a one-way channel.
+pub trait Rx: Send {
+    /// Receives one message. `timeout_ns` (relative) bounds the wait; returns
+    /// `Ok(false)` when it expired. End of file (the peer closed its end) is an
+    /// `UnexpectedEof` error.
+    fn recv(&self, m: &mut Msg, timeout_ns: Option<i64>) -> io::Result<bool>;
+}
+
+#[inline(always)]
+fn encode(m: &Msg) -> [u8; MSG_BYTES] {
+    let mut b = [0u8; MSG_BYTES];
+    for (i, v) in m.iter().enumerate() {
+        b[i * 8..i * 8 + 8].copy_from_slice(&v.to_ne_bytes());
+    }
+    b
+}
+
+#[inline(always)]
+fn decode(b: &[u8; MSG_BYTES], m: &mut Msg) {
+    for (i, v) in m.iter_mut().enumerate() {
+        let mut x = [0u8; 8];
+        x.copy_from_slice(&b[i * 8..i * 8 + 8]);
+        *v = i64::from_ne_bytes(x);
+    }
+}
+
+/// A POSIX message queue opened read-write (one descriptor serves both ends: the pair
+/// runs in one process). Its name is unlinked right after creation, so nothing is
+/// left in the mqueue file system even when rtbench is killed. Closed on drop.
+#[derive(Debug)]
+pub struct MqQueue {
+    fd: RawFd,
+}
+
+impl Drop for MqQueue {
+    fn drop(&mut self) {
+        // SAFETY: fd is the descriptor mq_open returned and is closed only here.
+        unsafe { libc::mq_close(self.fd) };
+    }
+}
+
+/// Per-process and per-user message queue limits, for error messages.
+const MQ_LIMITS: &str = "/proc/sys/fs/mqueue";
+
+impl MqQueue {
+    /// Creates queue `name` (e.g. `/rtbench-123-0-fwd`) holding one message of
+    /// [`MSG_BYTES`] (pmqtest: `mq_maxmsg` 1), then unlinks the name.
+    ///
+    /// Errors are one line naming the queue and the limit that refused it:
+    /// ENOSYS (kernel without CONFIG_POSIX_MQUEUE), EMFILE (RLIMIT_MSGQUEUE, `ulimit -q`,
+    /// or the open-file limit), ENOSPC (`/proc/sys/fs/mqueue/queues_max`), EINVAL
+    /// (`msg_max` / `msgsize_max`), EACCES/EEXIST.
+    pub fn create(name: &str) -> Result<MqQueue> {
+        let attr = MqAttr::new(0, 1, MSG_BYTES as _, 0);
+        let flags = MQ_OFlag::O_CREAT | MQ_OFlag::O_EXCL | MQ_OFlag::O_RDWR;
+        let q = mq_open(name, flags, Mode::from_bits_truncate(0o600), Some(&attr))
+            .map_err(|e| mq_error(name, e))?;
+        let _ = mq_unlink(name);
+        Ok(MqQueue {
+            fd: q.into_raw_fd(),
+        })
+    }
+}
+
+fn read_limit(name: &str) -> String {
+    std::fs::read_to_string(format!("{MQ_LIMITS}/{name}"))
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "?".into())
+}
+
+fn mq_error(name: &str, e: nix::errno::Errno) -> Error {
+    use nix::errno::Errno;
+    let why = match e {
+        Errno::ENOSYS => "POSIX message queues are not supported by this kernel (CONFIG_POSIX_MQUEUE is off)".to_string(),
+        Errno::EMFILE => {
+            // SAFETY: rlimit is a valid out-pointer.
+            let mut rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+            unsafe { libc::getrlimit(libc::RLIMIT_MSGQUEUE, &mut rl) };
+            format!(
+                "limit hit: RLIMIT_MSGQUEUE (ulimit -q) is {} bytes, too small for two queues per pair, or the open-file limit (ulimit -n) is reached",
+                rl.rlim_cur
+            )
+        }
+        Errno::ENOSPC => format!(
+            "limit hit: {MQ_LIMITS}/queues_max ({}) queues exist already",
+            read_limit("queues_max")
+        ),
+        Errno::EINVAL => format!(
+            "limit hit: 1 message of {MSG_BYTES} bytes exceeds {MQ_LIMITS}/msg_max ({}) or {MQ_LIMITS}/msgsize_max ({})",
+            read_limit("msg_max"),
+            read_limit("msgsize_max")
+        ),
+        Errno::ENFILE => "limit hit: the system-wide open-file limit (/proc/sys/fs/file-max)".to_string(),
+        Errno::ENOMEM => "out of memory".to_string(),
+        other => other.desc().to_string(),
+    };
+    Error::Usage {
+        input: format!("message queue {name}"),
+        message: format!("cannot be created: {why} ({e})"),
+    }
+}
+
+impl Tx for std::sync::Arc<MqQueue> {
+    #[inline(always)]
+    fn send(&self, m: &Msg) -> io::Result<()> {
+        // SAFETY: MqdT is a transparent wrapper of the raw mqd_t; ManuallyDrop keeps
+        // the borrowed descriptor open.
+        let q = std::mem::ManuallyDrop::new(unsafe { nix::mqueue::MqdT::from_raw_fd(self.fd) });
+        mq_send(&q, &encode(m), 1).map_err(io::Error::from)
+    }
+}
+
+impl Rx for std::sync::Arc<MqQueue> {
+    #[inline(always)]
+    fn recv(&self, m: &mut Msg, timeout_ns: Option<i64>) -> io::Result<bool> {
+        // SAFETY: as in `send`.
+        let q = std::mem::ManuallyDrop::new(unsafe { nix::mqueue::MqdT::from_raw_fd(self.fd) });
+        let mut buf = [0u8; MSG_BYTES];
+        let mut prio = 0u32;
+        let r = match timeout_ns {
+            None => mq_receive(&q, &mut buf, &mut prio),
+            Some(t) => {
+                // mq_timedreceive takes an absolute CLOCK_REALTIME deadline.
+                let abs = ns_to_ts(Clock::Realtime.now_ns() + t);
+                mq_timedreceive(&q, &mut buf, &mut prio, &abs.into())
+            }
+        };
+        match r {
+            Ok(n) if n == MSG_BYTES => {
+                decode(&buf, m);
+                Ok(true)
+            }
+            Ok(n) => Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("short message: {n} bytes"),
+            )),
+            Err(nix::errno::Errno::ETIMEDOUT) => Ok(false),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+/// Read end of a pipe.
+#[derive(Debug)]
+pub struct PipeRead(pub OwnedFd);
+/// Write end of a pipe.
+#[derive(Debug)]
+pub struct PipeWrite(pub OwnedFd);
+
+/// Creates a pipe (`pipe2(O_CLOEXEC)`).
+pub fn pipe() -> Result<(PipeRead, PipeWrite)> {
+    let mut fds = [0 as RawFd; 2];
+    // SAFETY: fds is a valid array of two ints.
+    let rc = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
+    if rc != 0 {
+        return Err(Error::refused("pipe2", io::Error::last_os_error()));
+    }
+    // SAFETY: pipe2 returned two fresh descriptors that nothing else owns.
+    unsafe {
+        Ok((
+            PipeRead(OwnedFd::from_raw_fd(fds[0])),
+            PipeWrite(OwnedFd::from_raw_fd(fds[1])),
+        ))
+    }
+}
+
+impl Tx for PipeWrite {
+    #[inline(always)]
+    fn send(&self, m: &Msg) -> io::Result<()> {
+        let b = encode(m);
+        loop {
+            // SAFETY: b is valid for MSG_BYTES bytes.
+            let n = unsafe { libc::write(self.0.as_raw_fd(), b.as_ptr().cast(), MSG_BYTES) };
+            if n == MSG_BYTES as isize {
+                return Ok(());
+            }
+            let e = io::Error::last_os_error();
+            if n < 0 && e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(if n < 0 {
+                e
+            } else {
+                io::Error::new(io::ErrorKind::WriteZero, "short pipe write")
+            });
+        }
+    }
+}
+
+impl Rx for PipeRead {
+    #[inline(always)]
+    fn recv(&self, m: &mut Msg, timeout_ns: Option<i64>) -> io::Result<bool> {
+        let fd = self.0.as_raw_fd();
+        if let Some(t) = timeout_ns {
+            let mut p = libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            let ms = (t / 1_000_000).clamp(1, i32::MAX as i64) as libc::c_int;
+            // SAFETY: p is one valid pollfd.
+            let r = unsafe { libc::poll(&mut p, 1, ms) };
+            if r == 0 {
+                return Ok(false);
+            }
+            if r < 0 {
+                let e = io::Error::last_os_error();
+                return if e.kind() == io::ErrorKind::Interrupted {
+                    Ok(false)
+                } else {
+                    Err(e)
+                };
+            }
+        }
+        let mut b = [0u8; MSG_BYTES];
+        loop {
+            // SAFETY: b is valid for MSG_BYTES bytes.
+            let n = unsafe { libc::read(fd, b.as_mut_ptr().cast(), MSG_BYTES) };
+            if n == MSG_BYTES as isize {
+                decode(&b, m);
+                return Ok(true);
+            }
+            if n == 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the other end closed the pipe",
+                ));
+            }
+            let e = io::Error::last_os_error();
+            if n < 0 && e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(if n < 0 {
+                e
+            } else {
+                io::Error::new(io::ErrorKind::InvalidData, "short pipe read")
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn pipe_round_trip_and_timeout() {
+        let (r, w) = pipe().unwrap();
+        w.send(&[1, -2, i64::MAX, i64::MIN]).unwrap();
+        let mut m = [0; 4];
+        assert!(r.recv(&mut m, None).unwrap());
+        assert_eq!(m, [1, -2, i64::MAX, i64::MIN]);
+        assert!(!r.recv(&mut m, Some(5_000_000)).unwrap());
+        drop(w);
+        let e = r.recv(&mut m, None).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
+    }
+
+    #[test]
+    fn mq_round_trip_timeout_and_no_name_left() {
+        let name = format!("/rtbench-test-{}", std::process::id());
+        let q = Arc::new(MqQueue::create(&name).unwrap());
+        // The name is gone at once: a second create with O_EXCL succeeds.
+        drop(MqQueue::create(&name).unwrap());
+        q.send(&[7, 8, 9, 10]).unwrap();
+        let mut m = [0; 4];
+        assert!(q.recv(&mut m, None).unwrap());
+        assert_eq!(m, [7, 8, 9, 10]);
+        assert!(!q.recv(&mut m, Some(10_000_000)).unwrap());
+    }
+}

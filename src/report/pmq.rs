@@ -1,0 +1,527 @@
+//! Output of the pair tests (`pmq`, `pipe`): pmqtest's text lines, rtbench's `#`
+//! lines (percentiles, overruns, timeouts, the pipe's switch time), pmqtest's JSON
+//! (rt-tests `file_version` 1) plus the `"rtbench"` object, and the `-h` dump
+//! (cyclictest's layout, one column per pair, via [`super::histogram::HistogramDump`]).
+//!
+//! pmqtest formats (rt-tests `src/pmqtest/pmqtest.c`, `print_stat`):
+//! `#%1d: ID%d, P%d, CPU%d, I%ld; #%1d: ID%d, P%d, CPU%d, TO %d, Cycles %d` and
+//! `#%d -> #%d, Min %4d, Cur %4d, Avg %4d, Max %4d` (Avg rounded half up).
+
+use super::json::{rfc2822, PERCENTILES};
+use crate::measure::cyclic::{CyclicResult, ThreadResult, ThreadSpec};
+use crate::measure::pair::{LivePair, PairKind, PairResult, PairRun, PairThreads};
+use crate::measure::stats::LatencyStats;
+use crate::sys::info::SysInfo;
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use std::io::{self, Write};
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+
+/// What ran as load during the measurement, for the JSON.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct LoadInfo {
+    /// `--load` as given.
+    pub spec: String,
+    /// `--load-cmd` as given.
+    pub cmd: Option<String>,
+    /// CPUs the load was pinned to, cpu-list.
+    pub cpus: String,
+    /// Process ids of the load processes.
+    pub pids: Vec<u32>,
+}
+
+/// Everything the pair sinks show about one run.
+#[derive(Debug, Clone, Copy)]
+pub struct PairReport<'a> {
+    /// The measurement.
+    pub run: &'a PairRun,
+    /// The system.
+    pub sysinfo: &'a SysInfo,
+    /// argv.
+    pub argv: &'a [String],
+    /// `-N`.
+    pub nsecs: bool,
+    /// Exit code (JSON `return_code`).
+    pub exit_code: i32,
+    /// Load, if any.
+    pub load: Option<&'a LoadInfo>,
+}
+
+impl PairReport<'_> {
+    fn unit_ns(&self) -> u64 {
+        if self.nsecs {
+            1
+        } else {
+            1000
+        }
+    }
+}
+
+/// pmqtest's first line for pair `i`.
+#[allow(clippy::too_many_arguments)]
+pub fn header_line(
+    i: usize,
+    rtid: i64,
+    rprio: i32,
+    rcpu: i64,
+    interval_us: u64,
+    stid: i64,
+    sprio: i32,
+    scpu: i64,
+    timeouts: u64,
+    cycles: u64,
+) -> String {
+    format!(
+        "#{}: ID{rtid}, P{rprio}, CPU{rcpu}, I{interval_us}; #{}: ID{stid}, P{sprio}, CPU{scpu}, TO {timeouts}, Cycles {cycles}",
+        i * 2,
+        i * 2 + 1
+    )
+}
+
+/// pmqtest's latency line `#from -> #to, Min …`; values already in the output unit.
+pub fn latency_line(from: &str, min: u64, cur: u64, avg: u64, max: u64) -> String {
+    format!("{from}, Min {min:4}, Cur {cur:4}, Avg {avg:4}, Max {max:4}")
+}
+
+fn avg_rounded(s: &LatencyStats, unit: u64) -> u64 {
+    (s.mean_ns() / unit as f64 + 0.5) as u64
+}
+
+fn stat_line(from: &str, s: &LatencyStats, unit: u64) -> String {
+    latency_line(
+        from,
+        s.min() / unit,
+        s.last_ns / unit,
+        avg_rounded(s, unit),
+        s.max_ns / unit,
+    )
+}
+
+fn arrows(i: usize) -> [String; 3] {
+    let (r, s) = (i * 2, i * 2 + 1);
+    [
+        format!("#{s} -> #{r}"),
+        format!("#{r} -> #{s}"),
+        format!("#{s} -> #{r} -> #{s}"),
+    ]
+}
+
+/// The live block (every report interval, and SIGUSR1): pmqtest's two lines per pair.
+pub fn live_block(pairs: &[PairThreads], live: &[Arc<LivePair>], unit: u64) -> String {
+    let mut s = String::new();
+    let cpu = |p: &PairThreads| p.cpu.map_or(-1, |c| c as i64);
+    for (p, l) in pairs.iter().zip(live) {
+        let st = l.stats.snapshot();
+        s += &header_line(
+            p.index,
+            l.receiver_tid.load(Relaxed),
+            p.priority,
+            cpu(p),
+            p.interval_us,
+            st.tid as i64,
+            p.priority,
+            cpu(p),
+            l.timeouts.load(Relaxed),
+            st.count,
+        );
+        s.push('\n');
+    }
+    for (p, l) in pairs.iter().zip(live) {
+        let st = l.stats.snapshot();
+        let avg = if st.count == 0 {
+            0
+        } else {
+            (st.sum_ns as f64 / st.count as f64 / unit as f64 + 0.5) as u64
+        };
+        s += &latency_line(
+            &arrows(p.index)[0],
+            st.min_ns / unit,
+            st.last_ns / unit,
+            avg,
+            st.max_ns / unit,
+        );
+        s.push('\n');
+    }
+    s
+}
+
+/// The final pmqtest lines (what `pmqtest -q` prints at exit), plus for pipes the
+/// backward and round-trip lines.
+pub fn write_lines(r: &PairReport<'_>, out: &mut dyn Write) -> io::Result<()> {
+    let unit = r.unit_ns();
+    for p in &r.run.pairs {
+        let s = &p.spec;
+        writeln!(
+            out,
+            "{}",
+            header_line(
+                s.index,
+                p.receiver_tid as i64,
+                s.priority,
+                p.receiver_cpu,
+                s.interval_us,
+                p.sender_tid as i64,
+                s.priority,
+                p.sender_cpu,
+                p.timeouts,
+                p.forward.count
+            )
+        )?;
+    }
+    for p in &r.run.pairs {
+        let a = arrows(p.spec.index);
+        writeln!(out, "{}", stat_line(&a[0], &p.forward, unit))?;
+        if let (Some(b), Some(rt)) = (&p.backward, &p.round_trip) {
+            writeln!(out, "{}", stat_line(&a[1], b, unit))?;
+            writeln!(out, "{}", stat_line(&a[2], rt, unit))?;
+        }
+    }
+    Ok(())
+}
+
+fn pct_line(
+    out: &mut dyn Write,
+    name: &str,
+    s: &LatencyStats,
+    unit: u64,
+    u: &str,
+    extra: &str,
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "# {name} P50:{} P99:{} P99.9:{} P99.99:{} Max:{} ({u}){extra}",
+        s.quantile_ns(0.50) / unit,
+        s.quantile_ns(0.99) / unit,
+        s.quantile_ns(0.999) / unit,
+        s.quantile_ns(0.9999) / unit,
+        s.max_ns / unit,
+    )
+}
+
+/// rtbench's `#` lines: percentiles, overruns and timeouts per direction; for pipes the
+/// mean switch time next to perf's usecs/op; how the run ended.
+pub fn write_summary(r: &PairReport<'_>, out: &mut dyn Write) -> io::Result<()> {
+    let unit = r.unit_ns();
+    let u = if r.nsecs { "ns" } else { "us" };
+    for p in &r.run.pairs {
+        let a = arrows(p.spec.index);
+        pct_line(
+            out,
+            &a[0],
+            &p.forward,
+            unit,
+            u,
+            &format!(" Overruns:{} Timeouts:{}", p.forward.overruns, p.timeouts),
+        )?;
+        if let (Some(b), Some(rt)) = (&p.backward, &p.round_trip) {
+            pct_line(out, &a[1], b, unit, u, "")?;
+            pct_line(out, &a[2], rt, unit, u, "")?;
+            if let Some(sw) = p.switch_ns() {
+                writeln!(
+                    out,
+                    "# pair {}: {} round trips, total round-trip time {:.6} s, mean switch {:.3} us (= total / (2 x round trips); perf bench sched pipe: {:.6} usecs/op, {} ops/sec)",
+                    p.spec.index,
+                    rt.count,
+                    p.total_ns as f64 / 1e9,
+                    sw / 1000.0,
+                    sw * 2.0 / 1000.0,
+                    (1e9 / (sw * 2.0)) as u64,
+                )?;
+            }
+        }
+    }
+    if r.run.stop.interrupted() {
+        writeln!(
+            out,
+            "# interrupted ({:?}): results cover the run so far",
+            r.run.stop
+        )?;
+    }
+    if let Some(b) = r.run.break_info {
+        writeln!(out, "# Break thread: {}", b.tid)?;
+        writeln!(out, "# Break value: {}", b.latency_ns / unit)?;
+    }
+    Ok(())
+}
+
+/// The run as a cyclic result with one "thread" per pair (its forward latencies), so
+/// the `-h` dump is exactly cyclictest's layout.
+pub fn as_cyclic(run: &PairRun) -> CyclicResult {
+    CyclicResult {
+        threads: run
+            .pairs
+            .iter()
+            .map(|p| ThreadResult {
+                spec: ThreadSpec {
+                    index: p.spec.index,
+                    cpu: p.spec.cpu,
+                    policy: p.spec.policy,
+                    priority: p.spec.priority,
+                    interval_us: p.spec.interval_us,
+                },
+                tid: p.receiver_tid,
+                stats: p.forward.clone(),
+            })
+            .collect(),
+        stop: run.stop,
+        break_info: run.break_info,
+        pm_qos_us: run.pm_qos_us,
+        start_wall_s: run.start_wall_s,
+        end_wall_s: run.end_wall_s,
+    }
+}
+
+#[derive(Serialize)]
+struct RtSysinfo<'a> {
+    sysname: &'a str,
+    nodename: &'a str,
+    release: &'a str,
+    version: &'a str,
+    machine: &'a str,
+    realtime: u8,
+}
+
+#[derive(Serialize)]
+struct Document<'a> {
+    file_version: u32,
+    #[serde(rename = "cmdline:")]
+    cmdline: String,
+    #[serde(rename = "rt_test_version:")]
+    rt_test_version: &'static str,
+    start_time: String,
+    end_time: String,
+    return_code: i32,
+    sysinfo: RtSysinfo<'a>,
+    num_threads: usize,
+    thread: Threads<'a>,
+    rtbench: Extension<'a>,
+}
+
+struct Threads<'a> {
+    pairs: &'a [PairResult],
+    unit: u64,
+}
+
+#[derive(Serialize)]
+struct Sender {
+    cpu: i64,
+    priority: i32,
+    samples: u64,
+    interval: u64,
+}
+
+#[derive(Serialize)]
+struct Receiver {
+    cpu: i64,
+    priority: i32,
+    timeoutcount: u64,
+    min: u64,
+    avg: f64,
+    max: u64,
+}
+
+#[derive(Serialize)]
+struct RtPair {
+    sender: Sender,
+    receiver: Receiver,
+}
+
+impl Serialize for Threads<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.pairs.len()))?;
+        for p in self.pairs {
+            let f = &p.forward;
+            m.serialize_entry(
+                &p.spec.index.to_string(),
+                &RtPair {
+                    sender: Sender {
+                        cpu: p.sender_cpu,
+                        priority: p.spec.priority,
+                        samples: f.count,
+                        interval: p.spec.interval_us,
+                    },
+                    receiver: Receiver {
+                        cpu: p.receiver_cpu,
+                        priority: p.spec.priority,
+                        timeoutcount: p.timeouts,
+                        min: f.min() / self.unit,
+                        avg: (f.mean_ns() / self.unit as f64 * 100.0).round() / 100.0,
+                        max: f.max_ns / self.unit,
+                    },
+                },
+            )?;
+        }
+        m.end()
+    }
+}
+
+#[derive(Serialize)]
+struct Units {
+    latency: &'static str,
+    interval: &'static str,
+    rt_tests_fields: &'static str,
+}
+
+#[derive(Serialize)]
+struct Extension<'a> {
+    version: &'static str,
+    test: PairKind,
+    fork: bool,
+    units: Units,
+    stop: crate::measure::runner::StopCause,
+    interrupted: bool,
+    pm_qos_us: Option<i32>,
+    #[serde(rename = "break")]
+    break_info: Option<crate::measure::cyclic::BreakInfo>,
+    load: Option<&'a LoadInfo>,
+    sysinfo: &'a SysInfo,
+    pairs: Vec<ExtPair<'a>>,
+}
+
+/// Statistics of one direction in **ns**.
+struct ExtStats<'a>(&'a LatencyStats);
+
+impl Serialize for ExtStats<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let st = self.0;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("count", &st.count)?;
+        m.serialize_entry("min_ns", &st.min())?;
+        m.serialize_entry("avg_ns", &(st.mean_ns().round() as u64))?;
+        m.serialize_entry("max_ns", &st.max_ns)?;
+        for (k, q) in PERCENTILES {
+            m.serialize_entry(k, &st.quantile_ns(q))?;
+        }
+        m.serialize_entry("sum_ns", &(st.sum_ns as u64))?;
+        if let Some(l) = &st.linear {
+            m.serialize_entry("histogram_bucket_ns", &l.bucket_ns)?;
+            m.serialize_entry("histogram_overflows", &l.overflows)?;
+            let nz: std::collections::BTreeMap<String, u64> = l
+                .buckets
+                .iter()
+                .enumerate()
+                .filter(|(_, &c)| c != 0)
+                .map(|(i, &c)| (i.to_string(), c))
+                .collect();
+            m.serialize_entry("histogram", &nz)?;
+        }
+        m.end()
+    }
+}
+
+struct ExtPair<'a>(&'a PairResult);
+
+impl Serialize for ExtPair<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let p = self.0;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("pair", &p.spec.index)?;
+        m.serialize_entry("sender_tid", &p.sender_tid)?;
+        m.serialize_entry("receiver_tid", &p.receiver_tid)?;
+        m.serialize_entry("cpu", &p.spec.cpu)?;
+        m.serialize_entry("policy", &p.spec.policy)?;
+        m.serialize_entry("priority", &p.spec.priority)?;
+        m.serialize_entry("interval_us", &p.spec.interval_us)?;
+        m.serialize_entry("overruns", &p.forward.overruns)?;
+        m.serialize_entry("timeouts", &p.timeouts)?;
+        m.serialize_entry("latency", &ExtStats(&p.forward))?;
+        if let Some(b) = &p.backward {
+            m.serialize_entry("latency_back", &ExtStats(b))?;
+        }
+        if let Some(rt) = &p.round_trip {
+            m.serialize_entry("round_trip", &ExtStats(rt))?;
+        }
+        if let Some(sw) = p.switch_ns() {
+            m.serialize_entry("total_ns", &p.total_ns)?;
+            m.serialize_entry("switch_mean_ns", &((sw * 10.0).round() / 10.0))?;
+        }
+        m.end()
+    }
+}
+
+/// Writes the JSON document (pretty, trailing newline).
+pub fn write_json(r: &PairReport<'_>, out: &mut dyn Write) -> io::Result<()> {
+    let run = r.run;
+    let si = r.sysinfo;
+    let doc = Document {
+        file_version: 1,
+        cmdline: r.argv.join(" "),
+        rt_test_version: env!("CARGO_PKG_VERSION"),
+        start_time: rfc2822(run.start_wall_s),
+        end_time: rfc2822(run.end_wall_s),
+        return_code: r.exit_code,
+        sysinfo: RtSysinfo {
+            sysname: &si.sysname,
+            nodename: &si.nodename,
+            release: &si.release,
+            version: &si.version,
+            machine: &si.machine,
+            realtime: si.realtime as u8,
+        },
+        num_threads: run.pairs.len(),
+        thread: Threads {
+            pairs: &run.pairs,
+            unit: r.unit_ns(),
+        },
+        rtbench: Extension {
+            version: env!("CARGO_PKG_VERSION"),
+            test: run.kind,
+            fork: run.fork,
+            units: Units {
+                latency: "ns",
+                interval: "us",
+                rt_tests_fields: if r.nsecs { "ns" } else { "us" },
+            },
+            stop: run.stop,
+            interrupted: run.stop.interrupted(),
+            pm_qos_us: run.pm_qos_us,
+            break_info: run.break_info,
+            load: r.load,
+            sysinfo: si,
+            pairs: run.pairs.iter().map(ExtPair).collect(),
+        },
+    };
+    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_match_pmqtest_printf() {
+        // Captured from pmqtest 2.4 (reference/measurement.md §2.1).
+        assert_eq!(
+            header_line(0, 14991, 80, 0, 1000, 14992, 80, 0, 0, 2839),
+            "#0: ID14991, P80, CPU0, I1000; #1: ID14992, P80, CPU0, TO 0, Cycles 2839"
+        );
+        assert_eq!(
+            latency_line("#1 -> #0", 3, 5, 4, 118),
+            "#1 -> #0, Min    3, Cur    5, Avg    4, Max  118"
+        );
+        assert_eq!(
+            latency_line("#3 -> #2", 3, 3, 4, 34),
+            "#3 -> #2, Min    3, Cur    3, Avg    4, Max   34"
+        );
+        assert_eq!(
+            arrows(1),
+            [
+                "#3 -> #2".to_string(),
+                "#2 -> #3".into(),
+                "#3 -> #2 -> #3".into()
+            ]
+        );
+    }
+
+    #[test]
+    fn average_rounds_half_up_like_pmqtest() {
+        let mut s = LatencyStats::new(None);
+        s.record(4000);
+        s.record(5000);
+        assert_eq!(avg_rounded(&s, 1000), 5);
+        s.record(4000);
+        assert_eq!(avg_rounded(&s, 1000), 4);
+    }
+}

@@ -1,0 +1,298 @@
+//! Load processes: started, stopped and reaped with the measurement, and nothing left
+//! behind when rtbench is stopped by SIGTERM or killed with SIGKILL.
+
+mod common;
+use common::*;
+use std::io::Read;
+use std::time::Duration;
+
+/// What an rtbench run started: its load process group and every child.
+struct Started {
+    pgid: i32,
+    pids: Vec<i32>,
+}
+
+/// Waits until the run has its load up (the io worker is found by its directory in
+/// its command line), checks the io worker writes into an unnamed file in `tmp`, and
+/// returns the load group and all children of rtbench.
+fn started(rt_pid: u32, tmp: &TempDir, want_load: usize) -> Started {
+    let dir = tmp.0.to_string_lossy().into_owned();
+    let io = wait_for(Duration::from_secs(10), || {
+        all_procs()
+            .into_iter()
+            .find(|p| p.cmdline.contains("load-worker io") && p.cmdline.contains(&dir))
+    })
+    .expect("the io load worker starts");
+    assert_eq!(
+        io.ppid, rt_pid as i32,
+        "load workers are children of rtbench"
+    );
+    let group = wait_for(Duration::from_secs(5), || {
+        let g: Vec<Proc> = all_procs()
+            .into_iter()
+            .filter(|p| p.pgid == io.pgid)
+            .collect();
+        (g.len() >= want_load).then_some(g)
+    })
+    .expect("all load processes start");
+    assert_ne!(io.pgid, rt_pid as i32, "load runs in its own process group");
+    // The io worker holds a file in TMPDIR that has no name there.
+    let fd_into_tmp = wait_for(Duration::from_secs(5), || {
+        std::fs::read_dir(format!("/proc/{}/fd", io.pid))
+            .ok()?
+            .find_map(|e| {
+                let l = std::fs::read_link(e.ok()?.path()).ok()?;
+                l.to_string_lossy().starts_with(&dir).then_some(l)
+            })
+    });
+    let link = fd_into_tmp.expect("io worker has a file open in TMPDIR");
+    assert!(
+        link.to_string_lossy().contains("(deleted)") || link.to_string_lossy().contains('#'),
+        "{link:?}"
+    );
+    assert!(
+        tmp.entries().is_empty(),
+        "no name in TMPDIR while running: {:?}",
+        tmp.entries()
+    );
+    let mut pids: Vec<i32> = group.iter().map(|p| p.pid).collect();
+    pids.extend(
+        all_procs()
+            .iter()
+            .filter(|p| p.ppid == rt_pid as i32)
+            .map(|p| p.pid),
+    );
+    Started {
+        pgid: io.pgid,
+        pids,
+    }
+}
+
+fn assert_nothing_left(s: &Started, tmp: &TempDir) {
+    let left = wait_for(Duration::from_secs(5), || {
+        let a = alive(&s.pids, Some(s.pgid));
+        a.is_empty().then_some(())
+    });
+    assert!(
+        left.is_some(),
+        "processes left behind: {:?}",
+        alive(&s.pids, Some(s.pgid))
+    );
+    assert!(
+        tmp.entries().is_empty(),
+        "files left in the io worker's directory: {:?}",
+        tmp.entries()
+    );
+}
+
+#[test]
+fn sigterm_during_loaded_pmq_run_stops_and_reaps_the_load() {
+    let tmp = TempDir::new("term");
+    let mut child = spawn_with_tmp(
+        &[
+            "pmq",
+            "-a",
+            "0",
+            "-i",
+            "500",
+            "-D",
+            "60",
+            "-q",
+            "--load",
+            "cpu:1,vm:1:8M,io:1",
+            "--load-cpus",
+            "1",
+        ],
+        &tmp.0,
+    );
+    let s = started(child.id(), &tmp, 3);
+    assert!(s.pids.len() >= 3);
+    std::thread::sleep(Duration::from_millis(300));
+    signal(child.id(), libc::SIGTERM);
+    let st = child.wait().unwrap();
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    assert_eq!(
+        st.code(),
+        Some(128 + libc::SIGTERM),
+        "exit code after SIGTERM"
+    );
+    assert!(
+        out.contains("#1 -> #0, Min"),
+        "partial results printed: {out}"
+    );
+    assert!(out.contains("# interrupted (Sigterm)"), "{out}");
+    assert_nothing_left(&s, &tmp);
+}
+
+#[test]
+fn sigkill_of_rtbench_during_loaded_run_leaves_nothing_behind() {
+    let tmp = TempDir::new("kill");
+    // A forked pipe responder plus three load workers are children of rtbench here.
+    let mut child = spawn_with_tmp(
+        &[
+            "pipe",
+            "--fork",
+            "-a",
+            "0",
+            "-i",
+            "200",
+            "-D",
+            "60",
+            "-q",
+            "--load",
+            "cpu:1,vm:1:8M,io:1",
+        ],
+        &tmp.0,
+    );
+    let s = started(child.id(), &tmp, 3);
+    assert!(
+        s.pids.len() >= 4,
+        "load workers and the pipe responder: {:?}",
+        s.pids
+    );
+    signal(child.id(), libc::SIGKILL);
+    child.wait().unwrap();
+    assert_nothing_left(&s, &tmp);
+}
+
+#[test]
+fn sigkill_during_loaded_cyclic_run_leaves_nothing_behind() {
+    let tmp = TempDir::new("killcyc");
+    let mut child = spawn_with_tmp(
+        &[
+            "cyclic",
+            "-t",
+            "1",
+            "-D",
+            "60",
+            "-q",
+            "--load",
+            "io:2,cpu:1",
+        ],
+        &tmp.0,
+    );
+    let s = started(child.id(), &tmp, 3);
+    signal(child.id(), libc::SIGKILL);
+    child.wait().unwrap();
+    assert_nothing_left(&s, &tmp);
+}
+
+#[test]
+fn load_alone_runs_for_its_duration_then_stops() {
+    let tmp = TempDir::new("alone");
+    let t0 = std::time::Instant::now();
+    let mut child = spawn_with_tmp(
+        &[
+            "load",
+            "--load",
+            "cpu:1,io:1",
+            "--load-cmd",
+            "sleep 30",
+            "-D",
+            "2",
+        ],
+        &tmp.0,
+    );
+    let s = started(child.id(), &tmp, 3);
+    let sleep_pid = all_procs()
+        .into_iter()
+        .find(|p| p.pgid == s.pgid && p.cmdline.starts_with("sleep 30"))
+        .map(|p| p.pid);
+    assert!(
+        sleep_pid.is_some(),
+        "the external command runs in the load's process group"
+    );
+    let st = child.wait().unwrap();
+    let el = t0.elapsed();
+    assert_eq!(st.code(), Some(0));
+    assert!(
+        el >= Duration::from_secs(2) && el < Duration::from_secs(8),
+        "{el:?}"
+    );
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(
+        err.contains("# load on CPUs") && err.contains("sleep 30 (pid"),
+        "{err}"
+    );
+    assert_nothing_left(&s, &tmp);
+}
+
+#[test]
+fn bad_load_input_is_one_line_exit_2_and_starts_nothing() {
+    let tmp = TempDir::new("bad");
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["pmq", "-l", "5", "--load", "vm:1:10Q"],
+            "unknown size suffix 'Q'",
+        ),
+        (
+            &["pmq", "-l", "5", "--load", "disk:2"],
+            "unknown load kind 'disk'",
+        ),
+        (
+            &[
+                "cyclic",
+                "-l",
+                "5",
+                "--load-cmd",
+                "no-such-load-program --x",
+            ],
+            "program 'no-such-load-program' not found",
+        ),
+        (
+            &[
+                "pipe",
+                "-l",
+                "5",
+                "--load",
+                "io:1",
+                "--load-cmd",
+                "sh -c 'exit 3'",
+            ],
+            "exited at once with status 3",
+        ),
+        (
+            &["load", "--load", "cpu:1", "--load-cmd", "true", "-D", "5"],
+            "--load-cmd 'true': exited at once with status 0",
+        ),
+        (
+            &["pmq", "-l", "5", "--load", "cpu:1", "--load-cpus", "99"],
+            "--load-cpus 99:",
+        ),
+    ];
+    for (args, want) in cases {
+        let out = rtbench().args(args).env("TMPDIR", &tmp.0).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        let lines: Vec<&str> = err.lines().filter(|l| !l.starts_with('#')).collect();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(lines.len(), 1, "{args:?}: one error line: {err}");
+        assert!(
+            lines[0].starts_with("rtbench: ") && lines[0].contains(want),
+            "{args:?}: {err}"
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stdout).is_empty(),
+            "{args:?}: nothing measured"
+        );
+        let dir = tmp.0.to_string_lossy().into_owned();
+        assert!(
+            all_procs()
+                .iter()
+                .all(|p| !(p.cmdline.contains("load-worker") && p.cmdline.contains(&dir))),
+            "{args:?}: a load worker survived"
+        );
+        assert!(tmp.entries().is_empty());
+    }
+}
