@@ -61,6 +61,8 @@ pub struct Config {
     pub cyclic_cpus: crate::cpuset::CpuSet,
     /// `[load]` as written.
     pub load: sections::LoadSection,
+    /// `[load]`, validated (`None`: no load).
+    pub load_spec: Option<crate::load::LoadSpec>,
     /// `[limits]`, resolved.
     pub limits: crate::selftest::limits::LimitSet,
     /// `[output]`.
@@ -88,9 +90,7 @@ pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config> {
     let raw: RawConfig = toml::from_str(text).map_err(|e| src.toml_error(&e))?;
     let topo = CpuTopology::read(root);
     let key = |e: sections::KeyError| src.key_error(&e);
-    if let Some(c) = &raw.load.cpus {
-        sections::cpus_key("load.cpus", c, &topo).map_err(key)?;
-    }
+    let load = raw.load.resolve(&topo).map_err(key)?;
     raw.output.check().map_err(key)?;
     Ok(Config {
         tuning: tuning::resolve(&raw.tuning, &topo, &src)?,
@@ -100,6 +100,7 @@ pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config> {
         selftest: raw.selftest,
         cyclic: raw.cyclic,
         load: raw.load,
+        load_spec: load,
         output: raw.output,
     })
 }

@@ -215,7 +215,7 @@ pub fn run(spec: &CyclicSpec, root: &SysRoot, progress: &mut dyn Progress) -> Re
             clock: spec.clock,
             duration_ns: spec.duration.map(|d| d.as_nanos() as i64),
             loops: spec.loops,
-            histogram: spec.histogram,
+            stats: Some(LatencyStats::new(spec.histogram)),
             shared: Arc::clone(&shared),
             live: Arc::clone(&live[t.index]),
             breaks: breaks.clone(),
@@ -300,7 +300,10 @@ struct ThreadCtx {
     clock: Clock,
     duration_ns: Option<i64>,
     loops: Option<u64>,
-    histogram: Option<(usize, u64)>,
+    /// Allocated by the main thread: a first allocation inside the measuring thread
+    /// would make glibc create a per-thread malloc arena (64 MiB of mappings that
+    /// `mlockall(MCL_FUTURE)` then accounts as locked).
+    stats: Option<LatencyStats>,
     shared: Arc<Shared>,
     live: Arc<LiveStats>,
     breaks: Option<Arc<BreakTrace>>,
@@ -316,10 +319,13 @@ impl ThreadCtx {
         Ok(())
     }
 
-    fn run(self, setup_tx: mpsc::Sender<(usize, Option<Error>)>) -> ThreadResult {
+    fn run(mut self, setup_tx: mpsc::Sender<(usize, Option<Error>)>) -> ThreadResult {
         let tid = sched::gettid();
         self.live.tid.store(tid, Ordering::Relaxed);
-        let mut stats = LatencyStats::new(self.histogram);
+        let mut stats = self
+            .stats
+            .take()
+            .expect("stats are set when the thread is spawned");
         let setup = self.setup();
         let _ = setup_tx.send((self.spec.index, setup.err()));
         drop(setup_tx);

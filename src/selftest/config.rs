@@ -276,6 +276,35 @@ impl LimitsSection {
     }
 }
 
+impl LoadSection {
+    /// Validates the load the way `--load`, `--load-cmd` and `--load-cpus` are
+    /// validated; `None` when no load is configured.
+    pub fn resolve(&self, topo: &CpuTopology) -> Result<Option<crate::load::LoadSpec>, KeyError> {
+        let flags = crate::cli_pair::LoadFlags {
+            load: self.spec.clone(),
+            load_cmd: self.cmd.clone(),
+            load_cpus: self.cpus.clone(),
+        };
+        crate::plan_pair::load(&flags, topo).map_err(|e| {
+            let text = e.to_string();
+            let (key, msg) = if text.starts_with("--load-cmd") {
+                ("load.cmd", text)
+            } else if text.starts_with("--load-cpus") {
+                ("load.cpus", text)
+            } else {
+                ("load.spec", text)
+            };
+            let msg = msg
+                .split_once(": ")
+                .map_or(msg.clone(), |(_, m)| m.to_string());
+            KeyError {
+                key: key.into(),
+                message: msg,
+            }
+        })
+    }
+}
+
 impl OutputSection {
     /// Checks `keep`.
     pub fn check(&self) -> Result<(), KeyError> {
@@ -283,5 +312,51 @@ impl OutputSection {
             return key_err("output.keep", "0: expected at least 1 run to keep");
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::sys::SysRoot;
+
+    #[test]
+    fn the_shipped_example_configuration_parses_to_the_defaults() {
+        let text = include_str!("../../systemd/rtbench.toml");
+        let c = crate::config::parse(text, "systemd/rtbench.toml", &SysRoot::host()).unwrap();
+        assert_eq!(c.duration.as_secs(), 30);
+        assert_eq!(c.cyclic.interval_us, 1000);
+        assert_eq!(c.cyclic.priority, 98);
+        assert_eq!(c.output.keep, 10);
+        assert!(c.load_spec.is_none());
+        assert!(c.tuning.is_empty());
+        // Every commented example line is valid too once uncommented.
+        let uncommented: String = text
+            .lines()
+            .map(|l| {
+                let t = l.trim_start();
+                let is_key = |r: &str| {
+                    r.split_once(" = ").is_some_and(|(k, _)| {
+                        k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    })
+                };
+                match t.strip_prefix("# ") {
+                    Some(rest) if is_key(rest) || rest.starts_with('[') => rest
+                        .split("  #")
+                        .next()
+                        .unwrap_or(rest)
+                        .trim_end()
+                        // The CPU examples are for a 4-CPU board; fit them to any machine.
+                        .replace("\"2-3\"", "\"1\"")
+                        .replace("\"0-1\"", "\"0\""),
+                    _ => l.to_string(),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let c = crate::config::parse(&uncommented, "uncommented", &SysRoot::host());
+        let c = c.unwrap_or_else(|e| panic!("{e}\n{uncommented}"));
+        assert!(c.load_spec.is_some());
+        assert_eq!(c.limits.per_cpus.len(), 1);
+        assert!(!c.tuning.is_empty());
     }
 }

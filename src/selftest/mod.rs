@@ -43,6 +43,8 @@ pub struct SelftestPlan {
     pub prometheus: Option<PathBuf>,
     /// The load as configured, for reports (empty: none).
     pub load_label: String,
+    /// The load to run beside the measurement.
+    pub load: Option<crate::load::LoadSpec>,
 }
 
 /// Builds the plan from a validated configuration.
@@ -93,6 +95,7 @@ pub fn plan(cfg: &Config, topo: &CpuTopology, path: &str, text: &str) -> Selftes
         keep: cfg.output.keep,
         prometheus: cfg.output.prometheus.clone(),
         load_label: load.join("; "),
+        load: cfg.load_spec.clone(),
     }
 }
 

@@ -298,9 +298,37 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         duration: plan.duration,
         watchdog,
     };
+    let mut load = match &plan.load {
+        Some(l) => {
+            let started = std::env::current_exe()
+                .map_err(|e| crate::error::Error::io("/proc/self/exe", e))
+                .and_then(|exe| crate::load::RunningLoad::start(l, &exe, &std::env::temp_dir()));
+            match started {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    journal.send(
+                        &Entry::new(
+                            MSG_SUMMARY,
+                            Priority::Error,
+                            format!("rtbench self-test ERROR: load not started: {e}"),
+                        )
+                        .field("RTBENCH_VERDICT", "error"),
+                    );
+                    return e.exit_code();
+                }
+            }
+        }
+        None => None,
+    };
     let start_s = Clock::wall_secs();
     let t0 = Instant::now();
-    let result: CyclicResult = match cyclic::run(&spec, root, &mut progress) {
+    let measured = cyclic::run(&spec, root, &mut progress);
+    if let Some(l) = load.as_mut() {
+        for problem in l.stop() {
+            problems.push(format!("load: {problem}"));
+        }
+    }
+    let result: CyclicResult = match measured {
         Ok(r) => r,
         Err(e) => {
             let msg = format!("rtbench self-test ERROR: measurement refused: {e}");

@@ -1,0 +1,391 @@
+//! rtbench selftest on this machine (no journald here: entries arrive on standard
+//! error as key=value lines, the BusyBox-init path). The journald path and systemd
+//! are exercised by tests/vm/ in a qemu guest.
+
+mod common;
+use common::*;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+const SUMMARY: &str = "7b1dd0eea94d4cc4bd8f9e6c91b6465d";
+const RESULT: &str = "b338a16c561342608e6e5ef41b0a0813";
+const READY: &str = "6a9954f26ad8443b8423171c8abd3682";
+const CONFIG: &str = "007f10bc07da46b6b3fc256220fca838";
+
+/// Parses one logfmt line into fields (quoted values unescaped).
+fn logfmt(line: &str) -> HashMap<String, String> {
+    let mut m = HashMap::new();
+    let mut rest = line.trim();
+    while !rest.is_empty() {
+        let (k, after) = rest.split_once('=').expect("key=value");
+        let (v, tail) = if let Some(q) = after.strip_prefix('"') {
+            let mut out = String::new();
+            let mut chars = q.char_indices();
+            let mut end = q.len();
+            while let Some((i, c)) = chars.next() {
+                match c {
+                    '\\' => {
+                        if let Some((_, n)) = chars.next() {
+                            out.push(if n == 'n' { '\n' } else { n });
+                        }
+                    }
+                    '"' => {
+                        end = i + 1;
+                        break;
+                    }
+                    c => out.push(c),
+                }
+            }
+            (out, &q[end..])
+        } else {
+            let end = after.find(' ').unwrap_or(after.len());
+            (after[..end].to_string(), &after[end..])
+        };
+        m.insert(k.to_string(), v);
+        rest = tail.trim_start();
+    }
+    m
+}
+
+fn entries(o: &Output) -> Vec<HashMap<String, String>> {
+    stderr(o)
+        .lines()
+        .filter(|l| l.starts_with("MESSAGE_ID="))
+        .map(logfmt)
+        .collect()
+}
+
+fn with_id<'a>(e: &'a [HashMap<String, String>], id: &str) -> Vec<&'a HashMap<String, String>> {
+    e.iter().filter(|m| m["MESSAGE_ID"] == id).collect()
+}
+
+fn write_config(dir: &Path, body: &str) -> PathBuf {
+    let p = dir.join("rtbench.toml");
+    let text = format!(
+        "{body}\n[output]\nresults_dir = \"{}\"\nkeep = 3\nprometheus = \"{}\"\n",
+        dir.join("results").display(),
+        dir.join("rtbench.prom").display()
+    );
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn selftest(config: &Path) -> Output {
+    rtbench()
+        .args(["selftest", "--config"])
+        .arg(config)
+        .output()
+        .unwrap()
+}
+
+fn results(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir.join("results"))
+        .map(|r| r.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    v.retain(|p| p.file_name().unwrap().to_string_lossy().starts_with("run-"));
+    v.sort();
+    v
+}
+
+#[test]
+fn passing_run_reports_every_cpu_stores_and_exports() {
+    let dir = tempdir("st-pass");
+    let cfg = write_config(
+        &dir,
+        "[selftest]\nmode = \"check\"\nduration = \"1s\"\n[load]\nspec = \"cpu:1\"\n[limits]\nmax_us = 10000000\n",
+    );
+    let o = selftest(&cfg);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = entries(&o);
+    let ready = e
+        .iter()
+        .position(|m| m["MESSAGE_ID"] == READY)
+        .expect("READY entry");
+    let summary = e
+        .iter()
+        .position(|m| m["MESSAGE_ID"] == SUMMARY)
+        .expect("summary");
+    assert!(ready < summary, "READY before the verdict");
+    let s = &e[summary];
+    assert_eq!(s["RTBENCH_VERDICT"], "pass");
+    assert_eq!(s["RTBENCH_LOAD"], "cpu:1");
+    let per_cpu = with_id(&e, RESULT);
+    assert_eq!(per_cpu.len(), online_cpus(), "one entry per CPU");
+    for m in &per_cpu {
+        assert_eq!(m["RTBENCH_TEST"], "cyclic");
+        let p99: u64 = m["RTBENCH_P99_NS"].parse().unwrap();
+        let p999: u64 = m["RTBENCH_P999_NS"].parse().unwrap();
+        let max: u64 = m["RTBENCH_MAX_NS"].parse().unwrap();
+        assert!(p99 <= p999 && p999 <= max, "{m:?}");
+        assert_eq!(m["RTBENCH_LIMIT_NS"], "10000000000");
+        assert_eq!(m["RTBENCH_VERDICT"], "pass");
+    }
+    let files = results(&dir);
+    assert_eq!(files.len(), 1);
+    assert_eq!(s["RTBENCH_RESULTS_FILE"], files[0].display().to_string());
+    let stored: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
+    assert_eq!(stored["verdict"]["pass"], true);
+    assert!(
+        stored["tests"][0]["threads"][0]["histogram"]
+            .as_array()
+            .unwrap()
+            .len()
+            > 1
+    );
+    assert!(stored["config"]["text"].as_str().unwrap().contains("cpu:1"));
+    let prom = std::fs::read_to_string(dir.join("rtbench.prom")).unwrap();
+    assert!(prom.contains("rtbench_selftest_pass 1"));
+    // The human table on standard output.
+    assert!(
+        stdout(&o).contains("rtbench self-test PASS"),
+        "{}",
+        stdout(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn impossible_limit_fails_with_exit_1() {
+    let dir = tempdir("st-fail");
+    let cfg = write_config(
+        &dir,
+        "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[limits]\nmax_us = 1\n",
+    );
+    let o = selftest(&cfg);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let e = entries(&o);
+    let s = with_id(&e, SUMMARY);
+    assert_eq!(s.last().unwrap()["RTBENCH_VERDICT"], "fail");
+    assert!(with_id(&e, RESULT)
+        .iter()
+        .all(|m| m["RTBENCH_VERDICT"] == "fail"));
+    assert_eq!(results(&dir).len(), 1, "a failed run is stored too");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn invalid_configuration_names_file_line_key_and_writes_nothing() {
+    let dir = tempdir("st-bad");
+    let cases = [
+        ("[cyclic]\ncpus = \"9999\"\n", ":2: cyclic.cpus = \"9999\""),
+        (
+            "[selftest]\nduration = \"5x\"\n",
+            ":2: selftest.duration = \"5x\"",
+        ),
+        ("[limits]\nmax_usec = 5\n", ":2:"),
+        ("[cyclic]\npriority = 100\n", ":2: cyclic.priority = 100"),
+        ("[load]\nspec = \"disk:2\"\n", ":2: load.spec = \"disk:2\""),
+        ("[tuning.sysctl]\nprintk = 12\n", ":2:"),
+    ];
+    let printk = std::fs::read_to_string("/proc/sys/kernel/printk").unwrap();
+    for (body, want) in cases {
+        let cfg = write_config(&dir, body);
+        let o = selftest(&cfg);
+        assert_eq!(o.status.code(), Some(2), "{body}: {}", stderr(&o));
+        let e = entries(&o);
+        assert_eq!(e.len(), 1, "{body}: exactly one entry: {}", stderr(&o));
+        assert_eq!(e[0]["MESSAGE_ID"], CONFIG);
+        assert_eq!(e[0]["PRIORITY"], "3");
+        let msg = &e[0]["MESSAGE"];
+        assert!(msg.starts_with(&cfg.display().to_string()), "{msg}");
+        assert!(msg.contains(want), "{body}: {msg}");
+        assert!(results(&dir).is_empty(), "{body}: no result file");
+        assert!(stdout(&o).is_empty());
+    }
+    assert_eq!(
+        std::fs::read_to_string("/proc/sys/kernel/printk").unwrap(),
+        printk
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn missing_default_config_means_documented_defaults_said_in_the_journal() {
+    // Without --config rtbench reads /etc/rtbench/rtbench.toml; when it is absent the
+    // defaults apply (30 s) — stop it after the announcement.
+    assert!(
+        !Path::new("/etc/rtbench/rtbench.toml").exists(),
+        "this test needs /etc/rtbench/rtbench.toml absent"
+    );
+    let child = rtbench()
+        .arg("selftest")
+        .env("TMPDIR", std::env::temp_dir())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    let e = entries(&o);
+    let c = with_id(&e, CONFIG);
+    assert_eq!(c.len(), 1, "{}", stderr(&o));
+    assert!(c[0]["MESSAGE"].contains("using the documented defaults"));
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    let s = with_id(&e, SUMMARY);
+    assert_eq!(s.last().unwrap()["RTBENCH_INTERRUPTED"], "1");
+    // Default results directory is /var/lib/rtbench: remove what this test wrote.
+    if let Some(f) = s.last().and_then(|m| m.get("RTBENCH_RESULTS_FILE")) {
+        let _ = std::fs::remove_file(f);
+    }
+}
+
+/// Restores a kernel file's content when dropped (even when the test fails).
+struct Restore(&'static str, String);
+impl Drop for Restore {
+    fn drop(&mut self) {
+        let _ = std::fs::write(self.0, self.1.split_whitespace().next().unwrap_or(""));
+    }
+}
+
+#[test]
+fn apply_mode_tunes_before_ready_and_tune_revert_restores() {
+    let dir = tempdir("st-apply");
+    let before = std::fs::read_to_string("/proc/sys/kernel/printk").unwrap();
+    let _guard = Restore("/proc/sys/kernel/printk", before.clone());
+    let level: u32 = before.split_whitespace().next().unwrap().parse().unwrap();
+    let want = if level == 3 { 2 } else { 3 };
+    let journal_dir = dir.join("tune-journal");
+    let cfg = write_config(
+        &dir,
+        &format!(
+            "[selftest]\nmode = \"apply\"\nduration = \"1s\"\n[tuning]\njournal_dir = \"{}\"\n[tuning.sysctl]\nprintk = {want}\n",
+            journal_dir.display()
+        ),
+    );
+    let o = selftest(&cfg);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let now = std::fs::read_to_string("/proc/sys/kernel/printk").unwrap();
+    assert_eq!(now.split_whitespace().next().unwrap(), want.to_string());
+    let e = entries(&o);
+    let tune = e
+        .iter()
+        .position(|m| {
+            m.get("RTBENCH_TUNE_ITEM").map(String::as_str) == Some("sysctl.kernel.printk")
+        })
+        .expect("tuning entry");
+    let ready = e.iter().position(|m| m["MESSAGE_ID"] == READY).unwrap();
+    assert!(tune < ready);
+    assert_eq!(e[tune]["RTBENCH_TUNE_CHANGED"], "1");
+    assert_eq!(e[ready]["RTBENCH_TUNE_CHANGED"], "1");
+    let r = rtbench()
+        .args(["tune", "revert", "--config"])
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
+    assert_eq!(
+        std::fs::read_to_string("/proc/sys/kernel/printk").unwrap(),
+        before
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn sigkill_while_writing_results_never_damages_previous_results() {
+    let dir = tempdir("st-kill");
+    let cfg = write_config(
+        &dir,
+        "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[cyclic]\ninterval_us = 200\n",
+    );
+    // One complete run first, so there is always a previous result to protect.
+    assert_eq!(selftest(&cfg).status.code(), Some(0));
+    let mut killed_late = 0;
+    for i in 0..24u64 {
+        let child = rtbench()
+            .args(["selftest", "--config"])
+            .arg(&cfg)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // The measurement ends at ~1.0 s; kill around the moment results are written.
+        std::thread::sleep(Duration::from_millis(960 + (i * 7) % 120));
+        unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+        let out = child.wait_with_output().unwrap();
+        if out.status.code().is_none() {
+            killed_late += 1;
+        }
+        let files = results(&dir);
+        assert!(!files.is_empty());
+        for f in &files {
+            let text = std::fs::read_to_string(f).unwrap();
+            let v: serde_json::Value = serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("{} is damaged: {e}", f.display()));
+            assert!(v["verdict"]["pass"].is_boolean());
+        }
+        assert!(files.len() <= 3, "keep = 3");
+    }
+    assert!(killed_late > 0, "no run was killed: nothing was tested");
+    // A later run cleans up temporary files left by killed writers.
+    assert_eq!(selftest(&cfg).status.code(), Some(0));
+    let temps = std::fs::read_dir(dir.join("results"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp."))
+        .count();
+    assert_eq!(temps, 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A read-only bind mount of a directory; unmounted when dropped.
+struct ReadOnly(PathBuf);
+impl ReadOnly {
+    fn mount(dir: &Path) -> ReadOnly {
+        let ok = |c: &mut Command| assert!(c.status().unwrap().success(), "{c:?}");
+        ok(Command::new("mount").arg("--bind").arg(dir).arg(dir));
+        let ro = ReadOnly(dir.to_path_buf());
+        ok(Command::new("mount")
+            .args(["-o", "remount,ro,bind"])
+            .arg(dir));
+        ro
+    }
+}
+impl Drop for ReadOnly {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn read_only_results_dir_still_reports_the_verdict() {
+    let dir = tempdir("st-ro");
+    let cfg = write_config(
+        &dir,
+        "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[limits]\nmax_us = 1\n",
+    );
+    assert_eq!(selftest(&cfg).status.code(), Some(1));
+    let before: Vec<(PathBuf, Vec<u8>)> = results(&dir)
+        .into_iter()
+        .map(|p| {
+            let b = std::fs::read(&p).unwrap();
+            (p, b)
+        })
+        .collect();
+    let o = {
+        let _ro = ReadOnly::mount(&dir.join("results"));
+        selftest(&cfg)
+    };
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "the verdict still sets the exit code"
+    );
+    let e = entries(&o);
+    let s = with_id(&e, SUMMARY);
+    assert!(
+        s.iter()
+            .any(|m| m["MESSAGE"].contains("results not stored")),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(s.last().unwrap()["RTBENCH_VERDICT"], "fail");
+    for (p, b) in before {
+        assert_eq!(std::fs::read(&p).unwrap(), b, "{} changed", p.display());
+    }
+    assert_eq!(results(&dir).len(), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
