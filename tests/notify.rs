@@ -1,0 +1,82 @@
+//! sd_notify as systemd sees it: a real NOTIFY_SOCKET datagram socket receives
+//! READY=1 (once, before the measurement ends), STATUS= progress and WATCHDOG=1.
+
+mod common;
+use common::*;
+use std::os::unix::net::UnixDatagram;
+use std::time::{Duration, Instant};
+
+#[test]
+fn ready_status_and_watchdog_reach_the_notify_socket() {
+    let dir = tempdir("notify");
+    let sock_path = dir.join("notify.sock");
+    let sock = UnixDatagram::bind(&sock_path).unwrap();
+    sock.set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    let cfg = dir.join("rtbench.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[selftest]\nmode = \"off\"\nduration = \"2s\"\n[output]\nresults_dir = \"{}\"\n",
+            dir.join("results").display()
+        ),
+    )
+    .unwrap();
+    let start = Instant::now();
+    // systemd sets WATCHDOG_PID to the service's main PID: `exec` keeps the shell's.
+    let mut child = std::process::Command::new("sh")
+        .args(["-c", "WATCHDOG_PID=$$ exec \"$0\" selftest --config \"$1\""])
+        .arg(env!("CARGO_BIN_EXE_rtbench"))
+        .arg(&cfg)
+        .env("NOTIFY_SOCKET", &sock_path)
+        .env("WATCHDOG_USEC", "600000")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut msgs: Vec<(Duration, String)> = Vec::new();
+    let mut buf = [0u8; 4096];
+    let status = loop {
+        if let Ok(n) = sock.recv(&mut buf) {
+            msgs.push((
+                start.elapsed(),
+                String::from_utf8_lossy(&buf[..n]).into_owned(),
+            ));
+        }
+        if let Some(st) = child.try_wait().unwrap() {
+            while let Ok(n) = sock.recv(&mut buf) {
+                msgs.push((
+                    start.elapsed(),
+                    String::from_utf8_lossy(&buf[..n]).into_owned(),
+                ));
+            }
+            break st;
+        }
+    };
+    assert_eq!(status.code(), Some(0));
+    let ready: Vec<_> = msgs
+        .iter()
+        .filter(|(_, m)| m.lines().any(|l| l == "READY=1"))
+        .collect();
+    assert_eq!(ready.len(), 1, "{msgs:?}");
+    let ready_at = ready[0].0;
+    assert!(
+        ready_at < Duration::from_millis(1500),
+        "READY long before the 2 s end: {ready_at:?}"
+    );
+    assert!(ready[0].1.contains("STATUS=tuned"), "{msgs:?}");
+    let watchdogs = msgs
+        .iter()
+        .filter(|(_, m)| m.lines().any(|l| l == "WATCHDOG=1"))
+        .count();
+    assert!(
+        watchdogs >= 3,
+        "WATCHDOG=1 at least every 300 ms for 2 s: {msgs:?}"
+    );
+    assert!(msgs.iter().any(|(_, m)| m.contains("STATUS=measuring")));
+    assert!(
+        msgs.last().unwrap().1.contains("STATUS=self-test pass"),
+        "{msgs:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
