@@ -147,7 +147,7 @@ fn print_status(args: &TuneArgs, dir: &std::path::Path) -> Result<i32> {
                     e.item,
                     e.step.path,
                     e.step.kind.normalise(&e.step.original),
-                    e.step.desired
+                    e.step.kind.normalise(&e.step.desired)
                 );
             }
         }

@@ -142,7 +142,7 @@ fn plan_value(name: String, path: &str, want: &str, kind: ValueKind, root: &SysR
         return already(name, path, now);
     }
     Decision::Change {
-        detail: format!("{now} -> {want}"),
+        detail: format!("{now} -> {}", kind.normalise(want)),
         steps: vec![Step::new(path, &text, want.to_string(), kind)],
     }
 }
