@@ -317,3 +317,106 @@ fn step_kinds_compare_semantically() {
         ValueKind::List.normalise("2-3")
     );
 }
+
+/// Unmounts on drop, so a failing assertion does not leave the mount behind.
+struct Mount(std::path::PathBuf);
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn real_read_only_proc_sys_fails_with_erofs_and_rolls_back() {
+    // As in a container: /proc/sys mounted read-only (a real ro bind mount, not a
+    // fault plan). The first sysctl write is the 6th of 13.
+    let t = Tree::new("rofs");
+    let spec = t.spec("");
+    let before = t.snapshot();
+    let sys = t.0.join("root/proc/sys");
+    let run = |args: &[&str]| {
+        let st = std::process::Command::new("mount")
+            .args(args)
+            .arg(&sys)
+            .arg(&sys)
+            .status()
+            .unwrap();
+        assert!(st.success(), "mount {args:?} failed (needs root)");
+    };
+    run(&["--bind"]);
+    let _m = Mount(sys.clone());
+    let st = std::process::Command::new("mount")
+        .args(["-o", "remount,ro,bind"])
+        .arg(&sys)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let r = tune::apply(&t.root(), &spec, &ApplyOptions::default()).unwrap();
+    assert_eq!(r.exit_code(), 1);
+    let f: Vec<_> = r
+        .items
+        .iter()
+        .filter(|i| i.status == Status::Failed)
+        .collect();
+    assert_eq!(f.len(), 1, "{:#?}", r.items);
+    assert_eq!(f[0].errno, Some(libc::EROFS));
+    assert_eq!(f[0].path.as_deref(), Some("/proc/sys/vm/overcommit_ratio"));
+    assert!(f[0].detail.contains("EROFS"), "{}", f[0].detail);
+    assert_eq!(r.rolled_back.len(), 5);
+    assert_eq!(t.snapshot(), before);
+}
+
+#[test]
+fn running_irqbalance_refuses_or_warns_before_any_write() {
+    let t = Tree::new("irqbalance");
+    t.file("proc/4242/comm", "irqbalance\n");
+    t.file("proc/1/comm", "init\n");
+    let before = t.snapshot();
+    let spec = t.spec("");
+    let r = tune::apply(&t.root(), &spec, &ApplyOptions::default()).unwrap();
+    let ib = r.items.iter().find(|i| i.item == "irq.irqbalance").unwrap();
+    assert_eq!(ib.status, Status::Failed);
+    assert_eq!(ib.path.as_deref(), Some("/proc/4242"));
+    assert!(
+        ib.detail.contains("IRQBALANCE_BANNED_CPULIST=2-3"),
+        "{}",
+        ib.detail
+    );
+    assert_eq!(r.writes, 0);
+    assert_eq!(t.snapshot(), before);
+    // Banning the isolated CPUs in its config makes it harmless.
+    t.file(
+        "etc/default/irqbalance",
+        "# x\nIRQBALANCE_BANNED_CPULIST=2-3\n",
+    );
+    let c = tune::check(&t.root(), &spec);
+    let ib = c.items.iter().find(|i| i.item == "irq.irqbalance").unwrap();
+    assert_eq!(ib.status, Status::Ok, "{}", ib.detail);
+    // The deprecated hex variable wins when set.
+    t.file(
+        "etc/default/irqbalance",
+        "IRQBALANCE_BANNED_CPULIST=2-3\nIRQBALANCE_BANNED_CPUS=4\n",
+    );
+    let c = tune::check(&t.root(), &spec);
+    let ib = c.items.iter().find(|i| i.item == "irq.irqbalance").unwrap();
+    assert_eq!(ib.status, Status::Failed, "{}", ib.detail);
+    // policy "warn": applied anyway, and said so.
+    std::fs::remove_file(t.0.join("root/etc/default/irqbalance")).unwrap();
+    let spec = {
+        let text = t.config_text("").replace(
+            "default_affinity = true",
+            "default_affinity = true\nirqbalance = \"warn\"",
+        );
+        config::parse(&text, "t", &t.root()).unwrap().tuning
+    };
+    let r = tune::apply(&t.root(), &spec, &ApplyOptions::default()).unwrap();
+    assert_eq!(r.exit_code(), 0);
+    let ib = r.items.iter().find(|i| i.item == "irq.irqbalance").unwrap();
+    assert!(
+        ib.detail.starts_with("warning: irqbalance (pid 4242)"),
+        "{}",
+        ib.detail
+    );
+    assert_eq!(r.writes, 13);
+}
