@@ -2,9 +2,9 @@
 //! writes (the hidden `--pause-after-writes N` makes it stop right after write N), then
 //! the next `revert` or `apply` restores the originals before doing anything else.
 
-mod common;
+mod tune_tree;
 
-use common::Tree;
+use tune_tree::Tree;
 use rtbench::tune::journal::{Journal, JournalState};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};

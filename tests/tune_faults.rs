@@ -4,9 +4,9 @@
 //! and the report must name the errno and the path. Plus the guards, idempotence,
 //! revert and recovery of an interrupted journal.
 
-mod common;
+mod tune_tree;
 
-use common::Tree;
+use tune_tree::Tree;
 use rtbench::config;
 use rtbench::config::tuning::TuningSpec;
 use rtbench::sys::SysRoot;

@@ -1,4 +1,4 @@
-//! Shared fixture for the tune integration tests.
+//! Shared fixture for the tune integration tests: a temporary /proc + /sys tree.
 #![allow(dead_code)]
 
 use rtbench::config;
