@@ -1,7 +1,7 @@
 //! The binary's glue: parse → plan → run → sinks, and the one place that maps errors
 //! to exit codes (see [`crate::error::exit`]).
 
-use crate::cli::{Cli, Command, CyclicArgs, SysinfoArgs};
+use crate::cli::{Cli, Command, CyclicArgs, ReportArgs, SysinfoArgs};
 use crate::error::{exit, Error, Result};
 use crate::measure::cyclic::{self, Progress, ThreadSpec};
 use crate::measure::runner::StopCause;
@@ -38,6 +38,8 @@ pub fn main(args: Vec<OsString>) -> i32 {
     let result = match cli.command {
         Command::Cyclic(a) => run_cyclic(&a, &argv),
         Command::Sysinfo(a) => sysinfo(&a),
+        Command::Report(a) => report(&a),
+        Command::Selftest(a) => Ok(crate::selftest::main(a.config.as_deref())),
         Command::Tune(a) => crate::tune::cmd::run(&a),
     };
     match result {
@@ -193,4 +195,41 @@ fn or_none(s: &str) -> &str {
     } else {
         s
     }
+}
+
+fn report(args: &ReportArgs) -> Result<i32> {
+    use crate::report::store::Store;
+    let store = Store::new(&args.dir, 1);
+    let files = store.list().map_err(|e| Error::io(&args.dir, e))?;
+    let Some(last) = files.last() else {
+        return Err(Error::usage(
+            format!("--dir {}", args.dir.display()),
+            "no stored self-test results (run `rtbench selftest` first)",
+        ));
+    };
+    let chosen: Vec<_> = if args.all {
+        files.clone()
+    } else {
+        vec![last.clone()]
+    };
+    let mut runs = Vec::with_capacity(chosen.len());
+    for f in &chosen {
+        runs.push(Store::load(f).map_err(|e| Error::io(f, e))?);
+    }
+    if args.json {
+        let v = if args.all {
+            serde_json::to_string_pretty(&runs)
+        } else {
+            serde_json::to_string_pretty(&runs[0])
+        }
+        .map_err(|e| Error::io("<stdout>", e.into()))?;
+        println!("{v}");
+    } else {
+        for (f, r) in chosen.iter().zip(&runs) {
+            println!("# {}", f.display());
+            print!("{}", crate::report::table::render(r));
+        }
+    }
+    let last_pass = runs.last().is_some_and(|r| r.verdict.pass);
+    Ok(if last_pass { exit::OK } else { exit::FAIL })
 }

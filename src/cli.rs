@@ -23,6 +23,12 @@ pub enum Command {
     Cyclic(Box<CyclicArgs>),
     /// Print the system snapshot: kernel, PREEMPT_RT, isolated/housekeeping CPUs
     Sysinfo(SysinfoArgs),
+    /// Boot self-test: tune, measure under load, judge the limits, report (rtbench.service)
+    #[command(after_help = SELFTEST_EXAMPLES)]
+    Selftest(SelftestArgs),
+    /// Show stored self-test results: the last verdict and table, or all kept runs
+    #[command(after_help = REPORT_EXAMPLES)]
+    Report(ReportArgs),
     /// Check, apply, revert or show the RT tuning of the configuration's [tuning]
     #[command(subcommand, after_help = TUNE_EXAMPLES)]
     Tune(TuneAction),
@@ -71,6 +77,29 @@ pub struct TuneArgs {
     pub pause_after_writes: Option<usize>,
 }
 
+const SELFTEST_EXAMPLES: &str = "\
+Examples:
+  rtbench selftest                          /etc/rtbench/rtbench.toml, as rtbench.service runs it
+  rtbench selftest --config factory.toml    another configuration
+
+Exit codes: 0 pass, 1 a limit failed (or tuning deviated), 2 invalid configuration
+(nothing tuned, nothing written), 3 the environment refused, 130/143 interrupted.";
+
+/// `rtbench selftest` flags.
+#[derive(Debug, Args)]
+pub struct SelftestArgs {
+    /// Configuration file (default /etc/rtbench/rtbench.toml; when it is missing the
+    /// documented defaults are used)
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+const REPORT_EXAMPLES: &str = "\
+Examples:
+  rtbench report              the last self-test: verdict and per-CPU table
+  rtbench report --all        every kept run, oldest first
+  rtbench report --json       the last run's full result (histograms included)";
+
 const CYCLIC_EXAMPLES: &str = "\
 Examples:
   rtbench cyclic -m -S -p 98 -i 1000 -D 10s        one SCHED_FIFO thread per online CPU, 10 s
@@ -83,6 +112,8 @@ Differences from cyclictest (on purpose):
   * Without -p/--policy: SCHED_FIFO priority 98 and mlockall (use --policy other or
     --no-mlockall to opt out); cyclictest would measure SCHED_OTHER.
   * Overruns (wakeups after the next deadline) are counted and reported.
+  * With -l every thread completes LOOPS cycles (cyclictest stops all threads when
+    the first one is done).
   * -D takes s, m, h, d; an unknown suffix is an error. -n is accepted and ignored.
   * Live output is one line per thread per --report-interval, no cursor movement.
   * -b stops tracing (tracing_on) whenever tracefs is there, and exits 1.";
@@ -216,6 +247,20 @@ pub struct CyclicArgs {
     /// Print help
     #[arg(long = "help", action = ArgAction::Help)]
     pub help: Option<bool>,
+}
+
+/// `rtbench report` flags.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Print the stored JSON instead of the table
+    #[arg(long)]
+    pub json: bool,
+    /// Every kept run instead of the last one
+    #[arg(long)]
+    pub all: bool,
+    /// Results directory
+    #[arg(long, value_name = "DIR", default_value = crate::report::store::DEFAULT_DIR)]
+    pub dir: PathBuf,
 }
 
 /// `rtbench sysinfo` flags.

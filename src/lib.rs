@@ -13,5 +13,6 @@ pub mod error;
 pub mod measure;
 pub mod plan;
 pub mod report;
+pub mod selftest;
 pub mod sys;
 pub mod tune;

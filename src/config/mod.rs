@@ -11,6 +11,8 @@
 
 pub mod tuning;
 
+pub use crate::selftest::config as sections;
+
 use crate::error::{Error, Result};
 use crate::sys::cpus::CpuTopology;
 use crate::sys::SysRoot;
@@ -27,6 +29,21 @@ pub struct RawConfig {
     /// `[tuning]`: what `rtbench tune` checks and changes.
     #[serde(default)]
     pub tuning: tuning::TuningToml,
+    /// `[selftest]`: tuning mode and duration.
+    #[serde(default)]
+    pub selftest: sections::SelftestSection,
+    /// `[cyclic]`: the timer-wakeup test.
+    #[serde(default)]
+    pub cyclic: sections::CyclicSection,
+    /// `[load]`: what runs beside the measurement.
+    #[serde(default)]
+    pub load: sections::LoadSection,
+    /// `[limits]`: pass/fail limits.
+    #[serde(default)]
+    pub limits: sections::LimitsSection,
+    /// `[output]`: results store and Prometheus textfile.
+    #[serde(default)]
+    pub output: sections::OutputSection,
 }
 
 /// The validated configuration.
@@ -34,6 +51,20 @@ pub struct RawConfig {
 pub struct Config {
     /// The tuning to check or apply.
     pub tuning: tuning::TuningSpec,
+    /// `[selftest]` as written.
+    pub selftest: sections::SelftestSection,
+    /// The measurement duration from `[selftest]`.
+    pub duration: std::time::Duration,
+    /// `[cyclic]` as written.
+    pub cyclic: sections::CyclicSection,
+    /// The CPUs `[cyclic]` measures.
+    pub cyclic_cpus: crate::cpuset::CpuSet,
+    /// `[load]` as written.
+    pub load: sections::LoadSection,
+    /// `[limits]`, resolved.
+    pub limits: crate::selftest::limits::LimitSet,
+    /// `[output]`.
+    pub output: sections::OutputSection,
 }
 
 /// Reads and validates the configuration file `path` against the system below `root`.
@@ -56,8 +87,20 @@ pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config> {
     let src = Source { file, text };
     let raw: RawConfig = toml::from_str(text).map_err(|e| src.toml_error(&e))?;
     let topo = CpuTopology::read(root);
+    let key = |e: sections::KeyError| src.key_error(&e);
+    if let Some(c) = &raw.load.cpus {
+        sections::cpus_key("load.cpus", c, &topo).map_err(key)?;
+    }
+    raw.output.check().map_err(key)?;
     Ok(Config {
         tuning: tuning::resolve(&raw.tuning, &topo, &src)?,
+        duration: raw.selftest.duration().map_err(key)?,
+        cyclic_cpus: raw.cyclic.cpus(&topo).map_err(key)?,
+        limits: raw.limits.to_limit_set(&topo).map_err(key)?,
+        selftest: raw.selftest,
+        cyclic: raw.cyclic,
+        load: raw.load,
+        output: raw.output,
     })
 }
 
@@ -92,6 +135,51 @@ impl Source<'_> {
             ),
             message,
         )
+    }
+
+    /// A usage error for a semantic problem of dotted `key` (`section.name`, or
+    /// `limits.cpus[i].name`): the line is that of `name = …` inside `[section]`, or
+    /// the section header when the key is absent (a default that does not fit).
+    pub fn key_error(&self, e: &crate::selftest::config::KeyError) -> Error {
+        let (section, name) = e.key.rsplit_once('.').unwrap_or(("", e.key.as_str()));
+        let (section, index) = match section.split_once('[') {
+            Some((s, rest)) => (s, rest.trim_end_matches(']').parse::<usize>().ok()),
+            None => (section, None),
+        };
+        let header_is = |l: &str, want: &str| {
+            let t = l.trim();
+            t == format!("[{want}]") || t == format!("[[{want}]]")
+        };
+        let mut in_section = section.is_empty();
+        let mut seen = 0usize;
+        let mut header_line = None;
+        for (i, l) in self.text.lines().enumerate() {
+            let t = l.trim_start();
+            if t.starts_with('[') {
+                in_section = header_is(t, section)
+                    && index.map_or(true, |want| {
+                        seen += 1;
+                        seen == want + 1
+                    });
+                if in_section && header_line.is_none() {
+                    header_line = Some(i + 1);
+                }
+                continue;
+            }
+            if in_section {
+                if let Some((k, v)) = t.split_once('=') {
+                    if k.trim() == name {
+                        return Error::usage(
+                            format!("{}:{}: {} = {}", self.file, i + 1, e.key, v.trim()),
+                            e.message.clone(),
+                        );
+                    }
+                }
+            }
+        }
+        let at =
+            header_line.map_or_else(|| self.file.to_string(), |l| format!("{}:{l}", self.file));
+        Error::usage(format!("{at}: {}", e.key), e.message.clone())
     }
 
     fn toml_error(&self, e: &toml::de::Error) -> Error {

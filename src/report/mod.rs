@@ -3,7 +3,12 @@
 
 pub mod atomic;
 pub mod histogram;
+pub mod journal;
 pub mod json;
+pub mod prometheus;
+pub mod store;
+pub mod summary;
+pub mod table;
 pub mod text;
 
 use crate::measure::cyclic::CyclicResult;

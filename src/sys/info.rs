@@ -11,7 +11,7 @@ use super::SysRoot;
 use std::io::Read;
 
 /// A snapshot of the facts that decide whether a latency figure means anything.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SysInfo {
     /// `uname -s`.
     pub sysname: String,

@@ -1,0 +1,122 @@
+//! Prometheus text exposition for node_exporter's textfile collector: one file,
+//! replaced atomically after every self-test (node_exporter never reads half a file).
+//!
+//! Source: Prometheus "Exposition formats" (text format 0.0.4) and node_exporter's
+//! textfile collector README. Latencies are exported in base units (seconds).
+
+use super::store::StoredRun;
+use std::fmt::Write;
+
+fn secs(ns: u64) -> String {
+    format!("{:e}", ns as f64 / 1e9)
+}
+
+/// Renders `run` in the text exposition format.
+pub fn render(run: &StoredRun) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "# HELP rtbench_latency_seconds Wakeup/handover latency quantiles of the last self-test."
+    );
+    let _ = writeln!(s, "# TYPE rtbench_latency_seconds summary");
+    for t in &run.tests {
+        for th in &t.threads {
+            let labels = labels(&t.test, th.thread, th.cpu);
+            for (q, v) in [
+                ("0.5", th.p50_ns),
+                ("0.9", th.p90_ns),
+                ("0.99", th.p99_ns),
+                ("0.999", th.p999_ns),
+                ("0.9999", th.p9999_ns),
+                ("1", th.max_ns),
+            ] {
+                let _ = writeln!(
+                    s,
+                    "rtbench_latency_seconds{{{labels},quantile=\"{q}\"}} {}",
+                    secs(v)
+                );
+            }
+            let sum = th.avg_ns as f64 * th.count as f64 / 1e9;
+            let _ = writeln!(s, "rtbench_latency_seconds_sum{{{labels}}} {sum:e}");
+            let _ = writeln!(s, "rtbench_latency_seconds_count{{{labels}}} {}", th.count);
+        }
+    }
+    let gauge = |s: &mut String, name: &str, help: &str| {
+        let _ = writeln!(s, "# HELP {name} {help}");
+        let _ = writeln!(s, "# TYPE {name} gauge");
+    };
+    gauge(
+        &mut s,
+        "rtbench_latency_max_seconds",
+        "Largest latency of the last self-test.",
+    );
+    for t in &run.tests {
+        for th in &t.threads {
+            let _ = writeln!(
+                s,
+                "rtbench_latency_max_seconds{{{}}} {}",
+                labels(&t.test, th.thread, th.cpu),
+                secs(th.max_ns)
+            );
+        }
+    }
+    gauge(
+        &mut s,
+        "rtbench_overruns",
+        "Wakeups later than the following deadline in the last self-test.",
+    );
+    for t in &run.tests {
+        for th in &t.threads {
+            let _ = writeln!(
+                s,
+                "rtbench_overruns{{{}}} {}",
+                labels(&t.test, th.thread, th.cpu),
+                th.overruns
+            );
+        }
+    }
+    gauge(
+        &mut s,
+        "rtbench_selftest_pass",
+        "1 when the last self-test passed every limit, else 0.",
+    );
+    let _ = writeln!(s, "rtbench_selftest_pass {}", run.verdict.pass as u8);
+    gauge(
+        &mut s,
+        "rtbench_selftest_timestamp_seconds",
+        "Start of the last self-test, seconds since the epoch.",
+    );
+    let _ = writeln!(s, "rtbench_selftest_timestamp_seconds {}", run.start_s);
+    gauge(
+        &mut s,
+        "rtbench_selftest_duration_seconds",
+        "Measured duration of the last self-test.",
+    );
+    let _ = writeln!(s, "rtbench_selftest_duration_seconds {}", run.duration_s);
+    gauge(
+        &mut s,
+        "rtbench_kernel_preempt_rt",
+        "1 when the kernel is PREEMPT_RT.",
+    );
+    let _ = writeln!(
+        s,
+        "rtbench_kernel_preempt_rt{{release=\"{}\"}} {}",
+        escape(&run.sysinfo.release),
+        run.sysinfo.realtime as u8
+    );
+    s
+}
+
+fn labels(test: &str, thread: usize, cpu: Option<usize>) -> String {
+    let cpu = cpu.map_or_else(|| "none".to_string(), |c| c.to_string());
+    format!(
+        "test=\"{}\",thread=\"{thread}\",cpu=\"{cpu}\"",
+        escape(test)
+    )
+}
+
+fn escape(v: &str) -> String {
+    v.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}

@@ -1,0 +1,167 @@
+//! The persistent sinks on a real measurement: Prometheus textfile accepted by
+//! promtool, the report table within 80 columns, the results store round trip.
+
+use rtbench::measure::cyclic::{self, CyclicSpec, Progress, ThreadSpec};
+use rtbench::measure::stats::LiveSnapshot;
+use rtbench::report::store::{Store, StoredRun};
+use rtbench::report::summary::{TestSummary, ThreadSummary};
+use rtbench::selftest::limits::{judge, LimitSet, Limits};
+use rtbench::sys::clock::Clock;
+use rtbench::sys::info::SysInfo;
+use rtbench::sys::sched::Policy;
+use rtbench::sys::SysRoot;
+use std::process::Command;
+
+struct Quiet;
+impl Progress for Quiet {
+    fn report(&mut self, _: &[ThreadSpec], _: &[LiveSnapshot]) {}
+    fn status(&mut self, _: &[ThreadSpec], _: &[LiveSnapshot]) {}
+    fn notice(&mut self, _: &str) {}
+    fn warning(&mut self, _: &str) {}
+}
+
+fn measured_run(max_us: u64) -> StoredRun {
+    let spec = CyclicSpec {
+        threads: (0..2)
+            .map(|i| ThreadSpec {
+                index: i,
+                cpu: Some(i % 2),
+                policy: Policy::Fifo,
+                priority: 80,
+                interval_us: 500,
+            })
+            .collect(),
+        clock: Clock::Monotonic,
+        duration: None,
+        loops: Some(400),
+        mlockall: false,
+        pm_qos_us: None,
+        main_cpus: None,
+        histogram: None,
+        break_ns: None,
+        tracemark: false,
+        report_every: None,
+    };
+    let start_s = Clock::wall_secs();
+    let r = cyclic::run(&spec, &SysRoot::host(), &mut Quiet).unwrap();
+    let tests = vec![TestSummary {
+        test: "cyclic".into(),
+        threads: r.threads.iter().map(ThreadSummary::from_cyclic).collect(),
+    }];
+    let limits = LimitSet {
+        default: Limits {
+            max_us: Some(max_us),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let verdict = judge(&tests, &limits);
+    StoredRun {
+        rtbench_version: "test".into(),
+        start_s,
+        duration_s: 0.2,
+        sysinfo: SysInfo::read(&SysRoot::host()),
+        config: serde_json::json!({}),
+        tuning: serde_json::Value::Null,
+        load: String::new(),
+        tests,
+        verdict,
+        interrupted: false,
+    }
+}
+
+#[test]
+fn prometheus_textfile_passes_promtool() {
+    let run = measured_run(1_000_000);
+    let text = rtbench::report::prometheus::render(&run);
+    let dir = std::env::temp_dir().join(format!("rtbench-prom-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("rtbench.prom");
+    rtbench::report::atomic::write(&f, text.as_bytes()).unwrap();
+    let out = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(std::fs::File::open(&f).unwrap())
+        .output()
+        .expect("promtool (Debian package prometheus) must be installed");
+    assert!(
+        out.status.success(),
+        "promtool: {}{}\n{text}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("rtbench_selftest_pass 1"));
+    let count_lines = text
+        .lines()
+        .filter(|l| l.starts_with("rtbench_latency_seconds_count"))
+        .count();
+    assert_eq!(count_lines, 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn report_table_fits_80_columns_and_names_failures() {
+    // A 1 µs limit cannot hold: every thread fails and the table says why.
+    let run = measured_run(1);
+    let t = rtbench::report::table::render(&run);
+    for l in t.lines() {
+        assert!(
+            l.chars().count() <= 80,
+            "{} columns: {l:?}",
+            l.chars().count()
+        );
+    }
+    assert!(t.starts_with("rtbench self-test FAIL"), "{t}");
+    assert_eq!(
+        t.lines().filter(|l| l.starts_with("cyclic")).count(),
+        2,
+        "{t}"
+    );
+    assert!(
+        t.lines()
+            .any(|l| l.starts_with("FAIL cyclic thread 0 cpu 0: max")),
+        "{t}"
+    );
+}
+
+#[test]
+fn store_and_rtbench_report_round_trip() {
+    let dir = std::env::temp_dir().join(format!("rtbench-rep-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let store = Store::new(&dir, 3);
+    let pass = measured_run(1_000_000);
+    let path = store.save(&pass).unwrap();
+    assert_eq!(Store::load(&path).unwrap(), pass);
+    let out = Command::new(env!("CARGO_BIN_EXE_rtbench"))
+        .args(["report", "--dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("rtbench self-test PASS"), "{text}");
+    let fail = measured_run(1);
+    let mut fail2 = fail.clone();
+    fail2.start_s = pass.start_s + 5;
+    store.save(&fail2).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_rtbench"))
+        .args(["report", "--json", "--dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "last run failed");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"]["pass"], false);
+    let out = Command::new(env!("CARGO_BIN_EXE_rtbench"))
+        .args(["report", "--all", "--json", "--dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 2);
+    let out = Command::new(env!("CARGO_BIN_EXE_rtbench"))
+        .args(["report", "--dir", "/nonexistent-rtbench"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
