@@ -4,11 +4,11 @@
 
 mod tune_tree;
 
-use tune_tree::Tree;
 use rtbench::tune::journal::{Journal, JournalState};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
+use tune_tree::Tree;
 
 fn rtbench(t: &Tree, args: &[&str]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_rtbench"));

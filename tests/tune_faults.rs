@@ -6,12 +6,12 @@
 
 mod tune_tree;
 
-use tune_tree::Tree;
 use rtbench::config;
 use rtbench::config::tuning::TuningSpec;
 use rtbench::sys::SysRoot;
 use rtbench::tune::journal::{Entry, Journal, JournalState};
 use rtbench::tune::{self, ApplyOptions, Decision, Status, Step, ValueKind};
+use tune_tree::Tree;
 
 /// The writes `apply` would make, in order.
 fn planned_writes(root: &SysRoot, spec: &TuningSpec) -> Vec<Step> {
