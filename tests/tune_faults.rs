@@ -420,3 +420,48 @@ fn running_irqbalance_refuses_or_warns_before_any_write() {
     );
     assert_eq!(r.writes, 13);
 }
+
+#[test]
+fn applying_a_changed_config_on_top_then_revert_restores_the_first_originals() {
+    let t = Tree::new("stack");
+    let before = t.snapshot();
+    let spec_for = |level: u8| {
+        let text = format!(
+            "[tuning]\njournal_dir = \"{}\"\n[tuning.sysctl]\nprintk = {level}\n",
+            t.journal_dir().display()
+        );
+        config::parse(&text, "t", &t.root()).unwrap().tuning
+    };
+    let a = tune::apply(&t.root(), &spec_for(1), &ApplyOptions::default()).unwrap();
+    assert_eq!(a.writes, 1);
+    let b = tune::apply(&t.root(), &spec_for(3), &ApplyOptions::default()).unwrap();
+    assert_eq!(b.writes, 1);
+    assert_eq!(
+        t.root().read("/proc/sys/kernel/printk").unwrap(),
+        "3\t4\t1\t7\n"
+    );
+    let j = Journal::load(&t.journal_dir()).unwrap().unwrap();
+    assert_eq!(j.entries.len(), 2);
+    assert_eq!(j.entries[1].step.original, "1\t4\t1\t7\n");
+    let r = tune::revert(&t.root(), &spec_for(3)).unwrap();
+    assert_eq!(r.writes, 2);
+    assert_eq!(t.snapshot(), before);
+}
+
+#[test]
+fn check_only_items_are_reported_after_the_writes_of_apply() {
+    let t = Tree::new("final");
+    let text = format!(
+        "[tuning]\nisolated = \"2-3\"\njournal_dir = \"{}\"\n[tuning.boot]\nirqaffinity = true\n\
+         [tuning.irq]\ndefault_affinity = true\n",
+        t.journal_dir().display()
+    );
+    let spec = config::parse(&text, "t", &t.root()).unwrap().tuning;
+    let c = tune::check(&t.root(), &spec);
+    assert_eq!(c.items[0].status, Status::Deviation, "{:#?}", c.items);
+    let a = tune::apply(&t.root(), &spec, &ApplyOptions::default()).unwrap();
+    assert_eq!(a.items[0].item, "boot.irqaffinity");
+    assert_eq!(a.items[0].status, Status::Ok, "{:#?}", a.items);
+    assert_eq!(a.exit_code(), 0);
+    assert_eq!(a.bootargs.as_deref(), Some("irqaffinity=0-1"));
+}
