@@ -147,3 +147,39 @@ fn config_errors_exit_2_and_write_nothing() {
     assert_eq!(t.snapshot(), before);
     assert!(!t.journal_dir().exists());
 }
+
+#[test]
+fn not_root_apply_and_revert_exit_3_check_runs() {
+    // As user nobody (setpriv from util-linux), on the host: apply/revert refuse before
+    // reading anything else, check only reads.
+    let t = Tree::new("nobody");
+    let cfg = t.0.join("rtbench.toml");
+    std::fs::write(
+        &cfg,
+        "[tuning]\nisolated = \"1\"\n[tuning.sysctl]\nprintk = 1\n",
+    )
+    .unwrap();
+    let as_nobody = |action: &str| {
+        Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_rtbench"))
+            .args(["tune", action, "--config"])
+            .arg(&cfg)
+            .output()
+            .unwrap()
+    };
+    for action in ["apply", "revert"] {
+        let out = as_nobody(action);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{action}: {err}");
+        assert!(err.contains("run it as root"), "{err}");
+    }
+    let out = as_nobody("check");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("sysctl.kernel.printk"),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(matches!(out.status.code(), Some(0 | 1)));
+}
