@@ -336,4 +336,69 @@ mod tests {
         let (f, l) = split_isolcpus("1,3");
         assert_eq!((f, l.as_str()), (vec!["domain".to_string()], "1,3"));
     }
+
+    fn spec(root: &SysRoot, extra: &str) -> TuningSpec {
+        let text = format!("[tuning]\nisolated = \"2-3\"\n{extra}[tuning.boot]\nisolcpus = [\"domain\", \"managed_irq\"]\nnohz_full = true\nrcu_nocbs = true\nirqaffinity = true\n");
+        crate::config::parse(&text, "t", root).unwrap().tuning
+    }
+
+    fn statuses(root: &SysRoot, spec: &TuningSpec) -> Vec<(String, Status)> {
+        let mut v = Vec::new();
+        items(spec, &mut v);
+        v.iter()
+            .map(|i| match i.plan(root) {
+                Decision::Done(r) => (r.item, r.status),
+                Decision::Change { .. } => panic!("check-only item wants to write"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn effective_state_decides_not_the_command_line_text() {
+        let d = crate::config::tempdir::Dir::new("boot");
+        d.file("sys/devices/system/cpu/possible", "0-3\n");
+        d.file("sys/devices/system/cpu/online", "0-3\n");
+        d.file("sys/devices/system/cpu/isolated", "2-3\n");
+        d.file("sys/devices/system/cpu/nohz_full", "2-3\n");
+        d.file("proc/irq/default_smp_affinity", "3\n");
+        d.file(
+            "proc/cmdline",
+            "quiet isolcpus=managed_irq,domain,2,3 nohz_full=2-3\n",
+        );
+        d.file("sys/kernel/realtime", "1\n");
+        let root = SysRoot::at(d.path());
+        let spec = spec(&root, "require_preempt_rt = true\n");
+        let all_ok = statuses(&root, &spec);
+        assert_eq!(all_ok.len(), 5);
+        assert!(all_ok.iter().all(|(_, s)| *s == Status::Ok), "{all_ok:?}");
+        assert_eq!(
+            bootargs(&spec).as_deref(),
+            Some("isolcpus=domain,managed_irq,2-3 nohz_full=2-3 rcu_nocbs=2-3 irqaffinity=0-1")
+        );
+        // The kernel ignored the parameters (e.g. a bad list): same text, no effect.
+        d.file("sys/devices/system/cpu/isolated", "\n");
+        d.file("sys/devices/system/cpu/nohz_full", "(null)\n");
+        d.file("proc/irq/default_smp_affinity", "f\n");
+        let bad = statuses(&root, &spec);
+        for (name, want) in [
+            ("boot.isolcpus", Status::Deviation),
+            ("boot.nohz_full", Status::Deviation),
+            ("boot.rcu_nocbs", Status::Deviation),
+            ("boot.irqaffinity", Status::Deviation),
+        ] {
+            assert!(bad.contains(&(name.to_string(), want)), "{name}: {bad:?}");
+        }
+        // rcu_nocbs= alone covers RCU; no nohz_full file means CONFIG_NO_HZ_FULL is off.
+        std::fs::remove_file(d.path().join("sys/devices/system/cpu/nohz_full")).unwrap();
+        d.file("proc/cmdline", "rcu_nocbs=1-3\n");
+        let s = statuses(&root, &spec);
+        assert!(
+            s.contains(&("boot.nohz_full".to_string(), Status::NotApplicable)),
+            "{s:?}"
+        );
+        assert!(
+            s.contains(&("boot.rcu_nocbs".to_string(), Status::Ok)),
+            "{s:?}"
+        );
+    }
 }

@@ -26,10 +26,11 @@ pub fn run(action: &TuneAction) -> Result<i32> {
     let spec = &cfg.tuning;
     let writes = matches!(action, TuneAction::Apply(_) | TuneAction::Revert(_));
     if writes && root.is_host() && !nix::unistd::geteuid().is_root() {
-        return Err(Error::refused(
-            format!("rtbench tune {name} (writes /proc and /sys)"),
-            std::io::Error::from_raw_os_error(libc::EPERM),
-        ));
+        return Err(Error::Refused {
+            what: format!("rtbench tune {name} (writes /proc and /sys)"),
+            source: std::io::Error::from_raw_os_error(libc::EPERM),
+            hint: "; run it as root".into(),
+        });
     }
     let report = match action {
         TuneAction::Check(_) => super::check(&root, spec),
@@ -147,7 +148,7 @@ fn print_status(args: &TuneArgs, dir: &std::path::Path) -> Result<i32> {
                     e.item,
                     e.step.path,
                     e.step.kind.normalise(&e.step.original),
-                    e.step.desired
+                    e.step.kind.normalise(&e.step.desired)
                 );
             }
         }

@@ -283,6 +283,17 @@ pub fn apply(root: &SysRoot, spec: &TuningSpec, opts: &ApplyOptions) -> Result<T
         journal.state = JournalState::Committed;
         journal.save(&spec.journal_dir)?;
     }
+    // Check-only items were read before the writes; report the final state (e.g. the
+    // default IRQ affinity that `irq.default_affinity` just set).
+    if report.writes > 0 {
+        for (item, r) in items.iter().zip(report.items.iter_mut()) {
+            if r.status == Status::Deviation {
+                if let Decision::Done(now) = item.plan(root) {
+                    *r = now;
+                }
+            }
+        }
+    }
     Ok(report)
 }
 

@@ -161,7 +161,7 @@ mod tests {
 
     #[test]
     fn round_trip_and_second_lock_refused() {
-        let dir = crate::config::tuning::tempdir::Dir::new("journal");
+        let dir = crate::config::tempdir::Dir::new("journal");
         let d = dir.path().join("run");
         assert_eq!(Journal::load(&d).unwrap(), None);
         let lock = Lock::acquire(&d).unwrap();

@@ -14,6 +14,7 @@ pub mod engine;
 pub mod irq;
 pub mod journal;
 pub mod knobs;
+pub mod power;
 
 use crate::sys::SysRoot;
 use serde::{Deserialize, Serialize};
