@@ -3,7 +3,8 @@
 # the systemd unit and catalog, and the SysV init script.
 #
 #  1. oelint-adv on the recipes, once per supported release (scarthgap, wrynose)
-#  2. rtbench-crates.inc matches Cargo.lock (scripts/gen-crates-inc.py --check),
+#  2. rtbench-crates.inc matches Cargo.lock (scripts/gen-crates-inc.py --check,
+#     and the generator's own tests),
 #     the recipe's version matches Cargo.toml, license checksums match the files
 #  3. shellcheck on the init script and the repository's shell scripts
 #  4. systemd-analyze verify and security (exposure <= 5.0) for rtbench.service,
@@ -65,6 +66,11 @@ done
 
 # --- 2. recipe data vs. the source tree -----------------------------------------
 step "crates.inc, version, license checksums"
+if python3 -m unittest discover -s tests -p 'test_gen_crates_inc.py'; then
+	pass "gen-crates-inc.py unit tests"
+else
+	fail "gen-crates-inc.py unit tests"
+fi
 if python3 scripts/gen-crates-inc.py --check; then
 	pass "rtbench-crates.inc matches Cargo.lock"
 else

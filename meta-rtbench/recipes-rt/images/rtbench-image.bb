@@ -19,7 +19,7 @@ IMAGE_ROOTFS_SIZE ?= "8192"
 IMAGE_ROOTFS_EXTRA_SPACE:append = "${@bb.utils.contains("DISTRO_FEATURES", "systemd", " + 4096", "", d)}"
 
 # Kernel command line (isolcpus= etc.) for wic images: set
-# WKS_FILE = "rtbench-isolcpus.wks" and IMAGE_FSTYPES += "wic", and adapt the
+# WKS_FILE = "rtbench-isolcpus.wks.in" and IMAGE_FSTYPES += "wic", and adapt the
 # CPU lists to the board; other boot paths: README.md, "Kernel command line".
 
 # Same test as oe-core's core-image-rt: build only with the PREEMPT_RT kernel.
