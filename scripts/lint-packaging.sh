@@ -162,6 +162,23 @@ if [ -z "$bad_var" ]; then pass "rtbench.mk: all variables start with RTBENCH_";
 for d in buildroot-package/configs/*_defconfig; do
 	if grep -qx 'BR2_DOWNLOAD_FORCE_CHECK_HASHES=y' "$d"; then pass "$(basename "$d"): BR2_DOWNLOAD_FORCE_CHECK_HASHES=y"; else fail "$d lacks BR2_DOWNLOAD_FORCE_CHECK_HASHES=y"; fi
 done
+mapfile -t br_files < <(find buildroot-package -type f ! -name '*.md')
+bad_ws=$(grep -nE '[[:space:]]+$' "${br_files[@]}"; for f in "${br_files[@]}"; do
+	[ -n "$(tail -c1 "$f")" ] && echo "$f: no newline at end of file"
+	awk -v f="$f" 'prev == "" && $0 == "" && NR > 1 { print f ":" NR ": consecutive empty lines" } { prev = $0 }' "$f"
+	[ -z "$(tail -n1 "$f")" ] && echo "$f: empty last line"
+done)
+if [ -z "$bad_ws" ]; then pass "Buildroot files: no trailing space, empty last line or double empty lines"; else printf '%s\n' "$bad_ws"; fail "Buildroot whitespace"; fi
+bad_help=$(awk '/^[^\t#]/ { help = 0 } /^\thelp$/ { help = 1; next } help && /^\t  / && length($0) > 65 && !/^\t  (http|https|git):\/\/[^ ]*$/ { print FILENAME ":" FNR ": help text over 62 chars" }' buildroot-package/Config.in buildroot-package/package/*/Config.in)
+if [ -z "$bad_help" ]; then pass "Config.in help text: <tab><2 spaces><62 chars>"; else printf '%s\n' "$bad_help"; fail "Config.in help text"; fi
+init=buildroot-package/package/rtbench/S95rtbench
+# shellcheck disable=SC2016 # the literal $DAEMON is what the script must contain
+if grep -qx 'DAEMON="rtbench"' "$init" && grep -qx 'PIDFILE="/var/run/$DAEMON.pid"' "$init" &&
+	! grep -qP '^\t* ' "$init"; then
+	pass "S95rtbench: DAEMON, PIDFILE and tab indentation as check-package wants"
+else
+	fail "S95rtbench: DAEMON=\"rtbench\", PIDFILE=\"/var/run/\$DAEMON.pid\" or tab indentation"
+fi
 if [ ! -x buildroot-package/package/rtbench/S95rtbench ]; then pass "S95rtbench not executable in the tree (installed -m 0755)"; else fail "S95rtbench must not be executable in the tree"; fi
 
 # --- 6. init script under BusyBox ---------------------------------------------

@@ -33,7 +33,16 @@ fi
 : "${BUSYBOX:?set by the outer invocation}"
 work=$(mktemp -d /tmp/rtbench-initscript.XXXXXX)
 cleanup() {
-	pkill -KILL -f "$work/stub/rtbench" 2>/dev/null || true
+	# Every stub rtbench records its PID: kill exactly those still running.
+	local pid
+	if [ -s "$work/all-pids" ]; then
+		while read -r pid; do
+			# only if the PID still is one of our stubs (not reused)
+			if tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF "$work/stub/rtbench"; then
+				kill -KILL "$pid" 2>/dev/null || true
+			fi
+		done < "$work/all-pids"
+	fi
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -50,6 +59,7 @@ cat > "$work/stub/rtbench" <<EOF
 # like rtbench without journald, runs STUB_RUN_S seconds, exits STUB_EXIT.
 echo "\$*" > "$work/out/args"
 echo "\$\$" >> "$work/out/pids"
+echo "\$\$" >> "$work/all-pids"
 trap 'echo "event=interrupted" >&2; exit 130' TERM
 echo "event=tuning item=sysctl.printk state=ok" >&2
 n=\$(( \${STUB_RUN_S:-0} * 10 ))
