@@ -11,7 +11,8 @@
 #     and the journal catalog compiles with all its MESSAGE_IDs
 #  5. Buildroot conventions check-package would enforce (hash format, tabs,
 #     BR2_DOWNLOAD_FORCE_CHECK_HASHES in defconfigs)
-#  6. tests/initscript.sh: the init script under BusyBox sh
+#  6. tests/initscript.sh: the init script under BusyBox sh;
+#     tests/buildroot-install.sh: rtbench.mk's install steps and systemd preset
 #
 # Installs only what is missing: oelint-adv (pip), shellcheck and busybox
 # (apt-get). Exits non-zero on any finding; prints "N passed, N failed".
@@ -100,7 +101,7 @@ done
 
 # --- 3. shellcheck ---------------------------------------------------------------
 step "shellcheck"
-scripts=(buildroot-package/package/rtbench/S95rtbench tests/initscript.sh scripts/*.sh
+scripts=(buildroot-package/package/rtbench/S95rtbench tests/*.sh scripts/*.sh
 	buildroot-package/board/*/*.sh)
 if shellcheck "${scripts[@]}"; then
 	pass "shellcheck: ${#scripts[@]} scripts clean"
@@ -181,9 +182,11 @@ else
 fi
 if [ ! -x buildroot-package/package/rtbench/S95rtbench ]; then pass "S95rtbench not executable in the tree (installed -m 0755)"; else fail "S95rtbench must not be executable in the tree"; fi
 
-# --- 6. init script under BusyBox ---------------------------------------------
+# --- 6. init script under BusyBox, Buildroot install steps ----------------------
 step "tests/initscript.sh"
 if bash tests/initscript.sh; then pass "init script test under BusyBox sh"; else fail "init script test"; fi
+step "tests/buildroot-install.sh"
+if bash tests/buildroot-install.sh; then pass "rtbench.mk install steps and preset"; else fail "rtbench.mk install steps and preset"; fi
 
 echo
 echo "lint-packaging: $passed passed, $failed failed"

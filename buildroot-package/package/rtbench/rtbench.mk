@@ -20,11 +20,14 @@ endef
 RTBENCH_POST_INSTALL_TARGET_HOOKS += RTBENCH_INSTALL_CONFIG
 
 # Buildroot runs "systemctl preset-all" on the target: every installed unit
-# is enabled unless a preset file says otherwise.
+# is enabled unless a preset file says otherwise. For SysV init, the script is
+# only put in /etc/init.d when it is to run at boot.
 ifeq ($(BR2_PACKAGE_RTBENCH_AUTOSTART),y)
 RTBENCH_PRESET = enable
+RTBENCH_SYSV_SCRIPT = /etc/init.d/S95rtbench
 else
 RTBENCH_PRESET = disable
+RTBENCH_SYSV_SCRIPT = /usr/share/rtbench/S95rtbench
 endif
 
 define RTBENCH_INSTALL_INIT_SYSTEMD
@@ -37,16 +40,9 @@ define RTBENCH_INSTALL_INIT_SYSTEMD
 		$(TARGET_DIR)/usr/lib/systemd/system-preset/50-rtbench.preset
 endef
 
-ifeq ($(BR2_PACKAGE_RTBENCH_AUTOSTART),y)
 define RTBENCH_INSTALL_INIT_SYSV
 	$(INSTALL) -D -m 0755 $(RTBENCH_PKGDIR)/S95rtbench \
-		$(TARGET_DIR)/etc/init.d/S95rtbench
+		$(TARGET_DIR)$(RTBENCH_SYSV_SCRIPT)
 endef
-else
-define RTBENCH_INSTALL_INIT_SYSV
-	$(INSTALL) -D -m 0755 $(RTBENCH_PKGDIR)/S95rtbench \
-		$(TARGET_DIR)/usr/share/rtbench/S95rtbench
-endef
-endif
 
 $(eval $(cargo-package))
