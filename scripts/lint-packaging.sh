@@ -14,7 +14,7 @@
 #  6. tests/initscript.sh: the init script under BusyBox sh;
 #     tests/buildroot-install.sh: rtbench.mk's install steps and systemd preset
 #
-# Installs only what is missing: oelint-adv (pip), shellcheck and busybox
+# Installs only what is missing: oelint-adv (pip, pinned 9.11.2), shellcheck and busybox
 # (apt-get). Exits non-zero on any finding; prints "N passed, N failed".
 set -uo pipefail
 
@@ -29,7 +29,7 @@ fail() { failed=$((failed + 1)); echo "FAIL $*" >&2; }
 
 # --- tools ----------------------------------------------------------------
 if ! command -v oelint-adv >/dev/null 2>&1; then
-	python3 -m pip install --quiet oelint-adv || { echo "cannot install oelint-adv" >&2; exit 2; }
+	python3 -m pip install --quiet "oelint-adv==9.11.2" || { echo "cannot install oelint-adv" >&2; exit 2; }
 fi
 missing=()
 command -v shellcheck >/dev/null 2>&1 || missing+=(shellcheck)
