@@ -1,0 +1,48 @@
+################################################################################
+#
+# rtbench
+#
+################################################################################
+
+# Placeholder address of the rtbench repository: point RTBENCH_SITE at your
+# mirror, RTBENCH_VERSION at a tag or commit that contains systemd/ and this
+# tree, and update rtbench.hash (see README.md).
+RTBENCH_VERSION = v0.1.0
+RTBENCH_SITE = https://git.example.org/rtbench.git
+RTBENCH_SITE_METHOD = git
+RTBENCH_LICENSE = MIT or Apache-2.0
+RTBENCH_LICENSE_FILES = LICENSE-MIT LICENSE-APACHE
+
+define RTBENCH_INSTALL_CONFIG
+	$(INSTALL) -D -m 0644 $(@D)/systemd/rtbench.toml \
+		$(TARGET_DIR)/etc/rtbench/rtbench.toml
+endef
+RTBENCH_POST_INSTALL_TARGET_HOOKS += RTBENCH_INSTALL_CONFIG
+
+# Buildroot runs "systemctl preset-all" on the target: every installed unit
+# is enabled unless a preset file says otherwise. For SysV init, the script is
+# only put in /etc/init.d when it is to run at boot.
+ifeq ($(BR2_PACKAGE_RTBENCH_AUTOSTART),y)
+RTBENCH_PRESET = enable
+RTBENCH_SYSV_SCRIPT = /etc/init.d/S95rtbench
+else
+RTBENCH_PRESET = disable
+RTBENCH_SYSV_SCRIPT = /usr/share/rtbench/S95rtbench
+endif
+
+define RTBENCH_INSTALL_INIT_SYSTEMD
+	$(INSTALL) -D -m 0644 $(@D)/systemd/rtbench.service \
+		$(TARGET_DIR)/usr/lib/systemd/system/rtbench.service
+	$(INSTALL) -D -m 0644 $(@D)/systemd/rtbench.catalog \
+		$(TARGET_DIR)/usr/lib/systemd/catalog/rtbench.catalog
+	mkdir -p $(TARGET_DIR)/usr/lib/systemd/system-preset
+	echo "$(RTBENCH_PRESET) rtbench.service" > \
+		$(TARGET_DIR)/usr/lib/systemd/system-preset/50-rtbench.preset
+endef
+
+define RTBENCH_INSTALL_INIT_SYSV
+	$(INSTALL) -D -m 0755 $(RTBENCH_PKGDIR)/S95rtbench \
+		$(TARGET_DIR)$(RTBENCH_SYSV_SCRIPT)
+endef
+
+$(eval $(cargo-package))
