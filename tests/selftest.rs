@@ -192,6 +192,7 @@ fn invalid_configuration_names_file_line_key_and_writes_nothing() {
         let msg = &e[0]["MESSAGE"];
         assert!(msg.starts_with(&cfg.display().to_string()), "{msg}");
         assert!(msg.contains(want), "{body}: {msg}");
+        assert_eq!(e[0]["RTBENCH_CONFIG_LINE"], "2", "{body}: {:?}", e[0]);
         assert!(results(&dir).is_empty(), "{body}: no result file");
         assert!(stdout(&o).is_empty());
     }

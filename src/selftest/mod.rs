@@ -148,9 +148,21 @@ pub fn main(config: Option<&Path>) -> i32 {
 }
 
 fn config_error(journal: &mut Journal, file: &str, message: &str) -> i32 {
-    journal.send(
-        &Entry::new(MSG_CONFIG, Priority::Error, message.to_string()).field("RTBENCH_CONFIG", file),
-    );
+    let mut e =
+        Entry::new(MSG_CONFIG, Priority::Error, message.to_string()).field("RTBENCH_CONFIG", file);
+    // Errors read "FILE:LINE: KEY = VALUE: what was expected".
+    if let Some(rest) = message.strip_prefix(file).and_then(|r| r.strip_prefix(':')) {
+        if let Some((line, after)) = rest.split_once(": ") {
+            if line.chars().all(|c| c.is_ascii_digit()) && !line.is_empty() {
+                e = e.field("RTBENCH_CONFIG_LINE", line);
+                let key = after.split([' ', ':']).next().unwrap_or("");
+                if !key.is_empty() && !key.starts_with('[') {
+                    e = e.field("RTBENCH_CONFIG_KEY", key);
+                }
+            }
+        }
+    }
+    journal.send(&e);
     if journal.is_journald() {
         eprintln!("rtbench: {message}");
     }
