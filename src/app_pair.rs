@@ -153,7 +153,7 @@ fn run_pair(plan: PairPlan, argv: &[String]) -> Result<i32> {
     std::io::stdout().flush().map_err(io)?;
     if let Some(p) = &plan.output.json {
         let mut j = Vec::new();
-        out::write_json(&report, &mut j).map_err(|e| Error::io(p, e))?;
+        crate::report::pmq_json::write_json(&report, &mut j).map_err(|e| Error::io(p, e))?;
         write_to(p, &j)?;
     }
     Ok(exit_code)

@@ -5,6 +5,7 @@ pub mod atomic;
 pub mod histogram;
 pub mod json;
 pub mod pmq;
+pub mod pmq_json;
 pub mod text;
 
 use crate::measure::cyclic::CyclicResult;
