@@ -417,3 +417,47 @@ fn forced_timeouts_are_counted() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("-f 2: needs -T TO"));
 }
+
+/// Restores /sys/kernel/tracing/tracing_on (which -b turns off) when dropped.
+struct TracingOnGuard(Option<String>);
+
+impl TracingOnGuard {
+    const PATH: &'static str = "/sys/kernel/tracing/tracing_on";
+    fn save() -> Self {
+        TracingOnGuard(std::fs::read_to_string(Self::PATH).ok())
+    }
+}
+
+impl Drop for TracingOnGuard {
+    fn drop(&mut self) {
+        if let Some(v) = &self.0 {
+            let _ = std::fs::write(Self::PATH, v.trim());
+        }
+    }
+}
+
+#[test]
+fn breaktrace_stops_the_run_with_exit_1() {
+    let _restore = TracingOnGuard::save();
+    // Every message hand-over takes more than 1 µs: -b 1 fires on the first one.
+    let o = run(&[
+        "pmq", "-a", "0", "-i", "100", "-b", "1", "-l", "100000", "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(s.contains("# Break value: "), "{s}");
+    let cycles: u64 = s
+        .split("Cycles ")
+        .nth(1)
+        .unwrap()
+        .trim()
+        .lines()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(cycles < 100000, "stopped early: {s}");
+    if let Ok(v) = std::fs::read_to_string(TracingOnGuard::PATH) {
+        assert_eq!(v.trim(), "0", "-b stops tracing");
+    }
+}
