@@ -461,3 +461,38 @@ fn breaktrace_stops_the_run_with_exit_1() {
         assert_eq!(v.trim(), "0", "-b stops tracing");
     }
 }
+
+#[test]
+fn refused_sched_fifo_is_exit_3_without_hanging_or_leftovers() {
+    // Without CAP_SYS_NICE (dropped from the bounding set) SCHED_FIFO is refused; the
+    // pair must not hang, and a forked responder and the load must be gone.
+    for mode in [&["pipe", "--fork"][..], &["pmq"][..]] {
+        let tmp = TempDir::new(&format!("nofifo{}", mode.len()));
+        let t0 = std::time::Instant::now();
+        let o = std::process::Command::new("setpriv")
+            .args(["--bounding-set", "-sys_nice", "--inh-caps", "-sys_nice"])
+            .arg(env!("CARGO_BIN_EXE_rtbench"))
+            .args(mode)
+            .args(["-l", "10", "-q", "--load", "io:1"])
+            .env("TMPDIR", &tmp.0)
+            .output()
+            .expect("setpriv (util-linux) runs");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "{mode:?}: {err}");
+        assert!(
+            err.contains("sched_setscheduler(SCHED_FIFO, 98): Operation not permitted"),
+            "{err}"
+        );
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(8),
+            "{mode:?} took {:?}",
+            t0.elapsed()
+        );
+        let dir = tmp.0.to_string_lossy().into_owned();
+        assert!(
+            all_procs().iter().all(|p| !p.cmdline.contains(&dir)),
+            "load left behind"
+        );
+        assert!(tmp.entries().is_empty());
+    }
+}

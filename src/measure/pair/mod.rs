@@ -12,6 +12,11 @@
 //! 3. initiator: `t3` immediately after the reply arrives; records the one-way latency
 //!    `t1 − t0` (and for pipes `t3 − t2` and the round trip `t3 − t0`), all in **ns**.
 //!
+//! An **overrun** is a message whose one-way latency exceeded the pair's interval (it
+//! arrived later than the next one was due; none with a pipe interval of 0). A
+//! **timeout** (`-T`) is a receive that waited longer than TO; it is counted and the
+//! wait goes on.
+//!
 //! All recording happens in the initiator, so `--fork` (the responder in a child
 //! process, as `perf bench sched pipe` does) needs no shared memory: CLOCK_MONOTONIC
 //! is system-wide. The responder body allocates nothing, so it may run in a child
