@@ -153,7 +153,7 @@ fn run_pair(plan: PairPlan, argv: &[String]) -> Result<i32> {
     std::io::stdout().flush().map_err(io)?;
     if let Some(p) = &plan.output.json {
         let mut j = Vec::new();
-        out::write_json(&report, &mut j).map_err(|e| Error::io(p, e))?;
+        crate::report::pmq_json::write_json(&report, &mut j).map_err(|e| Error::io(p, e))?;
         write_to(p, &j)?;
     }
     Ok(exit_code)
@@ -200,7 +200,7 @@ pub fn run_load(args: &LoadArgs) -> Result<i32> {
 /// `rtbench load-worker` (internal).
 pub fn run_load_worker(args: &LoadWorkerArgs) -> Result<i32> {
     let arg = |what: &str| {
-        args.arg.clone().ok_or_else(|| {
+        args.args.first().cloned().ok_or_else(|| {
             Error::usage(
                 format!("load-worker {}", args.kind),
                 format!("needs {what}"),
@@ -220,6 +220,16 @@ pub fn run_load_worker(args: &LoadWorkerArgs) -> Result<i32> {
         "io" => {
             let d = arg("DIR")?;
             load::worker::io(Path::new(&d)).map_err(|e| Error::io(d.clone(), e))
+        }
+        "guard" if args.args.len() >= 2 => {
+            let code = load::guard::run(Path::new(&args.args[0]), &args.args[1], &args.args[2..])
+                .map_err(|e| {
+                Error::usage(
+                    format!("--load-cmd '{}'", args.args[1..].join(" ")),
+                    format!("cannot be started: {e}"),
+                )
+            })?;
+            return Ok(code);
         }
         k => Err(Error::usage(
             format!("load-worker {k}"),

@@ -179,10 +179,12 @@ pub struct LoadArgs {
 /// `rtbench load-worker` (internal): one built-in load process.
 #[derive(Debug, Args)]
 pub struct LoadWorkerArgs {
-    /// cpu, vm or io
+    /// cpu, vm, io or guard
     pub kind: String,
-    /// vm: bytes per round; io: the directory for the temporary file
-    pub arg: Option<String>,
+    /// vm: bytes per round; io: the directory for the temporary file; guard: the
+    /// program, argv0 and the arguments of the external command
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub args: Vec<String>,
 }
 
 /// Examples for `rtbench pmq --help`.

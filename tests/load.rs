@@ -187,27 +187,36 @@ fn sigkill_during_loaded_cyclic_run_leaves_nothing_behind() {
 fn load_alone_runs_for_its_duration_then_stops() {
     let tmp = TempDir::new("alone");
     let t0 = std::time::Instant::now();
+    let tag = format!("sleep 27{}.5", std::process::id() % 1000);
     let mut child = spawn_with_tmp(
         &[
             "load",
             "--load",
             "cpu:1,io:1",
             "--load-cmd",
-            "sleep 30",
+            &tag,
             "-D",
             "2",
         ],
         &tmp.0,
     );
     let s = started(child.id(), &tmp, 3);
-    let sleep_pid = all_procs()
+    let sleep = all_procs()
         .into_iter()
-        .find(|p| p.pgid == s.pgid && p.cmdline.starts_with("sleep 30"))
-        .map(|p| p.pid);
-    assert!(
-        sleep_pid.is_some(),
-        "the external command runs in the load's process group"
+        .find(|p| p.cmdline.starts_with(&tag))
+        .expect("the external command runs");
+    let guard = proc_info(sleep.ppid).expect("the command's guard");
+    assert!(guard.cmdline.contains("load-worker guard"), "{guard:?}");
+    assert_eq!(
+        guard.pgid, s.pgid,
+        "the guard is in the load's process group"
     );
+    assert_eq!(
+        sleep.pgid, sleep.pid,
+        "the command leads a process group of its own"
+    );
+    let mut s = s;
+    s.pids.push(sleep.pid);
     let st = child.wait().unwrap();
     let el = t0.elapsed();
     assert_eq!(st.code(), Some(0));
@@ -223,7 +232,7 @@ fn load_alone_runs_for_its_duration_then_stops() {
         .read_to_string(&mut err)
         .unwrap();
     assert!(
-        err.contains("# load on CPUs") && err.contains("sleep 30 (pid"),
+        err.contains("# load on CPUs") && err.contains(&format!("{tag} (pid")),
         "{err}"
     );
     assert_nothing_left(&s, &tmp);
@@ -295,4 +304,110 @@ fn bad_load_input_is_one_line_exit_2_and_starts_nothing() {
         );
         assert!(tmp.entries().is_empty());
     }
+}
+
+/// Live processes whose command line starts with `prefix`.
+fn procs_named(prefix: &str) -> Vec<Proc> {
+    all_procs()
+        .into_iter()
+        .filter(|p| p.state != 'Z' && p.cmdline.starts_with(prefix))
+        .collect()
+}
+
+#[test]
+fn grandchildren_of_a_load_command_die_with_a_sigkilled_rtbench() {
+    // The shell forks two sleeps; only the guard's subreaper + own group catch them.
+    let tag = format!("29{}.5", std::process::id() % 1000);
+    let cmd = format!("sh -c 'sleep {tag} & sleep {tag} & wait'");
+    let mut child = rtbench()
+        .args(["cyclic", "-t", "1", "-D", "60", "-q", "--load-cmd", &cmd])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let sleeps = wait_for(Duration::from_secs(10), || {
+        let s = procs_named(&format!("sleep {tag}"));
+        (s.len() == 2).then_some(s)
+    })
+    .expect("the command's two sleeps start");
+    let pids: Vec<i32> = sleeps.iter().map(|p| p.pid).collect();
+    signal(child.id(), libc::SIGKILL);
+    child.wait().unwrap();
+    let gone = wait_for(Duration::from_secs(5), || {
+        alive(&pids, None).is_empty().then_some(())
+    });
+    assert!(
+        gone.is_some(),
+        "grandchildren left behind: {:?}",
+        alive(&pids, None)
+    );
+}
+
+#[test]
+fn load_command_grandchildren_are_stopped_at_the_end_of_a_run() {
+    let tag = format!("28{}.5", std::process::id() % 1000);
+    let cmd = format!("sh -c 'sleep {tag} & sleep {tag} & wait'");
+    let out = rtbench()
+        .args(["pmq", "-l", "300", "-i", "1000", "-q", "--load-cmd", &cmd])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        procs_named(&format!("sleep {tag}")).is_empty(),
+        "sleeps left after the run"
+    );
+}
+
+#[test]
+fn load_processes_take_sigterm() {
+    // rtbench blocks SIGTERM for its supervisor; its load must not inherit that, or
+    // a stop would always wait out the grace period and need SIGKILL.
+    let tmp = TempDir::new("mask");
+    let tag = format!("sleep 26{}.5", std::process::id() % 1000);
+    let mut child = spawn_with_tmp(
+        &["load", "--load", "io:1", "--load-cmd", &tag, "-D", "30"],
+        &tmp.0,
+    );
+    let s = started(child.id(), &tmp, 2);
+    let sleep = wait_for(Duration::from_secs(5), || {
+        all_procs()
+            .into_iter()
+            .find(|p| p.cmdline.starts_with(&tag))
+    })
+    .unwrap();
+    // The guard blocks SIGTERM on purpose (it takes it with sigtimedwait).
+    let mut checked: Vec<i32> = s
+        .pids
+        .iter()
+        .copied()
+        .chain([sleep.pid])
+        .filter(|&p| proc_info(p).is_some_and(|i| !i.cmdline.contains("load-worker guard")))
+        .collect();
+    checked.sort_unstable();
+    checked.dedup();
+    assert_eq!(checked.len(), 2, "the io worker and the command");
+    for pid in &checked {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let blk = status.lines().find(|l| l.starts_with("SigBlk:")).unwrap();
+        let mask = u64::from_str_radix(blk.split_whitespace().nth(1).unwrap(), 16).unwrap();
+        assert_eq!(
+            mask & (1 << (libc::SIGTERM - 1)),
+            0,
+            "pid {pid} blocks SIGTERM: {blk}"
+        );
+    }
+    let t0 = std::time::Instant::now();
+    signal(child.id(), libc::SIGTERM);
+    child.wait().unwrap();
+    assert!(
+        t0.elapsed() < Duration::from_millis(1500),
+        "stopped without the SIGKILL grace: {:?}",
+        t0.elapsed()
+    );
+    assert_nothing_left(&s, &tmp);
 }

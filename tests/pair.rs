@@ -417,3 +417,82 @@ fn forced_timeouts_are_counted() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("-f 2: needs -T TO"));
 }
+
+/// Restores /sys/kernel/tracing/tracing_on (which -b turns off) when dropped.
+struct TracingOnGuard(Option<String>);
+
+impl TracingOnGuard {
+    const PATH: &'static str = "/sys/kernel/tracing/tracing_on";
+    fn save() -> Self {
+        TracingOnGuard(std::fs::read_to_string(Self::PATH).ok())
+    }
+}
+
+impl Drop for TracingOnGuard {
+    fn drop(&mut self) {
+        if let Some(v) = &self.0 {
+            let _ = std::fs::write(Self::PATH, v.trim());
+        }
+    }
+}
+
+#[test]
+fn breaktrace_stops_the_run_with_exit_1() {
+    let _restore = TracingOnGuard::save();
+    // Every message hand-over takes more than 1 µs: -b 1 fires on the first one.
+    let o = run(&[
+        "pmq", "-a", "0", "-i", "100", "-b", "1", "-l", "100000", "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(s.contains("# Break value: "), "{s}");
+    let cycles: u64 = s
+        .split("Cycles ")
+        .nth(1)
+        .unwrap()
+        .trim()
+        .lines()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(cycles < 100000, "stopped early: {s}");
+    if let Ok(v) = std::fs::read_to_string(TracingOnGuard::PATH) {
+        assert_eq!(v.trim(), "0", "-b stops tracing");
+    }
+}
+
+#[test]
+fn refused_sched_fifo_is_exit_3_without_hanging_or_leftovers() {
+    // Without CAP_SYS_NICE (dropped from the bounding set) SCHED_FIFO is refused; the
+    // pair must not hang, and a forked responder and the load must be gone.
+    for mode in [&["pipe", "--fork"][..], &["pmq"][..]] {
+        let tmp = TempDir::new(&format!("nofifo{}", mode.len()));
+        let t0 = std::time::Instant::now();
+        let o = std::process::Command::new("setpriv")
+            .args(["--bounding-set", "-sys_nice", "--inh-caps", "-sys_nice"])
+            .arg(env!("CARGO_BIN_EXE_rtbench"))
+            .args(mode)
+            .args(["-l", "10", "-q", "--load", "io:1"])
+            .env("TMPDIR", &tmp.0)
+            .output()
+            .expect("setpriv (util-linux) runs");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "{mode:?}: {err}");
+        assert!(
+            err.contains("sched_setscheduler(SCHED_FIFO, 98): Operation not permitted"),
+            "{err}"
+        );
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(8),
+            "{mode:?} took {:?}",
+            t0.elapsed()
+        );
+        let dir = tmp.0.to_string_lossy().into_owned();
+        assert!(
+            all_procs().iter().all(|p| !p.cmdline.contains(&dir)),
+            "load left behind"
+        );
+        assert!(tmp.entries().is_empty());
+    }
+}

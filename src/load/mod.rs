@@ -8,8 +8,10 @@
 //! and reaps it when the measurement ends, on SIGINT/SIGTERM, on an error and during a
 //! panic (its `Drop`); if rtbench itself is SIGKILLed the kernel kills the children.
 //! Built-in workers are rtbench re-executed (`rtbench load-worker …`, hidden) so they
-//! are ordinary single-threaded processes.
+//! are ordinary single-threaded processes. An external command runs under a small
+//! guard process ([`guard`]) that takes its grandchildren down with it.
 
+pub mod guard;
 pub mod run;
 pub mod worker;
 

@@ -4,6 +4,7 @@ use super::LoadSpec;
 use crate::error::{Error, Result};
 use std::os::fd::AsFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
+
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
@@ -20,6 +21,18 @@ pub struct RunningLoad {
     procs: Vec<(String, Child)>,
     pgid: Option<i32>,
     stopped: bool,
+}
+
+/// Empties the calling thread's signal mask. rtbench blocks SIGINT/SIGTERM/SIGUSR1
+/// for its supervisor and `fork` passes the mask on (std's spawn keeps it): a load
+/// process must die on SIGTERM. Async-signal-safe; for `pre_exec`.
+pub(crate) fn unblock_all_signals() {
+    // SAFETY: set is initialised by sigemptyset; only the calling thread's mask changes.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
+    }
 }
 
 fn describe(status: ExitStatus) -> String {
@@ -70,8 +83,8 @@ impl RunningLoad {
             })
             .collect();
         if let (Some(argv), Some(path)) = (&spec.cmd, &spec.cmd_path) {
-            let mut c = Command::new(path);
-            c.arg0(&argv[0]).args(&argv[1..]);
+            let mut c = Command::new(exe);
+            c.args(["load-worker", "guard"]).arg(path).args(argv);
             // The command's standard output goes to standard error: rtbench's standard
             // output stays cyclictest/pmqtest-compatible.
             if let Ok(fd) = std::io::stderr().as_fd().try_clone_to_owned() {
@@ -85,6 +98,7 @@ impl RunningLoad {
             // SAFETY: the closure runs between fork and exec and only makes syscalls.
             unsafe {
                 c.pre_exec(move || {
+                    unblock_all_signals();
                     libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
                     if libc::getppid() != parent {
                         return Err(std::io::Error::other("rtbench exited"));
@@ -174,7 +188,8 @@ impl RunningLoad {
         let Some(pgid) = self.pgid else {
             return early;
         };
-        // SAFETY: signalling our own load process group.
+        // SAFETY: signalling our own load process group (the guard of an external
+        // command is in it; the command itself has a group of its own).
         unsafe { libc::killpg(pgid, libc::SIGTERM) };
         let deadline = Instant::now() + TERM_GRACE;
         loop {

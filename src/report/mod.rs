@@ -6,6 +6,7 @@ pub mod histogram;
 pub mod journal;
 pub mod json;
 pub mod pmq;
+pub mod pmq_json;
 pub mod prometheus;
 pub mod store;
 pub mod summary;

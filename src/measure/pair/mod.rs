@@ -12,18 +12,29 @@
 //! 3. initiator: `t3` immediately after the reply arrives; records the one-way latency
 //!    `t1 − t0` (and for pipes `t3 − t2` and the round trip `t3 − t0`), all in **ns**.
 //!
+//! An **overrun** is a message whose one-way latency exceeded the pair's interval (it
+//! arrived later than the next one was due; none with a pipe interval of 0). A
+//! **timeout** (`-T`) is a receive that waited longer than TO; it is counted and the
+//! wait goes on.
+//!
 //! All recording happens in the initiator, so `--fork` (the responder in a child
 //! process, as `perf bench sched pipe` does) needs no shared memory: CLOCK_MONOTONIC
 //! is system-wide. The responder body allocates nothing, so it may run in a child
 //! forked from a multi-threaded process.
 
+mod responder;
+mod sender;
+
+use responder::{fork_responder, reap, respond, ResponderCfg};
+use sender::InitCtx;
+
 use super::cyclic::{BreakInfo, BreakTrace, THREAD_STACK_BYTES};
 use super::runner::{supervise, Shared, Signals, StopCause, Tick};
 use super::stats::{LatencyStats, LiveStats};
-use super::transport::{pipe, MqQueue, Msg, PipeRead, PipeWrite, Rx, Tx};
+use super::transport::{pipe, MqQueue, PipeRead, PipeWrite};
 use crate::cpuset::CpuSet;
 use crate::error::{Error, Result};
-use crate::sys::clock::{ns_to_ts, Clock};
+use crate::sys::clock::Clock;
 use crate::sys::pmqos::PmQosHolder;
 use crate::sys::sched::{self, Policy};
 use crate::sys::SysRoot;
@@ -226,96 +237,6 @@ pub fn open_channels(spec: &PairSpec) -> Result<Vec<Channels>> {
             }),
         })
         .collect()
-}
-
-/// How a responder sets itself up: raw syscalls only (no allocation; safe in a child
-/// forked from a multi-threaded process). Returns `(stage, errno)` on failure.
-fn responder_setup(
-    cpu: Option<usize>,
-    policy: Policy,
-    priority: i32,
-    mlock: bool,
-) -> std::result::Result<(), (i64, i32)> {
-    let errno = || io::Error::last_os_error().raw_os_error().unwrap_or(0);
-    // SAFETY: plain syscalls on the calling thread with valid, stack-held arguments.
-    unsafe {
-        if let Some(c) = cpu {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            libc::CPU_SET(c, &mut set);
-            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-                return Err((STAGE_AFFINITY, errno()));
-            }
-        }
-        if mlock && libc::mlockall(libc::MCL_CURRENT | libc::MCL_FUTURE) != 0 {
-            return Err((STAGE_MLOCK, errno()));
-        }
-        let p = libc::sched_param {
-            sched_priority: priority,
-        };
-        if libc::sched_setscheduler(0, policy.raw(), &p) != 0 {
-            return Err((STAGE_SCHED, errno()));
-        }
-    }
-    sched::prefault_stack(super::cyclic::PREFAULT_STACK_BYTES);
-    Ok(())
-}
-
-#[inline(always)]
-fn sleep_rel_ns(ns: i64) {
-    let ts = ns_to_ts(ns);
-    // SAFETY: ts is valid; relative sleep; an interruption just ends it early.
-    unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, 0, &ts, std::ptr::null_mut()) };
-}
-
-#[inline(always)]
-fn current_cpu() -> i64 {
-    // SAFETY: sched_getcpu has no arguments.
-    unsafe { libc::sched_getcpu() as i64 }
-}
-
-/// What a responder needs; no heap data.
-#[derive(Clone, Copy)]
-struct ResponderCfg {
-    cpu: Option<usize>,
-    policy: Policy,
-    priority: i32,
-    mlock: bool,
-    sleep_ns: i64,
-    timeout_ns: Option<i64>,
-}
-
-/// The responder: report setup, then answer every message until STOP (or an error).
-/// Allocates nothing.
-fn respond<T: Tx, R: Rx>(tx: &T, rx: &R, cfg: ResponderCfg) -> io::Result<()> {
-    let tid = sched::gettid() as i64;
-    let ready = match responder_setup(cfg.cpu, cfg.policy, cfg.priority, cfg.mlock) {
-        Ok(()) => [READY, 0, 0, tid],
-        Err((stage, errno)) => [READY, stage, errno as i64, tid],
-    };
-    tx.send(&ready)?;
-    let unpinned = cfg.cpu.is_none();
-    let mut m: Msg = [0; 4];
-    let mut timeouts = 0i64;
-    loop {
-        if !rx.recv(&mut m, cfg.timeout_ns)? {
-            timeouts += 1;
-            continue;
-        }
-        let t1 = Clock::Monotonic.now_ns();
-        if m[0] == STOP {
-            return Ok(());
-        }
-        if cfg.sleep_ns > 0 {
-            sleep_rel_ns(cfg.sleep_ns);
-        }
-        let cpu = if unpinned {
-            current_cpu()
-        } else {
-            cfg.cpu.unwrap_or(0) as i64
-        };
-        let t2 = Clock::Monotonic.now_ns();
-        tx.send(&[t1, t2, timeouts, cpu])?;
-    }
 }
 
 /// Sets up the process (mlockall, PM QoS, main affinity), starts every pair on the
@@ -533,261 +454,4 @@ fn spawn<T: Send + 'static>(
         .stack_size(THREAD_STACK_BYTES)
         .spawn(f)
         .map_err(|e| Error::refused("spawning a pair thread", e))
-}
-
-/// Forks the responder of a pipe pair. The child dies with its parent
-/// (`PR_SET_PDEATHSIG`), runs [`respond`] and `_exit`s; it never returns here.
-fn fork_responder(
-    rx: PipeRead,
-    tx: PipeWrite,
-    cfg: ResponderCfg,
-    all_fds: &[RawFd],
-) -> Result<libc::pid_t> {
-    // SAFETY: getpid has no preconditions.
-    let parent = unsafe { libc::getpid() };
-    // SAFETY: the child only makes syscalls and runs `respond`, which allocates
-    // nothing, then leaves with _exit (no destructors, no atexit handlers).
-    let pid = unsafe { libc::fork() };
-    if pid < 0 {
-        return Err(Error::refused(
-            "fork of the pipe responder",
-            io::Error::last_os_error(),
-        ));
-    }
-    if pid == 0 {
-        // SAFETY: see above.
-        unsafe {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
-            if libc::getppid() != parent {
-                libc::_exit(1);
-            }
-            // Keep only this pair's two ends, so the parent sees EOF if this child dies.
-            let keep = [rx.0.as_raw_fd(), tx.0.as_raw_fd()];
-            for &fd in all_fds {
-                if !keep.contains(&fd) {
-                    libc::close(fd);
-                }
-            }
-            let code = match respond(&tx, &rx, cfg) {
-                Ok(()) => 0,
-                Err(_) => 1,
-            };
-            libc::_exit(code);
-        }
-    }
-    drop((rx, tx));
-    Ok(pid)
-}
-
-/// Waits for forked responders (they exit after STOP or EOF); kills any that do not
-/// within a second (at once with `kill`).
-fn reap(children: &[libc::pid_t], kill: bool) {
-    for &pid in children {
-        if kill {
-            // SAFETY: pid is our unreaped child.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-        }
-        let mut status = 0;
-        let mut done = false;
-        for _ in 0..100 {
-            // SAFETY: pid is our child; status is a valid out-pointer.
-            if unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } != 0 {
-                done = true;
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        if !done {
-            // SAFETY: pid is our unreaped child.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
-                libc::waitpid(pid, &mut status, 0);
-            }
-        }
-    }
-}
-
-struct InitCtx {
-    spec: PairThreads,
-    kind: PairKind,
-    duration_ns: Option<i64>,
-    force_ns: i64,
-    loops: Option<u64>,
-    histogram: Option<(usize, u64)>,
-    shared: Arc<Shared>,
-    live: Arc<LivePair>,
-    breaks: Option<Arc<BreakTrace>>,
-}
-
-fn setup_error(stage: i64, errno: i64, p: &PairThreads, fork: bool) -> Error {
-    let who = if fork {
-        "the pipe responder process"
-    } else {
-        "the receiver thread"
-    };
-    let what = match stage {
-        STAGE_AFFINITY => format!(
-            "sched_setaffinity(CPU {}) in {who} of pair {}",
-            p.cpu.unwrap_or(0),
-            p.index
-        ),
-        STAGE_MLOCK => format!(
-            "mlockall(MCL_CURRENT|MCL_FUTURE) in {who} of pair {}",
-            p.index
-        ),
-        _ => format!(
-            "sched_setscheduler(SCHED_{}, {}) in {who} of pair {}",
-            p.policy.name().to_uppercase(),
-            p.priority,
-            p.index
-        ),
-    };
-    Error::refused(what, io::Error::from_raw_os_error(errno as i32))
-}
-
-impl InitCtx {
-    fn run<T: Tx, R: Rx>(
-        self,
-        tx: &T,
-        rx: &R,
-        setup_tx: mpsc::Sender<Option<Error>>,
-    ) -> Result<PairResult> {
-        let tid = sched::gettid();
-        self.live.stats.tid.store(tid, Relaxed);
-        let mut setup = (|| {
-            if let Some(cpu) = self.spec.cpu {
-                sched::set_affinity(&[cpu].into_iter().collect())?;
-            }
-            sched::set_scheduler(self.spec.policy, self.spec.priority)?;
-            sched::prefault_stack(super::cyclic::PREFAULT_STACK_BYTES);
-            Ok(())
-        })();
-        let mut ready: Msg = [0; 4];
-        let got = rx.recv(&mut ready, Some(10_000_000_000));
-        let fork = self.live.receiver_tid.load(Relaxed) != 0;
-        match got {
-            Ok(true) if ready[0] == READY => {
-                self.live.receiver_tid.store(ready[3], Relaxed);
-                if ready[1] != 0 && setup.is_ok() {
-                    setup = Err(setup_error(ready[1], ready[2], &self.spec, fork));
-                }
-            }
-            Ok(_) if setup.is_ok() => {
-                setup = Err(Error::refused(
-                    format!("starting the receiver of pair {}", self.spec.index),
-                    io::Error::other("no ready message within 10 s"),
-                ))
-            }
-            Err(e) if setup.is_ok() => {
-                setup = Err(Error::refused(
-                    format!("starting the receiver of pair {}", self.spec.index),
-                    e,
-                ))
-            }
-            _ => {}
-        }
-        let _ = setup_tx.send(setup.err());
-        drop(setup_tx);
-        self.shared.barrier.wait();
-        let mut r = PairResult {
-            spec: self.spec.clone(),
-            sender_tid: tid,
-            receiver_tid: self.live.receiver_tid.load(Relaxed) as i32,
-            sender_cpu: self.spec.cpu.map_or(-1, |c| c as i64),
-            receiver_cpu: self.spec.cpu.map_or(-1, |c| c as i64),
-            forward: LatencyStats::new(self.histogram),
-            backward: (self.kind == PairKind::Pipe).then(|| LatencyStats::new(self.histogram)),
-            round_trip: (self.kind == PairKind::Pipe).then(|| LatencyStats::new(None)),
-            timeouts: 0,
-            total_ns: 0,
-        };
-        let outcome = if self.shared.stopped() {
-            Ok(())
-        } else {
-            self.measure(tx, rx, &mut r)
-        };
-        // Always release the responder, even after an error.
-        let _ = tx.send(&[STOP, 0, 0, 0]);
-        if outcome.is_err() {
-            self.shared.request_stop();
-        }
-        outcome.map_err(|e| {
-            Error::refused(
-                format!("{:?} transport of pair {}", self.kind, self.spec.index),
-                e,
-            )
-        })?;
-        Ok(r)
-    }
-
-    /// The hot loop: no allocation, no lock between the stamps and the syscalls.
-    fn measure<T: Tx, R: Rx>(&self, tx: &T, rx: &R, r: &mut PairResult) -> io::Result<()> {
-        let clock = Clock::Monotonic;
-        let interval = self.spec.interval_us as i64 * 1000;
-        let pause = if self.kind == PairKind::Pipe {
-            interval
-        } else {
-            0
-        };
-        let loops = self.loops.unwrap_or(u64::MAX);
-        let start = clock.now_ns();
-        let stop_at = self
-            .duration_ns
-            .map_or(i64::MAX, |d| start.saturating_add(d));
-        let unpinned = self.spec.cpu.is_none();
-        let mut reply: Msg = [0; 4];
-        let first = clock.now_ns();
-        let mut last;
-        let mut paused = 0;
-        loop {
-            if self.force_ns > 0 {
-                let before = clock.now_ns();
-                sleep_rel_ns(self.force_ns);
-                paused += clock.now_ns() - before;
-            }
-            let t0 = clock.now_ns();
-            tx.send(&[t0, 0, 0, 0])?;
-            rx.recv(&mut reply, None)?;
-            let t3 = clock.now_ns();
-            last = t3;
-            let fwd = (reply[0] - t0).max(0) as u64;
-            r.forward.record(fwd);
-            if interval > 0 && fwd > interval as u64 {
-                r.forward.record_overrun(fwd / interval as u64);
-            }
-            if let (Some(b), Some(rt)) = (r.backward.as_mut(), r.round_trip.as_mut()) {
-                b.record((t3 - reply[1]).max(0) as u64);
-                rt.record((t3 - t0).max(0) as u64);
-            }
-            r.timeouts = reply[2] as u64;
-            r.receiver_cpu = reply[3];
-            self.live.stats.publish(&r.forward);
-            self.live.timeouts.store(r.timeouts, Relaxed);
-            if let Some(b) = &self.breaks {
-                if fwd > b.limit_ns {
-                    b.trip(
-                        BreakInfo {
-                            thread: self.spec.index,
-                            tid: r.receiver_tid,
-                            latency_ns: fwd,
-                        },
-                        &self.shared,
-                    );
-                    break;
-                }
-            }
-            if r.forward.count >= loops || t3 >= stop_at || self.shared.stopped() {
-                break;
-            }
-            if pause > 0 {
-                sleep_rel_ns(pause);
-                paused += clock.now_ns() - t3;
-            }
-        }
-        r.total_ns = (last - first - paused).max(0) as u64;
-        if unpinned {
-            r.sender_cpu = current_cpu();
-        }
-        Ok(())
-    }
 }
