@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
+/// Tests that read or change /proc/sys/kernel/printk run one at a time.
+static PRINTK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 const SUMMARY: &str = "7b1dd0eea94d4cc4bd8f9e6c91b6465d";
 const RESULT: &str = "b338a16c561342608e6e5ef41b0a0813";
 const READY: &str = "6a9954f26ad8443b8423171c8abd3682";
@@ -180,6 +183,7 @@ fn invalid_configuration_names_file_line_key_and_writes_nothing() {
         ("[load]\nspec = \"disk:2\"\n", ":2: load.spec = \"disk:2\""),
         ("[tuning.sysctl]\nprintk = 12\n", ":2:"),
     ];
+    let _lock = PRINTK.lock().unwrap_or_else(|e| e.into_inner());
     let printk = std::fs::read_to_string("/proc/sys/kernel/printk").unwrap();
     for (body, want) in cases {
         let cfg = write_config(&dir, body);
@@ -244,6 +248,7 @@ impl Drop for Restore {
 
 #[test]
 fn apply_mode_tunes_before_ready_and_tune_revert_restores() {
+    let _lock = PRINTK.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempdir("st-apply");
     let before = std::fs::read_to_string("/proc/sys/kernel/printk").unwrap();
     let _guard = Restore("/proc/sys/kernel/printk", before.clone());
