@@ -7,12 +7,11 @@
 //! the following deadline is an **overrun**: it is counted and `next` moves past `now`
 //! (cyclictest skips such periods silently).
 
-use super::runner::{supervise, Shared, Signals, StopCause, Tick};
+use super::runner::{prepare_process, supervise, Say, Shared, Signals, StopCause, Tick};
 use super::stats::{LatencyStats, LiveSnapshot, LiveStats};
 use crate::cpuset::CpuSet;
 use crate::error::{Error, Result};
 use crate::sys::clock::Clock;
-use crate::sys::pmqos::PmQosHolder;
 use crate::sys::sched::{self, Policy};
 use crate::sys::SysRoot;
 use std::fs::File;
@@ -176,27 +175,16 @@ impl BreakTrace {
 /// refused — the run never falls back to SCHED_OTHER silently. PM QoS problems are
 /// warnings, as in cyclictest.
 pub fn run(spec: &CyclicSpec, root: &SysRoot, progress: &mut dyn Progress) -> Result<CyclicResult> {
-    if spec.mlockall {
-        sched::lock_memory()?;
-    }
-    let pm_qos = match spec.pm_qos_us {
-        Some(us) => match PmQosHolder::hold(root, us) {
-            Ok(h) => {
-                progress.notice(&format!("# /dev/cpu_dma_latency set to {us}us"));
-                Some(h)
-            }
-            Err(e) => {
-                progress.warning(&format!(
-                    "# /dev/cpu_dma_latency not set ({e}); C-state exits may add latency"
-                ));
-                None
-            }
+    let pm_qos = prepare_process(
+        spec.mlockall,
+        spec.pm_qos_us,
+        spec.main_cpus.as_ref(),
+        root,
+        &mut |kind, line| match kind {
+            Say::Notice => progress.notice(line),
+            Say::Warning => progress.warning(line),
         },
-        None => None,
-    };
-    if let Some(cpus) = &spec.main_cpus {
-        sched::set_affinity(cpus)?;
-    }
+    )?;
     let breaks = spec
         .break_ns
         .map(|ns| Arc::new(BreakTrace::open(root, ns, spec.tracemark)));

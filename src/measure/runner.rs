@@ -6,9 +6,61 @@
 //! with `sigtimedwait(2)`. No async signal handler runs, and a measuring thread is never
 //! interrupted by one.
 
+use crate::cpuset::CpuSet;
+use crate::error::Result;
+use crate::sys::pmqos::PmQosHolder;
+use crate::sys::{sched, SysRoot};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
+
+/// Whether a setup line is a fact for standard output or a warning for standard error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Say {
+    /// e.g. `# /dev/cpu_dma_latency set to 0us` (cyclictest prints it on stdout).
+    Notice,
+    /// Something that may make the figures worse.
+    Warning,
+}
+
+/// Prepares the process for a measurement, in cyclictest's order: `mlockall` (when
+/// asked), the `/dev/cpu_dma_latency` request (held until the returned holder drops),
+/// and the main thread's affinity. A refused mlockall or affinity is an error (exit 3);
+/// a PM QoS request that cannot be made is only a warning, as in cyclictest.
+pub fn prepare_process(
+    mlockall: bool,
+    pm_qos_us: Option<i32>,
+    main_cpus: Option<&CpuSet>,
+    root: &SysRoot,
+    say: &mut dyn FnMut(Say, &str),
+) -> Result<Option<PmQosHolder>> {
+    if mlockall {
+        sched::lock_memory()?;
+    }
+    let pm_qos = match pm_qos_us {
+        Some(us) => match PmQosHolder::hold(root, us) {
+            Ok(h) => {
+                say(
+                    Say::Notice,
+                    &format!("# /dev/cpu_dma_latency set to {us}us"),
+                );
+                Some(h)
+            }
+            Err(e) => {
+                say(
+                    Say::Warning,
+                    &format!("# /dev/cpu_dma_latency not set ({e}); C-state exits may add latency"),
+                );
+                None
+            }
+        },
+        None => None,
+    };
+    if let Some(cpus) = main_cpus {
+        sched::set_affinity(cpus)?;
+    }
+    Ok(pm_qos)
+}
 
 /// State shared by the main thread and every measuring thread of one run.
 #[derive(Debug)]

@@ -50,8 +50,12 @@ struct RtSysinfo<'a> {
     realtime: u8,
 }
 
+/// The part of rt-tests' JSON every tool shares (`rt_write_json()` in
+/// `src/lib/rt-utils.c`): file_version 1, the command line and version under their
+/// misspelt keys `"cmdline:"` and `"rt_test_version:"`, start/end time, return code and
+/// the uname-based sysinfo. Flatten it into a tool's document.
 #[derive(Serialize)]
-struct Document<'a> {
+pub struct RtHeader<'a> {
     file_version: u32,
     #[serde(rename = "cmdline:")]
     cmdline: String,
@@ -61,6 +65,41 @@ struct Document<'a> {
     end_time: String,
     return_code: i32,
     sysinfo: RtSysinfo<'a>,
+}
+
+impl<'a> RtHeader<'a> {
+    /// The header for a run of `argv` from `start_s` to `end_s` (seconds since the epoch)
+    /// ending with `return_code`, on `si`.
+    pub fn new(
+        argv: &[String],
+        start_s: i64,
+        end_s: i64,
+        return_code: i32,
+        si: &'a crate::sys::info::SysInfo,
+    ) -> Self {
+        RtHeader {
+            file_version: 1,
+            cmdline: argv.join(" "),
+            rt_test_version: env!("CARGO_PKG_VERSION"),
+            start_time: rfc2822(start_s),
+            end_time: rfc2822(end_s),
+            return_code,
+            sysinfo: RtSysinfo {
+                sysname: &si.sysname,
+                nodename: &si.nodename,
+                release: &si.release,
+                version: &si.version,
+                machine: &si.machine,
+                realtime: si.realtime as u8,
+            },
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Document<'a> {
+    #[serde(flatten)]
+    header: RtHeader<'a>,
     num_threads: usize,
     resolution_in_ns: u8,
     thread: Threads<'a>,
@@ -182,20 +221,7 @@ impl Sink for Json {
         let res = r.result;
         let si = r.sysinfo;
         let doc = Document {
-            file_version: 1,
-            cmdline: r.argv.join(" "),
-            rt_test_version: env!("CARGO_PKG_VERSION"),
-            start_time: rfc2822(res.start_wall_s),
-            end_time: rfc2822(res.end_wall_s),
-            return_code: r.exit_code,
-            sysinfo: RtSysinfo {
-                sysname: &si.sysname,
-                nodename: &si.nodename,
-                release: &si.release,
-                version: &si.version,
-                machine: &si.machine,
-                realtime: si.realtime as u8,
-            },
+            header: RtHeader::new(r.argv, res.start_wall_s, res.end_wall_s, r.exit_code, si),
             num_threads: res.threads.len(),
             resolution_in_ns: r.nsecs as u8,
             thread: Threads {

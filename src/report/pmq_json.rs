@@ -5,7 +5,7 @@
 //! max and percentiles in **ns**, overruns, timeouts, the `-h` buckets, the pipe's
 //! round trip and switch time, the load and the system snapshot.
 
-use super::json::{rfc2822, PERCENTILES};
+use super::json::{RtHeader, PERCENTILES};
 use super::pmq::{LoadInfo, PairReport};
 use crate::measure::pair::{PairKind, PairResult};
 use crate::measure::stats::LatencyStats;
@@ -15,26 +15,9 @@ use serde::Serialize;
 use std::io::{self, Write};
 
 #[derive(Serialize)]
-struct RtSysinfo<'a> {
-    sysname: &'a str,
-    nodename: &'a str,
-    release: &'a str,
-    version: &'a str,
-    machine: &'a str,
-    realtime: u8,
-}
-
-#[derive(Serialize)]
 struct Document<'a> {
-    file_version: u32,
-    #[serde(rename = "cmdline:")]
-    cmdline: String,
-    #[serde(rename = "rt_test_version:")]
-    rt_test_version: &'static str,
-    start_time: String,
-    end_time: String,
-    return_code: i32,
-    sysinfo: RtSysinfo<'a>,
+    #[serde(flatten)]
+    header: RtHeader<'a>,
     num_threads: usize,
     thread: Threads<'a>,
     rtbench: Extension<'a>,
@@ -187,20 +170,7 @@ pub fn write_json(r: &PairReport<'_>, out: &mut dyn Write) -> io::Result<()> {
     let run = r.run;
     let si = r.sysinfo;
     let doc = Document {
-        file_version: 1,
-        cmdline: r.argv.join(" "),
-        rt_test_version: env!("CARGO_PKG_VERSION"),
-        start_time: rfc2822(run.start_wall_s),
-        end_time: rfc2822(run.end_wall_s),
-        return_code: r.exit_code,
-        sysinfo: RtSysinfo {
-            sysname: &si.sysname,
-            nodename: &si.nodename,
-            release: &si.release,
-            version: &si.version,
-            machine: &si.machine,
-            realtime: si.realtime as u8,
-        },
+        header: RtHeader::new(r.argv, run.start_wall_s, run.end_wall_s, r.exit_code, si),
         num_threads: run.pairs.len(),
         thread: Threads {
             pairs: &run.pairs,

@@ -29,14 +29,13 @@ use responder::{fork_responder, reap, respond, ResponderCfg};
 use sender::InitCtx;
 
 use super::cyclic::{BreakInfo, BreakTrace, THREAD_STACK_BYTES};
-use super::runner::{supervise, Shared, Signals, StopCause, Tick};
+use super::runner::{prepare_process, supervise, Say, Shared, Signals, StopCause, Tick};
 use super::stats::{LatencyStats, LiveStats};
 use super::transport::{pipe, MqQueue, PipeRead, PipeWrite};
 use crate::cpuset::CpuSet;
 use crate::error::{Error, Result};
 use crate::sys::clock::Clock;
-use crate::sys::pmqos::PmQosHolder;
-use crate::sys::sched::{self, Policy};
+use crate::sys::sched::Policy;
 use crate::sys::SysRoot;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
@@ -251,27 +250,16 @@ pub fn run(
     root: &SysRoot,
     progress: &mut dyn PairProgress,
 ) -> Result<PairRun> {
-    if spec.mlockall {
-        sched::lock_memory()?;
-    }
-    let pm_qos = match spec.pm_qos_us {
-        Some(us) => match PmQosHolder::hold(root, us) {
-            Ok(h) => {
-                progress.notice(&format!("# /dev/cpu_dma_latency set to {us}us"));
-                Some(h)
-            }
-            Err(e) => {
-                progress.warning(&format!(
-                    "# /dev/cpu_dma_latency not set ({e}); C-state exits may add latency"
-                ));
-                None
-            }
+    let pm_qos = prepare_process(
+        spec.mlockall,
+        spec.pm_qos_us,
+        spec.main_cpus.as_ref(),
+        root,
+        &mut |kind, line| match kind {
+            Say::Notice => progress.notice(line),
+            Say::Warning => progress.warning(line),
         },
-        None => None,
-    };
-    if let Some(cpus) = &spec.main_cpus {
-        sched::set_affinity(cpus)?;
-    }
+    )?;
     let breaks = spec
         .break_ns
         .map(|ns| Arc::new(BreakTrace::open(root, ns, false)));
