@@ -120,6 +120,7 @@ fn run_cyclic(args: &CyclicArgs, argv: &[String]) -> Result<i32> {
     };
     let load_spec = crate::plan_pair::load(&args.load, &topo)?;
     let load = crate::app_pair::start_load(load_spec.as_ref())?;
+    let load_info = crate::app_pair::load_info(load_spec.as_ref(), load.as_ref());
     let result = cyclic::run(&plan.spec, &root, &mut progress);
     crate::app_pair::stop_load(load);
     let result = result?;
@@ -135,6 +136,7 @@ fn run_cyclic(args: &CyclicArgs, argv: &[String]) -> Result<i32> {
         argv,
         nsecs: plan.output.nsecs,
         exit_code,
+        load: load_info.as_ref(),
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

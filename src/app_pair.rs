@@ -46,7 +46,8 @@ pub fn stop_load(load: Option<RunningLoad>) {
     }
 }
 
-fn load_info(spec: Option<&LoadSpec>, load: Option<&RunningLoad>) -> Option<LoadInfo> {
+/// What the JSON records about the load that ran.
+pub fn load_info(spec: Option<&LoadSpec>, load: Option<&RunningLoad>) -> Option<LoadInfo> {
     spec.map(|s| LoadInfo {
         spec: s.text.clone(),
         cmd: s.cmd.as_ref().map(|a| a.join(" ")),
@@ -140,6 +141,7 @@ fn run_pair(plan: PairPlan, argv: &[String]) -> Result<i32> {
             argv,
             nsecs: plan.output.nsecs,
             exit_code,
+            load: info.as_ref(),
         };
         HistogramDump {
             summary_column: false,

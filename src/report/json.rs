@@ -177,6 +177,7 @@ struct Extension<'a> {
     stop: crate::measure::runner::StopCause,
     interrupted: bool,
     pm_qos_us: Option<i32>,
+    load: Option<&'a super::pmq::LoadInfo>,
     #[serde(rename = "break")]
     break_info: Option<crate::measure::cyclic::BreakInfo>,
     sysinfo: &'a crate::sys::info::SysInfo,
@@ -239,6 +240,7 @@ impl Sink for Json {
                 stop: res.stop,
                 interrupted: res.stop.interrupted(),
                 pm_qos_us: res.pm_qos_us,
+                load: r.load,
                 break_info: res.break_info,
                 sysinfo: si,
                 threads: res.threads.iter().map(|t| ExtThread { t }).collect(),

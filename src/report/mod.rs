@@ -30,6 +30,8 @@ pub struct RunReport<'a> {
     pub nsecs: bool,
     /// Process exit code the run ends with (written as `return_code`).
     pub exit_code: i32,
+    /// The load that ran beside the measurement, if any.
+    pub load: Option<&'a pmq::LoadInfo>,
 }
 
 impl RunReport<'_> {
