@@ -13,7 +13,8 @@
 #   --append ARGS   more kernel command line (after the isolation arguments)
 #   --timeout S     host-side limit for the whole boot (default 600); the guest waits for the
 #                   unit up to S - 60 s, then collects anyway
-#   --out DIR       run directory (default $RTBENCH_VM_DIR/runs/<UTC time>-<pid>)
+#   --out DIR       run directory (default $RTBENCH_VM_DIR/runs/<UTC time>-<pid>); must be
+#                   empty or an earlier run directory, whose contents are replaced
 #   --keep-disk     keep the guest disk (run dir/disk.raw, ~700 MB) for offline reading
 #
 # stdout: the run directory, nothing else. stderr: progress and the unit's final state.
@@ -81,7 +82,13 @@ if [ -z "$out" ]; then
 fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-find "$out" -mindepth 1 -delete
+# reuse only an empty directory or an earlier run directory (never wipe anything else)
+if [ -n "$(ls -A "$out")" ]; then
+  [ -e "$out/.rtbench-vm-run" ] ||
+    { echo "boot.sh: --out $out is not empty and not a run directory of boot.sh" >&2; exit 1; }
+  find "$out" -mindepth 1 -delete
+fi
+touch "$out/.rtbench-vm-run"
 disk=$out/disk.raw
 
 # ---- the guest disk: a copy of the image, files injected with debugfs (no mount, no loop) ----
