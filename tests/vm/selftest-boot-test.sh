@@ -97,6 +97,19 @@ verdict_in() {  # pass|fail: the first "verdict" anywhere in a JSON file, either
           first(.. | objects | select(has("verdict")) | .verdict | word)' "$1" 2> /dev/null
 }
 
+catalog_gaps() {  # "<MESSAGE_ID> <FIELD>" for each @FIELD@ of the catalog that an entry of
+                  # that MESSAGE_ID in the unit's journal does not carry
+  awk '/^-- [0-9a-f]+[[:space:]]*$/ { id = $2; next }
+       id != "" { line = $0
+                  while (match(line, /@[A-Za-z0-9_]+@/)) {
+                    print id, substr(line, RSTART + 1, RLENGTH - 2)
+                    line = substr(line, RSTART + RLENGTH) } }' "$catalog" | sort -u |
+  while read -r id field; do
+    jq -r --arg id "$id" --arg f "$field" \
+      'select(.MESSAGE_ID == $id and (has($f) | not)) | "\($id) \($f)"' "$run/unit.json"
+  done | sort -u | tr '\n' ' '
+}
+
 boot() {  # boot NAME CONFIG [RUN-DIR]: sets $run, returns non-zero when the boot gave no results
   local name=$1 config=$2 t0=$SECONDS
   if [ -n "${3:-}" ]; then run=$3; echo "--- '$name': checking $run (no boot)"; return 0; fi
@@ -169,6 +182,11 @@ common_checks() {  # assertions shared by both boots; $1 = name, $2 = expected v
                    grep -q '^$ID_SUMMARY ' '$run/catalog-list.txt' &&
                    grep -q '^$ID_CPU ' '$run/catalog-list.txt' &&
                    grep -q '^$ID_READY ' '$run/catalog-list.txt'"
+    local gaps
+    gaps=$(catalog_gaps)
+    check "$name: every @FIELD@ in the catalog is a field of the logged entries it explains" \
+          "placeholders with no such field in the entry (MESSAGE_ID FIELD): $gaps" \
+          test -z "$gaps"
   fi
 }
 
@@ -182,7 +200,7 @@ if [ "$only" != fail ]; then
     check "pass: unit Result=success, ExecMainStatus=0" \
           "Result=$(show Result) ExecMainStatus=$(show ExecMainStatus) ActiveState=$(show ActiveState)" \
           test "$(show Result)" = success -a "$(show ExecMainStatus)" = 0
-    want=$(toml_value "$here/pass.toml" tuning printk)
+    want=$(toml_value "$here/pass.toml" tuning.sysctl printk)
     got=$(cut -f1 "$run/printk")
     before=$(cut -f1 "$run/printk.before" 2>/dev/null || echo '?')
     check "pass: console loglevel in the guest is the configured printk = $want (was $before before rtbench)" \
