@@ -1,0 +1,221 @@
+#!/usr/bin/env bash
+# rtbench's boot test (CI): boot a Debian bookworm PREEMPT_RT guest under qemu with
+# `isolcpus=1 nohz_full=1 rcu_nocbs=1 irqaffinity=0`, rtbench and its unit installed, and
+# check what `rtbench selftest` left in the guest. Two boots:
+#   pass  tests/vm/pass.toml (limits no emulated system exceeds, printk = 3): verdict pass,
+#         per-CPU entries for every online CPU including the isolated one, READY before the
+#         end of the measurement, unit succeeded, results file, printk read back in the guest
+#   fail  tests/vm/fail.toml (max_us = 1): verdict fail, unit failed with exit status 1
+# Assertions are on journal fields and unit state, never on latency values (TCG emulation).
+#
+#   tests/vm/selftest-boot-test.sh [BIN] [--unit PATH] [--catalog PATH] [--only pass|fail]
+#                                  [--timeout S]
+#     BIN        rtbench binary (default target/release/rtbench)
+#     --unit     default systemd/rtbench.service
+#     --catalog  default systemd/rtbench.catalog when it exists; its MESSAGE_IDs are checked
+#     --only     run one of the two boots
+#     --timeout  per boot, default 600 s
+#     --pass-run DIR, --fail-run DIR   check an existing run directory of boot.sh instead of
+#                booting (for working on the assertions)
+# Run as root from anywhere in the repository. One PASS/FAIL line per assertion on stdout;
+# exit 0 when all pass, 1 when any fails, 2 when the test could not run.
+# Cost on a 2-core machine without KVM: image ~3-4 min once (cached in
+# $RTBENCH_VM_DIR, default /var/tmp/rtbench-vm, ~1.3 GB), then ~1 min per boot.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+bin=$repo/target/release/rtbench unit=$repo/systemd/rtbench.service catalog="" only="" timeout=600
+pass_run="" fail_run=""
+[ -f "$repo/systemd/rtbench.catalog" ] && catalog=$repo/systemd/rtbench.catalog
+while [ $# -gt 0 ]; do
+  case $1 in
+    --unit) unit=$2; shift 2 ;;
+    --catalog) catalog=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    --timeout) timeout=$2; shift 2 ;;
+    --pass-run) pass_run=$(cd "$2" && pwd); shift 2 ;;
+    --fail-run) fail_run=$(cd "$2" && pwd); shift 2 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "selftest-boot-test.sh: unknown option '$1'" >&2; exit 2 ;;
+    *) bin=$1; shift ;;
+  esac
+done
+case $only in "" | pass | fail) ;; *) echo "--only $only: expected pass or fail" >&2; exit 2 ;; esac
+for f in "$bin" "$unit" ${catalog:+"$catalog"}; do
+  [ -f "$f" ] || { echo "selftest-boot-test.sh: $f: no such file" >&2; exit 2; }
+done
+
+# MESSAGE_IDs of rtbench selftest (systemd/rtbench.catalog) and of systemd itself.
+ID_SUMMARY=7b1dd0eea94d4cc4bd8f9e6c91b6465d
+ID_CPU=b338a16c561342608e6e5ef41b0a0813
+ID_READY=6a9954f26ad8443b8423171c8abd3682
+ID_JOB_DONE=39f53479d3a045ac8e11786248231fbf   # systemd: "Started <unit>" (start job done)
+
+failures=0 total=0
+pass() { total=$((total + 1)); printf 'PASS %s\n' "$1"; }
+fail() { total=$((total + 1)); failures=$((failures + 1)); printf 'FAIL %s: %s\n' "$1" "$(tr '\n' ' ' <<< "$2")"; }
+# check NAME DETAIL-ON-FAILURE COMMAND...: PASS when COMMAND succeeds
+check() { local name=$1 detail=$2; shift 2; if "$@" > /dev/null 2>&1; then pass "$name"; else fail "$name" "$detail"; fi; }
+
+command -v jq > /dev/null || {
+  echo "installing jq" >&2
+  apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends jq > /dev/null
+}
+
+# ---- helpers over one run directory ---------------------------------------------------------
+show() { sed -n "s/^$1=//p" "$run/show.txt"; }           # systemctl show property
+guest() { sed -n "s/^$1=//p" "$run/guest.txt"; }         # guest facts from the collector
+toml_value() {  # toml_value FILE SECTION KEY: a scalar, quotes and comment removed
+  awk -v want="[$2]" -v key="$3" '
+    { line = $0; sub(/[[:space:]]*#.*/, "", line) }
+    line ~ /^[[:space:]]*\[/ { sect = line; gsub(/[[:space:]]/, "", sect); next }
+    sect == want && line ~ "^[[:space:]]*" key "[[:space:]]*=" {
+      sub(/^[^=]*=[[:space:]]*/, "", line); gsub(/"/, "", line); print line; exit }' "$1"
+}
+expand_cpus() {  # "0-2,5" -> "0 1 2 5"
+  local part parts
+  IFS=, read -ra parts <<< "$1"
+  for part in "${parts[@]}"; do
+    if [[ $part == *-* ]]; then seq "${part%-*}" "${part#*-}"; else echo "$part"; fi
+  done | tr '\n' ' '
+}
+# journal entries as one JSON array (journalctl -o json writes one object per line)
+entries() { jq -cs "[.[] | select(.MESSAGE_ID == \"$1\")]" "$run/unit.json"; }
+elsewhere() {  # entries with MESSAGE_ID $1 that the boot journal has but not as the unit's
+  [ -s "$run/ids.json" ] || return 0
+  jq -rs --arg id "$1" '[.[] | select(.MESSAGE_ID == $id and ._SYSTEMD_UNIT != "rtbench.service")]
+    | if length > 0 then "; \(length) more in the boot journal without _SYSTEMD_UNIT=rtbench.service (from \([.[] | "\(._COMM // "?")[\(._PID // "?")] unit \(._SYSTEMD_UNIT // "none")"] | unique | join(", ")))" else "" end' \
+    "$run/ids.json" 2> /dev/null
+}
+verdict_in() {  # pass|fail: the first "verdict" anywhere in a JSON file, either a word or
+                # an object with a boolean "pass" (rtbench's StoredRun)
+  jq -er 'def word: if type == "string" then .
+                    elif type == "object" and (.pass | type) == "boolean"
+                    then (if .pass then "pass" else "fail" end) else empty end;
+          first(.. | objects | select(has("verdict")) | .verdict | word)' "$1" 2> /dev/null
+}
+
+catalog_gaps() {  # "<MESSAGE_ID> <FIELD>" for each @FIELD@ of the catalog that an entry of
+                  # that MESSAGE_ID in the unit's journal does not carry
+  awk '/^-- [0-9a-f]+[[:space:]]*$/ { id = $2; next }
+       id != "" { line = $0
+                  while (match(line, /@[A-Za-z0-9_]+@/)) {
+                    print id, substr(line, RSTART + 1, RLENGTH - 2)
+                    line = substr(line, RSTART + RLENGTH) } }' "$catalog" | sort -u |
+  while read -r id field; do
+    jq -r --arg id "$id" --arg f "$field" \
+      'select(.MESSAGE_ID == $id and (has($f) | not)) | "\($id) \($f)"' "$run/unit.json"
+  done | sort -u | tr '\n' ' '
+}
+
+boot() {  # boot NAME CONFIG [RUN-DIR]: sets $run, returns non-zero when the boot gave no results
+  local name=$1 config=$2 t0=$SECONDS
+  if [ -n "${3:-}" ]; then run=$3; echo "--- '$name': checking $run (no boot)"; return 0; fi
+  echo "--- boot '$name': $(basename "$config") (qemu TCG, ~1 min)"
+  if run=$("$here/boot.sh" --bin "$bin" --unit "$unit" --config "$config" \
+             ${catalog:+--catalog "$catalog"} --timeout "$timeout"); then
+    pass "$name: guest booted, ran rtbench.service and sent its results ($((SECONDS - t0)) s, $run)"
+  else
+    fail "$name: guest booted, ran rtbench.service and sent its results" \
+         "boot.sh failed after $((SECONDS - t0)) s; see ${run:-the messages above}"
+    return 1
+  fi
+}
+
+common_checks() {  # assertions shared by both boots; $1 = name, $2 = expected verdict
+  local name=$1 want=$2 online cpu
+  check "$name: guest runs the PREEMPT_RT kernel with CPU 1 isolated" \
+        "guest.txt: realtime=$(guest realtime) isolated=$(guest isolated)" \
+        test "$(guest realtime)" = 1 -a "$(guest isolated)" = 1
+  check "$name: rtbench.service is Type=notify and its main process ran" \
+        "Type=$(show Type) ExecMainStartTimestampMonotonic=$(show ExecMainStartTimestampMonotonic)" \
+        test "$(show Type)" = notify -a "$(show ExecMainStartTimestampMonotonic)" -gt 0
+  [ -e "$run/wait-timeout" ] &&
+    fail "$name: rtbench.service finished in time" "still $(cat "$run/wait-timeout") when collected"
+
+  local summary
+  summary=$(entries $ID_SUMMARY)
+  check "$name: one summary entry (MESSAGE_ID=$ID_SUMMARY) with RTBENCH_VERDICT=$want" \
+        "summary entries: $(jq -c '[.[] | {RTBENCH_VERDICT, MESSAGE}]' <<< "$summary")$(elsewhere $ID_SUMMARY)" \
+        jq -e --arg v "$want" 'length == 1 and .[0].RTBENCH_VERDICT == $v' <<< "$summary"
+
+  # one cyclic entry per online CPU, with the statistics fields as integers
+  online=$(guest online)
+  local cpus
+  cpus=$(entries $ID_CPU)
+  for cpu in $(expand_cpus "$online"); do
+    check "$name: per-CPU entry (MESSAGE_ID=$ID_CPU) for CPU $cpu: RTBENCH_TEST=cyclic, RTBENCH_MAX_NS, RTBENCH_P99_NS, RTBENCH_P999_NS" \
+          "entries for CPU $cpu: $(jq -c --arg c "$cpu" '[.[] | select(.RTBENCH_CPU == $c) | with_entries(select(.key | startswith("RTBENCH_")))]' <<< "$cpus")$(elsewhere $ID_CPU)" \
+          jq -e --arg c "$cpu" '[.[] | select(.RTBENCH_CPU == $c and .RTBENCH_TEST == "cyclic")
+              | select([.RTBENCH_MAX_NS, .RTBENCH_P99_NS, .RTBENCH_P999_NS]
+                       | all(type == "string" and test("^[0-9]+$")))] | length >= 1' <<< "$cpus"
+  done
+
+  # READY=1 (rtbench's READY entry and/or systemd's "Started", which for Type=notify it logs
+  # when READY=1 arrives) must come before the end of the measurement (the summary entry)
+  local order
+  order=$(jq -cs --arg s $ID_SUMMARY --arg r $ID_READY --arg j $ID_JOB_DONE '
+    def t: .__MONOTONIC_TIMESTAMP | tonumber;
+    { summary: ([.[] | select(.MESSAGE_ID == $s) | t] | min),
+      first_cpu_entry: ([.[] | select(.MESSAGE_ID == "'$ID_CPU'") | t] | min),
+      ready_entry: ([.[] | select(.MESSAGE_ID == $r) | t] | min),
+      started: ([.[] | select(.MESSAGE_ID == $j and ._PID == "1" and .JOB_TYPE == "start"
+                              and .JOB_RESULT == "done") | t] | min) }' "$run/unit.json")
+  check "$name: READY (rtbench's READY entry or systemd's \"Started\") before the summary entry" \
+        "monotonic µs: $order" \
+        jq -e '. as $o | [.ready_entry, .started] | map(select(. != null)) as $ready
+               | $o.summary != null and ($ready | length) > 0
+               and ($ready | all(. < $o.summary and . < ($o.first_cpu_entry // $o.summary)))' <<< "$order"
+
+  check "$name: results file in /var/lib/rtbench parses as JSON with verdict \"$want\"" \
+        "$(cat "$run/results.path" 2>/dev/null || echo 'no *.json'): verdict $(verdict_in "$run/results.json" 2>&1 | head -c 200); ls: $(tr '\n' ' ' < "$run/ls.txt")" \
+        test "$(verdict_in "$run/results.json")" = "$want"
+  check "$name: rtbench report --json in the guest parses, verdict \"$want\"" \
+        "exit $(cat "$run/report.rc"), stderr: $(head -c 300 "$run/report.err"); verdict: $(verdict_in "$run/report.json" 2>&1 | head -c 200)" \
+        test "$(verdict_in "$run/report.json")" = "$want"
+  if [ -n "$catalog" ]; then
+    check "$name: journalctl --update-catalog accepts the catalog, which explains the summary, per-CPU and READY entries" \
+          "update-catalog exit $(cat "$run/catalog-update.rc" 2>/dev/null): $(head -c 300 "$run/catalog-update.txt" 2>/dev/null)" \
+          bash -c "test \"\$(cat '$run/catalog-update.rc')\" = 0 &&
+                   grep -q '^$ID_SUMMARY ' '$run/catalog-list.txt' &&
+                   grep -q '^$ID_CPU ' '$run/catalog-list.txt' &&
+                   grep -q '^$ID_READY ' '$run/catalog-list.txt'"
+    local gaps
+    gaps=$(catalog_gaps)
+    check "$name: every @FIELD@ in the catalog is a field of the logged entries it explains" \
+          "placeholders with no such field in the entry (MESSAGE_ID FIELD): $gaps" \
+          test -z "$gaps"
+  fi
+}
+
+if [ -z "$pass_run$fail_run" ]; then
+  "$here/build-image.sh" > /dev/null || { echo "FAIL: building the guest image"; exit 2; }
+fi
+
+if [ "$only" != fail ]; then
+  if boot pass "$here/pass.toml" "$pass_run"; then
+    common_checks pass pass
+    check "pass: unit Result=success, ExecMainStatus=0" \
+          "Result=$(show Result) ExecMainStatus=$(show ExecMainStatus) ActiveState=$(show ActiveState)" \
+          test "$(show Result)" = success -a "$(show ExecMainStatus)" = 0
+    want=$(toml_value "$here/pass.toml" tuning.sysctl printk)
+    got=$(cut -f1 "$run/printk")
+    before=$(cut -f1 "$run/printk.before" 2>/dev/null || echo '?')
+    check "pass: console loglevel in the guest is the configured printk = $want (was $before before rtbench)" \
+          "/proc/sys/kernel/printk before: '$(cat "$run/printk.before" 2>/dev/null)', after: '$(cat "$run/printk")'" \
+          test "$got" = "$want" -a "$before" != "$want"
+  fi
+fi
+if [ "$only" != pass ]; then
+  if boot fail "$here/fail.toml" "$fail_run"; then
+    common_checks fail fail
+    check "fail: unit failed with Result=exit-code, ExecMainStatus=1" \
+          "Result=$(show Result) ExecMainStatus=$(show ExecMainStatus) ActiveState=$(show ActiveState)" \
+          test "$(show Result)" = exit-code -a "$(show ExecMainStatus)" = 1 -a "$(show ActiveState)" = failed
+  fi
+fi
+
+echo "--- $((total - failures)) of $total assertions passed ($SECONDS s)"
+[ "$failures" = 0 ]
