@@ -27,7 +27,8 @@
 #                                           for an arch does not match the signed InRelease. The .deb
 #                                           is then only checked against that unsigned index.
 #         RTBENCH_CROSS_TEST_TIMEOUT        seconds per `cargo test` run (default 1200)
-# Exit:   0 all builds and unit tests passed; 1 a build or test failed; 2 setup failed.
+# Exit:   0 all builds and unit tests passed; 1 a target std install, build or test failed;
+#         2 host setup failed (not root, not bookworm amd64, apt, missing runner config).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -45,12 +46,16 @@ T_START=$(date +%s)
 SUMMARY=()
 log() { printf '[cross-test +%4ss] %s\n' "$(($(date +%s) - T_START))" "$*" >&2; }
 die() { log "ERROR: $*"; exit 2; }
-# timed LABEL CMD... : run CMD, record "LABEL: Ns (status)" for the summary, return its status.
+# record LABEL T0 RC : add "LABEL  Ns  ok|FAILED" to the summary.
+record() {
+  SUMMARY+=("$(printf '%-52s %4ss  %s' "$1" "$(($(date +%s) - $2))" "$([ "$3" = 0 ] && echo ok || echo "FAILED (exit $3)")")")
+}
+# timed LABEL CMD... : run CMD, record it, return its status.
 timed() {
   local label=$1 t0 rc=0; shift
   t0=$(date +%s)
   "$@" || rc=$?
-  SUMMARY+=("$(printf '%-44s %4ss  %s' "$label" "$(($(date +%s) - t0))" "$([ $rc = 0 ] && echo ok || echo "FAILED (exit $rc)")")")
+  record "$label" "$t0" "$rc"
   return $rc
 }
 
@@ -83,7 +88,7 @@ install_host_packages() {
 timed "setup: host packages (apt)" install_host_packages || die "apt-get install failed"
 
 RUST_VER=$(dpkg-query -W -f='${Version}' rustc-web)   # e.g. 1.96.0+dfsg1-1~deb12u2
-[ -x /usr/bin/cargo ] && [ -x /usr/bin/rustc ] || die "rustc-web/cargo-web did not provide /usr/bin/{cargo,rustc}"
+{ [ -x /usr/bin/cargo ] && [ -x /usr/bin/rustc ]; } || die "rustc-web/cargo-web did not provide /usr/bin/{cargo,rustc}"
 log "Debian rustc-web $RUST_VER: $(/usr/bin/rustc -V)"
 
 # ---------------------------------------------------------------------------
@@ -182,8 +187,12 @@ install_target_std() {
   rm -rf "$dest" && mv "$dest.new" "$dest"
   log "installed $dest ($(du -sh "$dest" | cut -f1), index $trust, .deb sha256 $sha)"
 }
+FAILED=()
+READY=()
 for t in $TARGETS; do
-  timed "setup: $t std rlibs" install_target_std "$t" || die "target std for $t not installed"
+  if timed "setup: $t std rlibs" install_target_std "$t"; then READY+=("$t"); else
+    log "ERROR: target std for $t not installed; skipping $t (the run will fail)"; FAILED+=("setup $t")
+  fi
 done
 
 # ---------------------------------------------------------------------------
@@ -197,10 +206,9 @@ log "$($CARGO -V) / $($RUSTC -V); CARGO_TARGET_DIR=$CARGO_TARGET_DIR"
 size_of() { stat -c %s "$1"; }
 human() { numfmt --to=iec-i --suffix=B "$1"; }
 
-FAILED=()
 SIZES=()
 TESTS=()
-for t in $TARGETS; do
+for t in "${READY[@]}"; do
   gnu=$(gnu_triple "$t")
   if ! timed "build --release $t" $CARGO build --release --locked --target "$t"; then
     FAILED+=("build $t"); continue
@@ -213,10 +221,12 @@ for t in $TARGETS; do
     "$(file -b "$bin" | cut -d, -f1-2)")")
 
   log "cargo test --lib --target $t (under $(grep -A3 "^\[target\.$t\]" .cargo/config.toml | sed -n 's/^runner *= *//p'))"
-  rc=0
-  timed "test --lib $t (qemu-user)" timeout "$TEST_TIMEOUT" \
-    $CARGO test --locked --lib --target "$t" 2>&1 | tee "$WORK/test-$t.log" || rc=$?
+  t0=$(date +%s)
+  set +e
+  timeout "$TEST_TIMEOUT" $CARGO test --locked --lib --target "$t" 2>&1 | tee "$WORK/test-$t.log"
   rc=${PIPESTATUS[0]}
+  set -e
+  record "test --lib $t (qemu-user)" "$t0" "$rc"
   res=$(grep -E '^test result:' "$WORK/test-$t.log" | tail -1 || true)
   TESTS+=("$(printf '%-32s %s' "$t" "${res:-no test result line (exit $rc)}")")
   if [ "$rc" != 0 ]; then
