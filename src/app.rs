@@ -39,6 +39,8 @@ pub fn main(args: Vec<OsString>) -> i32 {
         Command::Cyclic(a) => run_cyclic(&a, &argv),
         Command::Sysinfo(a) => sysinfo(&a),
         Command::Report(a) => report(&a),
+        #[cfg(feature = "plot")]
+        Command::Plot(a) => crate::plot::command(&a),
         Command::Selftest(a) => Ok(crate::selftest::main(a.config.as_deref())),
         Command::Tune(a) => crate::tune::cmd::run(&a),
         Command::Pmq(a) => crate::app_pair::run_pmq(&a, &argv),

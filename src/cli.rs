@@ -29,6 +29,10 @@ pub enum Command {
     /// Show stored self-test results: the last verdict and table, or all kept runs
     #[command(after_help = REPORT_EXAMPLES)]
     Report(ReportArgs),
+    /// Draw a latency plot (SVG, one curve per CPU, log count axis) from a result
+    #[cfg(feature = "plot")]
+    #[command(after_help = crate::cli_plot::PLOT_EXAMPLES)]
+    Plot(crate::cli_plot::PlotArgs),
     /// Check, apply, revert or show the RT tuning of the configuration's [tuning]
     #[command(subcommand, after_help = TUNE_EXAMPLES)]
     Tune(TuneAction),

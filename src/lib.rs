@@ -8,6 +8,8 @@ pub mod app;
 pub mod app_pair;
 pub mod cli;
 pub mod cli_pair;
+#[cfg(feature = "plot")]
+pub mod cli_plot;
 pub mod config;
 pub mod cpuset;
 pub mod duration;
@@ -16,6 +18,8 @@ pub mod load;
 pub mod measure;
 pub mod plan;
 pub mod plan_pair;
+#[cfg(feature = "plot")]
+pub mod plot;
 pub mod report;
 pub mod selftest;
 pub mod sys;

@@ -1,0 +1,34 @@
+//! `rtbench plot` command-line definitions (clap). No logic: see [`crate::plot`].
+
+use clap::Args;
+use std::path::PathBuf;
+
+/// Examples shown by `rtbench plot --help`.
+pub const PLOT_EXAMPLES: &str = "\
+Examples:
+  rtbench cyclic -S -p 98 -i 200 -D 30s -q -h 400 --json run.json
+  rtbench plot run.json -o latency.svg         from rtbench's (or cyclictest's) --json
+  rtbench plot /var/lib/rtbench -o latency.svg the newest stored self-test result
+  cyclictest -m -S -p 98 -i 200 -q -h 400 -D 1h > hist.txt
+  rtbench plot hist.txt -o latency.svg --title \"board 7, 1 h idle\"
+
+A cyclictest -h/-H dump (rt-tests <= 2.6 or 2.7+ layout) records no kernel, date or
+load: the plot says so, or give --title.";
+
+/// `rtbench plot` flags.
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// rtbench/cyclictest --json output, a stored self-test result (or the results
+    /// directory: its newest run), or a cyclictest -h/-H dump; - for standard input
+    #[arg(value_name = "INPUT")]
+    pub input: PathBuf,
+    /// SVG file to write (atomically); - for standard output
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: PathBuf,
+    /// Title instead of the one made from the input (host, kernel)
+    #[arg(long, value_name = "TEXT")]
+    pub title: Option<String>,
+    /// Test to plot from a stored self-test result (default: cyclic, else the first)
+    #[arg(long, value_name = "NAME")]
+    pub test: Option<String>,
+}

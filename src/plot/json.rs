@@ -1,0 +1,384 @@
+//! JSON inputs of `rtbench plot`:
+//! - rt-tests `file_version` 1 (reference/measurement.md §1.5): `"thread": {"0":
+//!   {"histogram": {"<bucket>": count}, "cycles", "max", "cpu", ...}}`, buckets in µs (ns
+//!   when `"resolution_in_ns": 1`). rtbench adds an `"rtbench"` object whose
+//!   `threads[]` carry exact `p999_ns`/`max_ns`, `histogram_bucket_ns` and
+//!   `histogram_overflows`, and whose `sysinfo` has the preemption model.
+//! - a stored self-test result (`report::store::StoredRun`): per test and thread,
+//!   HdrHistogram `[value_ns, count]` pairs, re-binned here into 1-µs classes as
+//!   cyclictest and OSADL use.
+
+use super::{Curve, LatencyPlot, Meta};
+use crate::report::store::StoredRun;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Parses a JSON input (see the module doc). Errors are messages without the input name.
+///
+/// The rt-tests document is read through `serde_json::Value` and the stored result
+/// through `StoredRun`, both already deserialized from text elsewhere in rtbench: typed
+/// structs for rt-tests' keys would add their own deserializer code to the binary.
+pub fn parse(text: &str, test: Option<&str>) -> Result<LatencyPlot, String> {
+    let v: Value = serde_json::from_str(text).map_err(|e| format!("invalid JSON ({e})"))?;
+    if v.get("file_version").is_some() && v.get("thread").is_some() {
+        rt_tests(&v)
+    } else if v.get("rtbench_version").is_some() && v.get("tests").is_some() {
+        drop(v);
+        let run: StoredRun = serde_json::from_str(text)
+            .map_err(|e| format!("not a stored self-test result: {e}"))?;
+        stored(&run, test)
+    } else {
+        Err(format!(
+            "JSON without \"file_version\"/\"thread\" or \"rtbench_version\"/\"tests\"; {}",
+            super::EXPECTED
+        ))
+    }
+}
+
+fn text_at(v: Option<&Value>, key: &str) -> Option<String> {
+    v?.get(key)?.as_str().map(str::to_string)
+}
+
+fn u64_at(v: Option<&Value>, key: &str) -> Option<u64> {
+    v?.get(key)?.as_u64()
+}
+
+fn rt_tests(doc: &Value) -> Result<LatencyPlot, String> {
+    let unit_ns: u64 = if doc.get("resolution_in_ns").and_then(Value::as_u64) == Some(1) {
+        1
+    } else {
+        1000
+    };
+    let ext = doc.get("rtbench").filter(|e| e.is_object());
+    let cmdline = text_at(Some(doc), "cmdline:");
+    let range_ns = cmdline
+        .as_deref()
+        .and_then(histogram_size)
+        .map(|n| n * unit_ns);
+    let thread_map = doc["thread"]
+        .as_object()
+        .ok_or("\"thread\" is not an object")?;
+    let mut threads: Vec<(usize, &Value)> = Vec::new();
+    for (k, t) in thread_map {
+        let i = k
+            .parse()
+            .map_err(|_| format!("\"thread\" key {k:?} is not a thread number"))?;
+        threads.push((i, t));
+    }
+    threads.sort_by_key(|t| t.0);
+    let ext_threads = ext.and_then(|e| e.get("threads")).and_then(Value::as_array);
+    let mut curves = Vec::new();
+    for (i, t) in threads {
+        let Some(hist) = t.get("histogram").and_then(Value::as_object) else {
+            return Err(format!(
+                "thread {i} has no histogram: run rtbench cyclic or cyclictest with -h US"
+            ));
+        };
+        let x = ext_threads.and_then(|v| {
+            v.iter()
+                .find(|x| x.get("thread").and_then(Value::as_u64) == Some(i as u64))
+        });
+        let bucket_ns = u64_at(x, "histogram_bucket_ns").unwrap_or(unit_ns);
+        let mut buckets = Vec::new();
+        for (k, n) in hist {
+            let (Ok(b), Some(n)) = (k.parse::<u64>(), n.as_u64()) else {
+                return Err(format!(
+                    "thread {i}: histogram entry {k:?}: {n} is not a bucket count"
+                ));
+            };
+            if n > 0 {
+                buckets.push((b * bucket_ns, n));
+            }
+        }
+        buckets.sort_unstable();
+        let binned: u64 = buckets.iter().map(|b| b.1).sum();
+        let cycles = u64_at(Some(t), "cycles").unwrap_or(binned);
+        let overflows = u64_at(x, "histogram_overflows").unwrap_or(cycles.saturating_sub(binned));
+        let max_ns = u64_at(x, "max_ns")
+            .or_else(|| u64_at(Some(t), "max").map(|m| m * unit_ns))
+            .unwrap_or_else(|| buckets.last().map_or(0, |b| b.0));
+        curves.push(Curve {
+            thread: i,
+            cpu: t
+                .get("cpu")
+                .and_then(Value::as_i64)
+                .and_then(|c| usize::try_from(c).ok()),
+            bucket_ns,
+            buckets,
+            overflows,
+            range_ns,
+            max_ns,
+            p999_ns: u64_at(x, "p999_ns"),
+        });
+    }
+    let si = doc.get("sysinfo");
+    let preempt = text_at(ext.and_then(|e| e.get("sysinfo")), "preempt_model")
+        .or_else(|| (u64_at(si, "realtime") == Some(1)).then(|| "PREEMPT_RT".to_string()));
+    let kernel = text_at(si, "release").map(|r| {
+        let mut k = r;
+        for extra in [preempt, text_at(si, "machine")].into_iter().flatten() {
+            k.push(' ');
+            k.push_str(&extra);
+        }
+        k
+    });
+    let start = text_at(Some(doc), "start_time");
+    let end = text_at(Some(doc), "end_time");
+    let duration_s = match (
+        start.as_deref().and_then(parse_rfc2822),
+        end.as_deref().and_then(parse_rfc2822),
+    ) {
+        (Some(a), Some(b)) if b >= a => Some((b - a) as f64),
+        _ => None,
+    };
+    let format = if ext.is_some() {
+        "rtbench cyclic --json"
+    } else {
+        "cyclictest --json"
+    };
+    let mut test = text_at(ext, "test").unwrap_or_else(|| "cyclictest".into());
+    if ext
+        .and_then(|e| e.get("interrupted"))
+        .and_then(Value::as_bool)
+        == Some(true)
+    {
+        test.push_str(" (interrupted)");
+    }
+    Ok(LatencyPlot {
+        meta: Meta {
+            format: format.into(),
+            host: text_at(si, "nodename"),
+            kernel,
+            date: start,
+            test: Some(test),
+            command: cmdline,
+            duration_s,
+            load: ext.and_then(|e| e.get("load")).map(load_text),
+        },
+        curves,
+    })
+}
+
+/// The `"rtbench"` object's `"load"` (null: none; `{spec, cmd, cpus, ...}`) as text.
+fn load_text(l: &Value) -> String {
+    if l.is_null() {
+        return "none".into();
+    }
+    let parts: Vec<String> = [text_at(Some(l), "spec"), text_at(Some(l), "cmd")]
+        .into_iter()
+        .flatten()
+        .filter(|s| !s.is_empty())
+        .collect();
+    let mut s = if parts.is_empty() {
+        "yes".to_string()
+    } else {
+        parts.join(" + ")
+    };
+    if let Some(c) = text_at(Some(l), "cpus").filter(|c| !c.is_empty()) {
+        s.push_str(" on CPUs ");
+        s.push_str(&c);
+    }
+    s
+}
+
+fn stored(run: &StoredRun, test: Option<&str>) -> Result<LatencyPlot, String> {
+    let names = || {
+        run.tests
+            .iter()
+            .map(|t| t.test.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let chosen = match test {
+        Some(name) => run.tests.iter().find(|t| t.test == name).ok_or_else(|| {
+            format!(
+                "no test {name:?} in the stored result (it has: {})",
+                names()
+            )
+        })?,
+        None => run
+            .tests
+            .iter()
+            .find(|t| t.test == "cyclic")
+            .or(run.tests.first())
+            .ok_or("the stored result has no tests")?,
+    };
+    let curves = chosen
+        .threads
+        .iter()
+        .map(|t| {
+            let mut classes: BTreeMap<u64, u64> = BTreeMap::new();
+            for &[value_ns, n] in &t.histogram {
+                if n > 0 {
+                    *classes.entry(value_ns / 1000 * 1000).or_default() += n;
+                }
+            }
+            Curve {
+                thread: t.thread,
+                cpu: t.cpu,
+                bucket_ns: 1000,
+                buckets: classes.into_iter().collect(),
+                overflows: 0,
+                range_ns: None,
+                max_ns: t.max_ns,
+                p999_ns: Some(t.p999_ns),
+            }
+        })
+        .collect();
+    let si = &run.sysinfo;
+    let mut name = chosen.test.clone();
+    if run.interrupted {
+        name.push_str(" (interrupted)");
+    }
+    Ok(LatencyPlot {
+        meta: Meta {
+            format: "rtbench self-test result".into(),
+            host: Some(si.nodename.clone()),
+            kernel: Some(format!(
+                "{} {} {}",
+                si.release, si.preempt_model, si.machine
+            )),
+            date: Some(utc_date(run.start_s)),
+            test: Some(name),
+            command: None,
+            duration_s: Some(run.duration_s),
+            load: Some(if run.load.is_empty() {
+                "none".into()
+            } else {
+                run.load.clone()
+            }),
+        },
+        curves,
+    })
+}
+
+/// The `-h`/`-H` bucket count from a cyclictest or rtbench command line
+/// (`-h 400`, `-h400`, `--histogram 400`, `--histogram=400`, same for `-H`/`--histofall`).
+pub fn histogram_size(cmdline: &str) -> Option<u64> {
+    let words: Vec<&str> = cmdline.split_whitespace().collect();
+    for (i, w) in words.iter().enumerate() {
+        for flag in ["--histogram", "--histofall", "-h", "-H"] {
+            let Some(rest) = w.strip_prefix(flag) else {
+                continue;
+            };
+            let value = if rest.is_empty() {
+                words.get(i + 1).copied()
+            } else {
+                Some(rest.strip_prefix('=').unwrap_or(rest))
+            };
+            if let Some(n) = value.and_then(|v| v.parse().ok()) {
+                return Some(n);
+            }
+        }
+    }
+    None
+}
+
+/// `2026-11-29 23:18:44 UTC` for `secs` since the epoch.
+pub fn utc_date(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let s = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
+        s / 3600,
+        s / 60 % 60,
+        s % 60
+    )
+}
+
+/// Seconds since the epoch of rt-tests' `start_time` (`"Sun, 29 Nov 2026 22:09:25
+/// +0000"`, strftime `%a, %d %b %Y %T %z`); `None` when it is not that shape.
+pub fn parse_rfc2822(s: &str) -> Option<i64> {
+    let w: Vec<&str> = s.split_whitespace().collect();
+    let w = if w.first()?.ends_with(',') {
+        &w[1..]
+    } else {
+        &w[..]
+    };
+    let [day, mon, year, time, zone] = w else {
+        return None;
+    };
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let m = MONTHS.iter().position(|x| x == mon)? as i64 + 1;
+    let hms: Vec<i64> = time
+        .split(':')
+        .map(|x| x.parse().ok())
+        .collect::<Option<_>>()?;
+    let [h, mi, se] = hms[..] else { return None };
+    let (sign, z) = match zone.as_bytes().first()? {
+        b'+' => (1, &zone[1..]),
+        b'-' => (-1, &zone[1..]),
+        _ => return None,
+    };
+    if z.len() != 4 {
+        return None;
+    }
+    let zh: i64 = z[..2].parse().ok()?;
+    let zm: i64 = z[2..].parse().ok()?;
+    let days = days_from_civil(year.parse().ok()?, m, day.parse().ok()?);
+    Some(days * 86_400 + h * 3600 + mi * 60 + se - sign * (zh * 3600 + zm * 60))
+}
+
+// Howard Hinnant's civil-calendar algorithms (proleptic Gregorian).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_round_trip_with_libc() {
+        for secs in [0i64, 951_782_400, 1_795_900_000, 4_102_444_799] {
+            // rfc2822() formats in local time with its offset; parsing must undo both.
+            let s = crate::report::json::rfc2822(secs);
+            assert_eq!(parse_rfc2822(&s), Some(secs), "{s}");
+        }
+        assert_eq!(utc_date(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(utc_date(951_782_400), "2000-02-29 00:00:00 UTC");
+        assert_eq!(
+            parse_rfc2822("Sun, 29 Nov 2026 22:09:25 +0130").unwrap() % 60,
+            25
+        );
+        assert_eq!(parse_rfc2822("yesterday"), None);
+    }
+
+    #[test]
+    fn histogram_size_from_command_lines() {
+        assert_eq!(histogram_size("cyclictest -m -S -h 400 -q"), Some(400));
+        assert_eq!(histogram_size("rtbench cyclic -H30"), Some(30));
+        assert_eq!(histogram_size("x --histogram=200"), Some(200));
+        assert_eq!(histogram_size("x --histofall 7 -q"), Some(7));
+        assert_eq!(histogram_size("rtbench cyclic -q --help"), None);
+    }
+
+    #[test]
+    fn json_without_histogram_says_how_to_get_one() {
+        let doc = r#"{"file_version": 1, "thread": {"0": {"cycles": 10, "min": 1, "max": 9, "avg": 2.0, "cpu": 0, "node": -1}}}"#;
+        let e = parse(doc, None).unwrap_err();
+        assert!(e.contains("thread 0 has no histogram"), "{e}");
+        assert!(e.contains("-h US"), "{e}");
+    }
+}

@@ -1,0 +1,247 @@
+//! `rtbench plot`: the OSADL-style latency plot — one curve per CPU (thread), latency in
+//! µs on a linear x axis, sample count on a logarithmic y axis, each CPU's maximum
+//! marked (reference/measurement.md §5).
+//!
+//! Inputs ([`parse`] tells them apart by content, not by file name):
+//! - rt-tests `file_version` 1 JSON: `rtbench cyclic --json` (with its `"rtbench"`
+//!   object: exact p99.9 and max in ns, system snapshot) or `cyclictest --json`;
+//!   see [`json`].
+//! - a stored self-test result (`report::store::StoredRun`; HdrHistogram pairs); see
+//!   [`json`].
+//! - a cyclictest `-h`/`-H` dump, rt-tests ≤ 2.6 and 2.7+ layouts; see [`dump`].
+//!
+//! Output: SVG written by [`svg`] (no plotting crate: see that module for why).
+
+pub mod dump;
+pub mod json;
+pub mod svg;
+
+use crate::cli_plot::PlotArgs;
+use crate::error::{exit, Error, Result};
+use std::io::Read;
+use std::path::Path;
+
+/// One CPU's (thread's) latency histogram, as plotted. Latencies in **ns**.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Curve {
+    /// Thread index in the input.
+    pub thread: usize,
+    /// CPU the thread was pinned to (`None`: unknown or not pinned).
+    pub cpu: Option<usize>,
+    /// Width of one bucket in **ns** (1000: cyclictest's 1-µs classes; 1 with `-N`).
+    pub bucket_ns: u64,
+    /// Non-empty buckets as `(lower bound in ns, samples)`, ascending, bounds distinct.
+    pub buckets: Vec<(u64, u64)>,
+    /// Samples beyond the histogram's range: counted by cyclictest, never binned.
+    pub overflows: u64,
+    /// End of the histogram's range in **ns** (`-h US` × 1 µs); `None` for HdrHistogram
+    /// input, which bins every sample.
+    pub range_ns: Option<u64>,
+    /// Maximum latency in **ns** (exact where the input has it; from a cyclictest dump
+    /// it is the `# Max Latencies:` value in µs).
+    pub max_ns: u64,
+    /// 99.9th percentile in **ns** as the input states it (`None`: derive it from the
+    /// buckets with [`Curve::p999`]).
+    pub p999_ns: Option<u64>,
+}
+
+/// Where a percentile lies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Percentile {
+    /// At this latency in **ns** (bucket lower bound when derived from buckets).
+    At(u64),
+    /// Among the overflows: at or above this latency in **ns** (the histogram's range).
+    Beyond(u64),
+}
+
+impl Curve {
+    /// Samples in the buckets (overflows not included).
+    pub fn binned(&self) -> u64 {
+        self.buckets.iter().map(|b| b.1).sum()
+    }
+
+    /// The 99.9th percentile: the input's value, else the lower bound of the bucket
+    /// holding sample number ⌈0.999 × all samples⌉ (overflows counted as above the range).
+    pub fn p999(&self) -> Percentile {
+        if let Some(p) = self.p999_ns {
+            return Percentile::At(p);
+        }
+        let total = self.binned() + self.overflows;
+        let rank = (total as f64 * 0.999).ceil().max(1.0) as u64;
+        let mut seen = 0;
+        for &(lo, n) in &self.buckets {
+            seen += n;
+            if seen >= rank {
+                return Percentile::At(lo);
+            }
+        }
+        let end = self.buckets.last().map_or(0, |b| b.0 + self.bucket_ns);
+        Percentile::Beyond(self.range_ns.unwrap_or(end))
+    }
+
+    /// The label used in the legend: `CPU 2`, or `T:1 CPU 0` when threads share CPUs,
+    /// or `T:1` when the CPU is unknown.
+    pub fn label(&self, cpus_unique: bool) -> String {
+        match self.cpu {
+            Some(c) if cpus_unique => format!("CPU {c}"),
+            Some(c) => format!("T:{} CPU {c}", self.thread),
+            None => format!("T:{}", self.thread),
+        }
+    }
+}
+
+/// What the input says about the run; `None` where it does not record it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Meta {
+    /// The input format, e.g. `rtbench cyclic --json`.
+    pub format: String,
+    /// Host name (uname -n).
+    pub host: Option<String>,
+    /// Kernel: release, preemption model, machine.
+    pub kernel: Option<String>,
+    /// Start of the run, as text.
+    pub date: Option<String>,
+    /// Test name (`cyclic`, ...).
+    pub test: Option<String>,
+    /// The command line of the run.
+    pub command: Option<String>,
+    /// Measured duration in seconds.
+    pub duration_s: Option<f64>,
+    /// Load beside the test (`none` when the input says there was none).
+    pub load: Option<String>,
+}
+
+/// A parsed input: metadata and one curve per thread, in thread order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LatencyPlot {
+    /// Facts for the title and legend.
+    pub meta: Meta,
+    /// At least one curve, each with at least one non-empty bucket.
+    pub curves: Vec<Curve>,
+}
+
+/// The one-line explanation for an input of unknown format.
+pub const EXPECTED: &str = "expected rtbench or cyclictest --json output, a stored \
+     self-test result (rtbench report --json) or a cyclictest -h/-H histogram dump";
+
+/// Parses `bytes` read from `input` (named in errors). `test` picks a test from a
+/// stored self-test result (default: `cyclic`, else the first).
+///
+/// Errors (all [`Error::Usage`], exit 2): neither format ([`EXPECTED`]); a JSON result
+/// without histograms; an empty histogram; a truncated or inconsistent dump (naming the
+/// line).
+pub fn parse(input: &str, bytes: &[u8], test: Option<&str>) -> Result<LatencyPlot> {
+    let bad = |m: String| Error::usage(input, m);
+    let text = std::str::from_utf8(bytes).map_err(|_| bad(format!("not text; {EXPECTED}")))?;
+    let plot = if text.trim_start().starts_with('{') {
+        json::parse(text, test).map_err(bad)?
+    } else if dump::is_dump(text) {
+        dump::parse(text).map_err(bad)?
+    } else {
+        return Err(bad(format!("unknown format; {EXPECTED}")));
+    };
+    if plot.curves.is_empty() {
+        return Err(bad("no threads in the result".into()));
+    }
+    for c in &plot.curves {
+        if c.buckets.is_empty() {
+            let why = if c.overflows > 0 {
+                format!(
+                    "all {} samples lie beyond the histogram's {} µs (use a larger -h)",
+                    c.overflows,
+                    c.range_ns.unwrap_or(0) / 1000
+                )
+            } else {
+                "no samples".to_string()
+            };
+            return Err(bad(format!(
+                "the histogram of thread {} is empty: {why}",
+                c.thread
+            )));
+        }
+    }
+    Ok(plot)
+}
+
+/// Reads `path`: `-` is standard input; a directory is a results store (its newest run).
+fn read_input(path: &Path) -> Result<(String, Vec<u8>)> {
+    let name = path.display().to_string();
+    let unreadable = |e: std::io::Error| Error::usage(&name, format!("cannot read: {e}"));
+    if path == Path::new("-") {
+        let mut buf = Vec::new();
+        std::io::stdin().read_to_end(&mut buf).map_err(unreadable)?;
+        return Ok(("<stdin>".into(), buf));
+    }
+    if path.is_dir() {
+        let store = crate::report::store::Store::new(path, 1);
+        let files = store.list().map_err(unreadable)?;
+        let Some(last) = files.last() else {
+            return Err(Error::usage(&name, "directory holds no stored results"));
+        };
+        let bytes = std::fs::read(last).map_err(unreadable)?;
+        return Ok((last.display().to_string(), bytes));
+    }
+    let bytes = std::fs::read(path).map_err(unreadable)?;
+    Ok((name, bytes))
+}
+
+/// `rtbench plot INPUT -o FILE`: parse, render, write (atomically; `-` = stdout).
+pub fn command(args: &PlotArgs) -> Result<i32> {
+    let (name, bytes) = read_input(&args.input)?;
+    let plot = parse(&name, &bytes, args.test.as_deref())?;
+    let svg = svg::render(&plot, args.title.as_deref());
+    let out = &args.output;
+    if out == Path::new("-") {
+        use std::io::Write;
+        std::io::stdout()
+            .write_all(svg.as_bytes())
+            .map_err(|e| Error::io("<stdout>", e))?;
+    } else {
+        crate::report::atomic::write(out, svg.as_bytes()).map_err(|e| Error::io(out, e))?;
+    }
+    Ok(exit::OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn curve(buckets: Vec<(u64, u64)>, overflows: u64) -> Curve {
+        Curve {
+            thread: 0,
+            cpu: Some(0),
+            bucket_ns: 1000,
+            buckets,
+            overflows,
+            range_ns: Some(100_000),
+            max_ns: 150_000,
+            p999_ns: None,
+        }
+    }
+
+    #[test]
+    fn p999_from_buckets_and_overflows() {
+        // 999 samples at 5 µs, 1 at 80 µs: sample 999 of 1000 is at 5 µs.
+        let c = curve(vec![(5000, 999), (80_000, 1)], 0);
+        assert_eq!(c.p999(), Percentile::At(5000));
+        // 998 + 2: rank 999 falls in the 80 µs bucket.
+        let c = curve(vec![(5000, 998), (80_000, 2)], 0);
+        assert_eq!(c.p999(), Percentile::At(80_000));
+        // Rank 999 of 1000 among the overflows.
+        let c = curve(vec![(5000, 990)], 10);
+        assert_eq!(c.p999(), Percentile::Beyond(100_000));
+    }
+
+    #[test]
+    fn neither_format_is_one_line_usage_error() {
+        let e = parse("x.txt", b"hello\nworld\n", None).unwrap_err();
+        assert_eq!(e.exit_code(), exit::USAGE);
+        let s = e.to_string();
+        assert!(s.starts_with("x.txt: unknown format; expected"), "{s}");
+        assert!(!s.contains('\n'));
+        let e = parse("x.bin", &[0xff, 0xfe, 0], None).unwrap_err();
+        assert!(e.to_string().contains("not text"), "{e}");
+        let e = parse("x.json", b"{\"a\": 1}", None).unwrap_err();
+        assert!(e.to_string().starts_with("x.json: "), "{e}");
+    }
+}

@@ -1,0 +1,512 @@
+//! The latency plot as SVG 1.1, written directly.
+//!
+//! Why no plotting crate: plotters 0.3.7 with only its SVG backend was tried in a scratch
+//! crate with this release profile. Drawing the same two-curve log plot took about
+//! 90 KiB more of the stripped binary than writing the SVG by hand. It also put 11 crates
+//! into Cargo.lock (wasm-bindgen, web-sys, js-sys, ...; a Yocto `cargo` recipe fetches
+//! every one), its three crates declare no `rust-version`, and its SVG has no grouping:
+//! a test or a reader cannot tell a curve from a grid line. PNG would need a font at run
+//! time (ttf/font-kit, or an embedded font), so PNG is not offered.
+//!
+//! Shape (OSADL latency plot, reference/measurement.md §5): x = latency in µs, linear,
+//! from 0; y = samples per bucket, log10, from 0.5 (an empty bucket lies on the x axis,
+//! so a lone sample shows as a spike). Each curve is one `<polyline class="histogram">`
+//! in `<g class="curve">`; its points above the x axis are exactly the input's non-empty
+//! buckets. Each maximum is a triangle with its value (`<g class="max">`).
+//! Text is XML-escaped; characters XML 1.0 forbids are replaced.
+
+use super::{Curve, LatencyPlot, Percentile};
+use std::fmt::Write;
+
+const WIDTH: f64 = 960.0;
+const LEFT: f64 = 80.0;
+const RIGHT: f64 = 30.0;
+const PLOT_H: f64 = 400.0;
+const LINE_H: f64 = 17.0;
+/// Lower end of the count axis (log10 of 0.5): empty buckets are drawn here.
+const Y_FLOOR_LOG: f64 = -std::f64::consts::LOG10_2;
+const COLORS: [&str; 10] = [
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+    "#bcbd22", "#17becf",
+];
+
+/// Escapes `s` for XML text and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&apos;"),
+            '\t' | '\n' => o.push(' '),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => o.push('?'),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// `s` cut to `n` characters, with `…` when cut.
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// A latency in ns as µs text: whole µs when exact, else 1 or 2 decimals.
+pub fn us(ns: u64) -> String {
+    if ns % 1000 == 0 {
+        (ns / 1000).to_string()
+    } else if ns < 10_000 {
+        format!("{:.2}", ns as f64 / 1000.0)
+    } else {
+        format!("{:.1}", ns as f64 / 1000.0)
+    }
+}
+
+/// A count with thousands separators (`1,234,567`).
+pub fn count(n: u64) -> String {
+    let s = n.to_string();
+    let mut o = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            o.push(',');
+        }
+        o.push(c);
+    }
+    o
+}
+
+fn duration(s: f64) -> String {
+    if s < 120.0 {
+        format!("{s:.0} s")
+    } else if s < 7200.0 {
+        format!("{:.1} min", s / 60.0)
+    } else {
+        format!("{:.1} h", s / 3600.0)
+    }
+}
+
+/// 1, 2 or 5 × 10^k, the smallest not below `v`.
+fn nice_step(v: f64) -> f64 {
+    let e = 10f64.powf(v.log10().floor());
+    let f = v / e;
+    let m = if f <= 1.0 {
+        1.0
+    } else if f <= 2.0 {
+        2.0
+    } else if f <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    m * e
+}
+
+/// Count axis label for 10^k: 1, 10, 100, 1k, ... 100G.
+fn decade_label(k: i32) -> String {
+    let suffix = ["", "k", "M", "G", "T"];
+    let i = (k / 3) as usize;
+    match suffix.get(i) {
+        Some(s) => format!("{}{s}", 10u64.pow((k % 3) as u32)),
+        None => format!("1e{k}"),
+    }
+}
+
+/// Renders `plot` as an SVG document. `title` replaces the title made from the input.
+pub fn render(plot: &LatencyPlot, title: Option<&str>) -> String {
+    let m = &plot.meta;
+    let curves = &plot.curves;
+    let custom_title = title.is_some();
+    let nr = |o: &Option<String>| o.clone().unwrap_or_else(|| "not recorded".into());
+    let title = match title {
+        Some(t) => t.to_string(),
+        None => match (&m.host, &m.kernel) {
+            (None, None) => format!("Latency plot ({})", m.format),
+            _ => format!("Latency plot: {}, Linux {}", nr(&m.host), nr(&m.kernel)),
+        },
+    };
+    let mut header = vec![];
+    if m.kernel.is_none() && m.date.is_none() {
+        header.push(format!(
+            "{}: kernel, date, duration and load not recorded{}",
+            m.format,
+            if custom_title { "" } else { " (give --title)" }
+        ));
+    } else {
+        header.push(format!(
+            "host: {}  ·  kernel: {}",
+            nr(&m.host),
+            nr(&m.kernel)
+        ));
+        header.push(format!(
+            "test: {}  ·  date: {}  ·  duration: {}  ·  load: {}",
+            nr(&m.test),
+            nr(&m.date),
+            m.duration_s.map_or_else(|| "not recorded".into(), duration),
+            nr(&m.load)
+        ));
+    }
+    if let Some(c) = &m.command {
+        header.push(format!("command: {c}"));
+    }
+
+    let top = 34.0 + LINE_H * header.len() as f64 + 8.0;
+    let pw = WIDTH - LEFT - RIGHT;
+    let bottom = top + PLOT_H;
+    let legend_top = bottom + 62.0;
+    let height = legend_top + LINE_H * curves.len() as f64 + 30.0;
+
+    // Axes: the latency axis covers every histogram and every maximum inside one;
+    // a maximum among the overflows (beyond `-h US`) is marked at the right edge.
+    let x_end_ns = curves.iter().map(axis_end_ns).max().unwrap_or(1000).max(1);
+    let x_data_us = x_end_ns as f64 / 1000.0;
+    let x_step = nice_step(x_data_us / 8.0);
+    let x_max_us = (x_data_us / x_step).ceil() * x_step;
+    let max_count = curves
+        .iter()
+        .flat_map(|c| c.buckets.iter().map(|b| b.1))
+        .max()
+        .unwrap_or(1);
+    let top_decade = (max_count as f64).log10().floor() as i32 + 1;
+    let px = |x_us: f64| LEFT + x_us / x_max_us * pw;
+    let py_log = |l: f64| bottom - (l - Y_FLOOR_LOG) / (top_decade as f64 - Y_FLOOR_LOG) * PLOT_H;
+    let py = |n: u64| {
+        if n == 0 {
+            bottom
+        } else {
+            py_log((n as f64).log10())
+        }
+    };
+
+    let mut s = String::new();
+    let w = &mut s;
+    let _ = writeln!(
+        w,
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" \
+         version=\"1.1\" width=\"{WIDTH}\" height=\"{height}\" viewBox=\"0 0 {WIDTH} {height}\" \
+         font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">"
+    );
+    let _ = writeln!(w, "<title>{}</title>", esc(&title));
+    let _ = writeln!(w, "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>");
+    let _ = writeln!(w, "<g id=\"header\">");
+    let _ = writeln!(
+        w,
+        "<text id=\"title\" x=\"{LEFT}\" y=\"24\" font-size=\"17\" font-weight=\"bold\">{}</text>",
+        esc(&clip(&title, 90))
+    );
+    for (i, l) in header.iter().enumerate() {
+        let _ = writeln!(
+            w,
+            "<text x=\"{LEFT}\" y=\"{}\">{}</text>",
+            44.0 + LINE_H * i as f64,
+            esc(&clip(l, 135))
+        );
+    }
+    let _ = writeln!(w, "</g>");
+
+    // Grid and x axis.
+    let _ = writeln!(w, "<g id=\"x-axis\">");
+    let decimals = if x_step >= 1.0 {
+        0
+    } else {
+        (-x_step.log10().floor()) as usize
+    };
+    let ticks = (x_max_us / x_step).round() as usize;
+    for i in 0..=ticks {
+        let v = i as f64 * x_step;
+        let x = px(v);
+        let _ = writeln!(
+            w,
+            "<line class=\"grid\" x1=\"{x:.2}\" y1=\"{top}\" x2=\"{x:.2}\" y2=\"{bottom}\" \
+             stroke=\"#e4e4e4\"/><line x1=\"{x:.2}\" y1=\"{bottom}\" x2=\"{x:.2}\" y2=\"{}\" \
+             stroke=\"#000\"/><text class=\"tick\" x=\"{x:.2}\" y=\"{}\" \
+             text-anchor=\"middle\">{v:.decimals$}</text>",
+            bottom + 5.0,
+            bottom + 18.0
+        );
+    }
+    let _ = writeln!(
+        w,
+        "<text id=\"x-label\" x=\"{:.2}\" y=\"{}\" text-anchor=\"middle\" font-size=\"13\">\
+         Latency (µs)</text>",
+        LEFT + pw / 2.0,
+        bottom + 38.0
+    );
+    let _ = writeln!(w, "</g>");
+
+    // Count axis: decades labelled, 2..9 as short ticks.
+    let _ = writeln!(w, "<g id=\"y-axis\">");
+    for k in 0..=top_decade {
+        let y = py_log(k as f64);
+        let _ = writeln!(
+            w,
+            "<line class=\"grid\" x1=\"{LEFT}\" y1=\"{y:.2}\" x2=\"{}\" y2=\"{y:.2}\" \
+             stroke=\"#e4e4e4\"/><line x1=\"{}\" y1=\"{y:.2}\" x2=\"{LEFT}\" y2=\"{y:.2}\" \
+             stroke=\"#000\"/><text class=\"tick\" data-value=\"{}\" x=\"{}\" y=\"{:.2}\" \
+             text-anchor=\"end\">{}</text>",
+            LEFT + pw,
+            LEFT - 6.0,
+            10u64.pow(k as u32),
+            LEFT - 9.0,
+            y + 4.0,
+            decade_label(k)
+        );
+        if k < top_decade {
+            for j in 2..10 {
+                let y = py_log(k as f64 + (j as f64).log10());
+                let _ = writeln!(
+                    w,
+                    "<line x1=\"{}\" y1=\"{y:.2}\" x2=\"{LEFT}\" y2=\"{y:.2}\" stroke=\"#000\"/>",
+                    LEFT - 3.0
+                );
+            }
+        }
+    }
+    let bucket = curves.first().map_or(1000, |c| c.bucket_ns);
+    let unit = if bucket % 1000 == 0 {
+        format!("{} µs", bucket / 1000)
+    } else {
+        format!("{bucket} ns")
+    };
+    let (lx, ly) = (22.0, top + PLOT_H / 2.0);
+    let _ = writeln!(
+        w,
+        "<text id=\"y-label\" x=\"{lx}\" y=\"{ly}\" text-anchor=\"middle\" font-size=\"13\" \
+         transform=\"rotate(-90 {lx} {ly})\">Samples per {unit} bucket (log scale)</text>"
+    );
+    let _ = writeln!(w, "</g>");
+    let _ = writeln!(
+        w,
+        "<rect id=\"plot-area\" x=\"{LEFT}\" y=\"{top}\" width=\"{pw}\" height=\"{PLOT_H}\" \
+         fill=\"none\" stroke=\"#000\"/>"
+    );
+
+    // Curves.
+    let cpus_unique = {
+        let mut v: Vec<_> = curves.iter().filter_map(|c| c.cpu).collect();
+        let n = v.len();
+        v.sort_unstable();
+        v.dedup();
+        n == curves.len() && v.len() == n
+    };
+    let style = |i: usize| {
+        let dash = if i >= COLORS.len() {
+            " stroke-dasharray=\"6 3\""
+        } else {
+            ""
+        };
+        (COLORS[i % COLORS.len()], dash)
+    };
+    let _ = writeln!(
+        w,
+        "<g id=\"curves\" fill=\"none\" stroke-width=\"1.3\" stroke-linejoin=\"round\">"
+    );
+    for (i, c) in curves.iter().enumerate() {
+        let (color, dash) = style(i);
+        let label = c.label(cpus_unique);
+        let _ = write!(
+            w,
+            "<g class=\"curve\" id=\"curve-{i}\" data-thread=\"{}\" stroke=\"{color}\"{dash}>\
+             <title>{}</title>\n<polyline class=\"histogram\" points=\"",
+            c.thread,
+            esc(&label)
+        );
+        for (x_us, n) in polyline(c) {
+            let _ = write!(w, "{:.2},{:.2} ", px(x_us), py(n));
+        }
+        let _ = writeln!(w, "\"/></g>");
+    }
+    let _ = writeln!(w, "</g>");
+
+    // Maxima: a triangle above the point, the value above it, labels kept apart.
+    // The white halo (stroke painted under the fill) keeps a label readable on curves.
+    let _ = writeln!(
+        w,
+        "<g id=\"maxima\" font-size=\"11\" stroke=\"#fff\" stroke-width=\"3\" \
+         paint-order=\"stroke\" stroke-linejoin=\"round\">"
+    );
+    let mut placed: Vec<(f64, f64)> = Vec::new();
+    for (i, c) in curves.iter().enumerate() {
+        let (color, _) = style(i);
+        let beyond = c.max_ns as f64 / 1000.0 > x_max_us;
+        let x = px((c.max_ns as f64 / 1000.0).min(x_max_us));
+        let n = c
+            .buckets
+            .iter()
+            .find(|b| b.0 <= c.max_ns && c.max_ns < b.0 + c.bucket_ns)
+            .map_or(0, |b| b.1);
+        let y = py(n) - 3.0;
+        let mut ty = y - 14.0;
+        while placed
+            .iter()
+            .any(|&(px_, py_)| (px_ - x).abs() < 70.0 && (py_ - ty).abs() < 12.0)
+        {
+            ty -= 12.0;
+        }
+        ty = ty.max(top + 10.0);
+        placed.push((x, ty));
+        let _ = writeln!(
+            w,
+            "<g class=\"max\" data-thread=\"{}\" data-max-ns=\"{}\" fill=\"{color}\">\
+             <path d=\"M{x:.2},{y:.2} l-5,-9 h10 z\" stroke=\"none\"/><text x=\"{x:.2}\" y=\"{ty:.2}\" \
+             text-anchor=\"{}\">max {} µs{}</text></g>",
+            c.thread,
+            c.max_ns,
+            if beyond { "end" } else { "middle" },
+            us(c.max_ns),
+            if beyond { " →" } else { "" }
+        );
+    }
+    let _ = writeln!(w, "</g>");
+
+    // Legend: one line per curve.
+    let _ = writeln!(w, "<g id=\"legend\">");
+    for (i, c) in curves.iter().enumerate() {
+        let (color, dash) = style(i);
+        let y = legend_top + LINE_H * i as f64;
+        let p999 = match c.p999() {
+            Percentile::At(ns) => format!("{} µs", us(ns)),
+            Percentile::Beyond(ns) => format!("≥ {} µs (in the overflows)", us(ns)),
+        };
+        let mut text = format!(
+            "{}: {} samples, p99.9 {p999}, max {} µs",
+            c.label(cpus_unique),
+            count(c.binned() + c.overflows),
+            us(c.max_ns)
+        );
+        if c.overflows > 0 {
+            let range = c
+                .range_ns
+                .map_or_else(|| "the histogram".into(), |r| format!("{} µs", us(r)));
+            let _ = write!(
+                text,
+                "; {} beyond {range}, counted but not plotted",
+                count(c.overflows)
+            );
+        }
+        let _ = writeln!(
+            w,
+            "<g class=\"entry\"><line x1=\"{LEFT}\" y1=\"{:.1}\" x2=\"{}\" y2=\"{:.1}\" \
+             stroke=\"{color}\" stroke-width=\"3\"{dash}/><text x=\"{}\" y=\"{y:.1}\">{}</text></g>",
+            y - 4.0,
+            LEFT + 24.0,
+            y - 4.0,
+            LEFT + 32.0,
+            esc(&clip(&text, 130))
+        );
+    }
+    let _ = writeln!(w, "</g>");
+    let _ = writeln!(
+        w,
+        "<text id=\"footer\" x=\"{LEFT}\" y=\"{:.1}\" font-size=\"10\" fill=\"#555\">\
+         rtbench {} plot of {}; p99.9 {}</text>",
+        height - 10.0,
+        env!("CARGO_PKG_VERSION"),
+        esc(&m.format),
+        if curves.iter().all(|c| c.p999_ns.is_some()) {
+            "exact (HdrHistogram)"
+        } else {
+            "from the buckets (bucket lower bound)"
+        }
+    );
+    let _ = writeln!(w, "</svg>");
+    s
+}
+
+/// Where the latency axis must reach for `c`, in ns: its last bucket, and its maximum
+/// unless that lies among the overflows (then the histogram's range).
+fn axis_end_ns(c: &Curve) -> u64 {
+    let data_end = c.buckets.last().map_or(0, |b| b.0 + c.bucket_ns);
+    if c.overflows > 0 && c.max_ns >= data_end {
+        c.range_ns.unwrap_or(data_end).max(data_end)
+    } else {
+        c.max_ns.max(data_end)
+    }
+}
+
+/// The points of one curve as `(latency µs, samples)`: every non-empty bucket at its
+/// lower bound, and a point on the x axis (0 samples) where empty buckets begin and end,
+/// so gaps drop to the axis instead of bridging them.
+pub fn polyline(c: &Curve) -> Vec<(f64, u64)> {
+    let w = c.bucket_ns;
+    let us = |ns: u64| ns as f64 / 1000.0;
+    let mut pts = Vec::with_capacity(c.buckets.len() + 8);
+    let mut prev: Option<u64> = None;
+    for &(lo, n) in &c.buckets {
+        match prev {
+            None if lo >= w => pts.push((us(lo - w), 0)),
+            Some(p) if lo > p + w => {
+                pts.push((us(p + w), 0));
+                if lo - w > p + w {
+                    pts.push((us(lo - w), 0));
+                }
+            }
+            _ => {}
+        }
+        pts.push((us(lo), n));
+        prev = Some(lo);
+    }
+    if let Some(p) = prev {
+        pts.push((us(p + w), 0));
+    }
+    pts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup_and_forbidden_characters() {
+        assert_eq!(
+            esc("a<b>&\"c'\u{1b}[1m"),
+            "a&lt;b&gt;&amp;&quot;c&apos;?[1m"
+        );
+        assert_eq!(count(1234567), "1,234,567");
+        assert_eq!(count(999), "999");
+        assert_eq!(us(87_000), "87");
+        assert_eq!(us(12_345), "12.3");
+        assert_eq!(us(1_234), "1.23");
+        assert_eq!(decade_label(0), "1");
+        assert_eq!(decade_label(4), "10k");
+        assert_eq!(decade_label(6), "1M");
+        assert_eq!(nice_step(7.3), 10.0);
+        assert_eq!(nice_step(0.3), 0.5);
+    }
+
+    #[test]
+    fn gaps_drop_to_the_axis() {
+        let c = Curve {
+            thread: 0,
+            cpu: None,
+            bucket_ns: 1000,
+            buckets: vec![(0, 5), (1000, 7), (4000, 1), (6000, 2)],
+            overflows: 0,
+            range_ns: None,
+            max_ns: 6000,
+            p999_ns: None,
+        };
+        let p = polyline(&c);
+        assert_eq!(
+            p,
+            vec![
+                (0.0, 5),
+                (1.0, 7),
+                (2.0, 0),
+                (3.0, 0),
+                (4.0, 1),
+                (5.0, 0),
+                (6.0, 2),
+                (7.0, 0)
+            ]
+        );
+        assert_eq!(p.iter().filter(|p| p.1 > 0).count(), c.buckets.len());
+    }
+}
