@@ -18,16 +18,23 @@ pub fn render(run: &StoredRun) -> String {
     );
     let _ = writeln!(
         s,
-        "kernel {} ({}), load: {}{}",
-        si.release,
-        si.preempt_model,
-        if run.load.is_empty() {
-            "none"
-        } else {
-            &run.load
-        },
-        if run.interrupted { ", INTERRUPTED" } else { "" }
+        "{}",
+        clip(
+            &format!(
+                "kernel {} ({}){}",
+                si.release,
+                si.preempt_model,
+                if run.interrupted { ", INTERRUPTED" } else { "" }
+            ),
+            80
+        )
     );
+    let load = if run.load.is_empty() {
+        "none"
+    } else {
+        &run.load
+    };
+    let _ = writeln!(s, "{}", clip(&format!("load: {load}"), 80));
     let _ = writeln!(
         s,
         "{:<7}{:>4}{:>8}{:>8}{:>8}{:>9}{:>9}{:>9}{:>9}{:>8}",
@@ -42,7 +49,17 @@ pub fn render(run: &StoredRun) -> String {
         "limit/us",
         "verdict"
     );
-    let us = |ns: u64| format!("{:.1}", ns as f64 / 1000.0);
+    // One decimal below 10 ms, whole µs below 10 s, then seconds marked "s": a value
+    // never fills its column, so columns stay apart.
+    let us = |ns: u64| {
+        if ns < 10_000_000 {
+            format!("{:.1}", ns as f64 / 1000.0)
+        } else if ns < 9_999_999_500 {
+            format!("{}", (ns + 500) / 1000)
+        } else {
+            format!("{}s", (ns + 500_000_000) / 1_000_000_000)
+        }
+    };
     for t in &run.tests {
         for th in &t.threads {
             let checks: Vec<_> = run.verdict.checks_for(&t.test, th.thread).collect();
@@ -88,14 +105,78 @@ pub fn render(run: &StoredRun) -> String {
         );
     }
     for p in &run.verdict.problems {
-        let _ = writeln!(s, "FAIL {p}");
+        let _ = writeln!(s, "{}", clip(&format!("FAIL {p}"), 80));
     }
     s
+}
+
+/// `s` cut to `n` characters, ending in `…` when cut.
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        return s.to_string();
+    }
+    let mut t: String = s.chars().take(n - 1).collect();
+    t.push('…');
+    t
 }
 
 fn truncate(s: &str, n: usize) -> &str {
     match s.char_indices().nth(n) {
         Some((i, _)) => &s[..i],
         None => s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::summary::{TestSummary, ThreadSummary};
+    use crate::sys::{info::SysInfo, SysRoot};
+
+    #[test]
+    fn huge_values_and_long_load_stay_within_80_columns() {
+        let slow = 123_456_789_000; // 123 s: wider than any latency column
+        let th = ThreadSummary {
+            thread: 0,
+            cpu: Some(7),
+            priority: 98,
+            interval_us: 1000,
+            count: 10,
+            min_ns: slow,
+            avg_ns: slow,
+            p50_ns: slow,
+            p90_ns: slow,
+            p99_ns: slow,
+            p999_ns: slow,
+            p9999_ns: slow,
+            max_ns: slow,
+            overruns: 99_999_999,
+            histogram: vec![],
+        };
+        let tests = vec![TestSummary {
+            test: "cyclic".into(),
+            threads: vec![th],
+        }];
+        let run = StoredRun {
+            rtbench_version: "test".into(),
+            start_s: 0,
+            duration_s: 1.0,
+            sysinfo: SysInfo::read(&SysRoot::host()),
+            config: serde_json::json!({}),
+            tuning: serde_json::Value::Null,
+            load: "stress-ng --cpu 4 --io 2 --vm 2 --vm-bytes 128M --timeout 0 --metrics".into(),
+            verdict: crate::selftest::limits::judge(&tests, &Default::default()),
+            tests,
+            interrupted: true,
+        };
+        let t = render(&run);
+        for l in t.lines() {
+            assert!(l.chars().count() <= 80, "{l:?}");
+        }
+        let row = t.lines().find(|l| l.starts_with("cyclic")).unwrap();
+        // Every column still separated by white space.
+        assert_eq!(row.split_whitespace().count(), 10, "{row:?}");
+        assert!(row.contains(" 123s "), "{row:?}");
+        assert!(t.contains("load: stress-ng --cpu 4"), "{t}");
     }
 }
