@@ -1,6 +1,6 @@
 //! `rtbench plot` on real inputs: Debian cyclictest's `-h`/`-H` dumps (rt-tests 2.4,
 //! legacy layout) and `--json`, rtbench's own dump (2.7+ layout) and `--json`, and a
-//! stored self-test result from a real measurement. Each SVG is parsed as XML and its
+//! stored result of a real `rtbench selftest`. Each SVG is parsed as XML and its
 //! geometry read back: one curve per thread, and the points above the x axis mapped
 //! through the drawn axis ticks give exactly the input's non-empty buckets and counts.
 
@@ -335,71 +335,50 @@ fn bad_inputs_are_one_line_errors_and_write_nothing() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-struct Quiet;
-impl rtbench::measure::cyclic::Progress for Quiet {
-    fn report(&mut self, _: &[ThreadSpec], _: &[LiveSnapshot]) {}
-    fn status(&mut self, _: &[ThreadSpec], _: &[LiveSnapshot]) {}
-    fn notice(&mut self, _: &str) {}
-    fn warning(&mut self, _: &str) {}
-}
-
-use rtbench::measure::cyclic::{CyclicSpec, ThreadSpec};
-use rtbench::measure::stats::LiveSnapshot;
-
 #[test]
 fn plots_a_stored_self_test_result() {
-    use rtbench::report::store::{Store, StoredRun};
-    use rtbench::report::summary::{TestSummary, ThreadSummary};
-    use rtbench::sys::{clock::Clock, info::SysInfo, sched::Policy, SysRoot};
-    let n = online_cpus();
-    let spec = CyclicSpec {
-        threads: (0..n)
-            .map(|i| ThreadSpec {
-                index: i,
-                cpu: Some(i),
-                policy: Policy::Fifo,
-                priority: 80,
-                interval_us: 500,
-            })
-            .collect(),
-        clock: Clock::Monotonic,
-        duration: None,
-        loops: Some(2000),
-        mlockall: false,
-        pm_qos_us: None,
-        main_cpus: None,
-        histogram: None,
-        break_ns: None,
-        tracemark: false,
-        report_every: None,
-    };
-    let start_s = Clock::wall_secs();
-    let r = rtbench::measure::cyclic::run(&spec, &SysRoot::host(), &mut Quiet).unwrap();
-    let tests = vec![TestSummary {
-        test: "cyclic".into(),
-        threads: r.threads.iter().map(ThreadSummary::from_cyclic).collect(),
-    }];
-    let run = StoredRun {
-        rtbench_version: "test".into(),
-        start_s,
-        duration_s: 1.0,
-        sysinfo: SysInfo::read(&SysRoot::host()),
-        config: serde_json::json!({}),
-        tuning: serde_json::Value::Null,
-        load: "cpu:1".into(),
-        verdict: rtbench::selftest::limits::judge(&tests, &Default::default()),
-        tests,
-        interrupted: false,
-    };
+    // A real `rtbench selftest` run (no tuning, 1 s under a cpu load) writes the result.
     let dir = tempdir("plot-store");
-    Store::new(&dir, 3).save(&run).unwrap();
+    let results = dir.join("results");
+    let cfg = dir.join("rtbench.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[load]\nspec = \"cpu:1\"\n\
+             [limits]\nmax_us = 10000000\n[output]\nresults_dir = \"{}\"\nkeep = 3\n",
+            results.display()
+        ),
+    )
+    .unwrap();
+    let o = rtbench()
+        .args(["selftest", "--config"])
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    assert_ok(&o);
+    let file = std::fs::read_dir(&results)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("run-"))
+        .expect("stored result");
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let cyclic = run["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["test"] == "cyclic")
+        .expect("cyclic test stored");
+    let threads = cyclic["threads"].as_array().unwrap();
+    assert_eq!(threads.len(), online_cpus());
     // HdrHistogram pairs [value_ns, count] in 1-µs classes, as the plot draws them.
-    let want: Buckets = run.tests[0]
-        .threads
+    let want: Buckets = threads
         .iter()
         .map(|t| {
             let mut m = BTreeMap::new();
-            for [v, c] in &t.histogram {
+            for p in t["histogram"].as_array().unwrap() {
+                let (v, c) = (p[0].as_u64().unwrap(), p[1].as_u64().unwrap());
                 *m.entry(v / 1000).or_insert(0) += c;
             }
             m.retain(|_, c| *c > 0);
@@ -408,28 +387,34 @@ fn plots_a_stored_self_test_result() {
         .collect();
     let svg = dir.join("store.svg");
     // The results directory stands for its newest run.
-    assert_ok(&plot(&dir, &svg));
+    assert_ok(&plot(&results, &svg));
     let text = check_plot(&svg, &want);
     assert!(text.contains("load: cpu:1"));
     assert!(text.contains("duration: 1 s"));
     assert!(text.contains("rtbench self-test result"));
-    for t in &run.tests[0].threads {
+    for t in threads {
+        let u = |k: &str| rtbench::plot::svg::us(t[k].as_u64().unwrap());
         let entry = format!(
-            "CPU {}: {} samples, p99.9 {} µs",
-            t.cpu.unwrap(),
-            rtbench::plot::svg::count(t.count),
-            rtbench::plot::svg::us(t.p999_ns)
+            "CPU {}: {} samples, p99.9 {} µs, max {} µs",
+            t["cpu"],
+            rtbench::plot::svg::count(t["count"].as_u64().unwrap()),
+            u("p999_ns"),
+            u("max_ns")
         );
         assert!(text.contains(&entry), "{entry}");
     }
     // An unknown test name lists the ones there are.
     let o = rtbench()
-        .args(["plot", "--test", "pmq", "-o"])
+        .args(["plot", "--test", "nosuch", "-o"])
         .arg(&svg)
-        .arg(&dir)
+        .arg(&file)
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("no test \"pmq\" in the stored result (it has: cyclic)"));
+    assert!(
+        stderr(&o).contains("no test \"nosuch\" in the stored result (it has: cyclic"),
+        "{}",
+        stderr(&o)
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
