@@ -10,7 +10,7 @@ Examples:
   rtbench plot run.json -o latency.svg         from rtbench's (or cyclictest's) --json
   rtbench plot /var/lib/rtbench -o latency.svg the newest stored self-test result
   cyclictest -m -S -p 98 -i 200 -q -h 400 -D 1h > hist.txt
-  rtbench plot hist.txt -o latency.svg --title \"board 7, 1 h idle\"
+  rtbench plot hist.txt -o latency.svg --title \"board 7, 1 h idle\" --x-max 100
 
 A cyclictest -h/-H dump (rt-tests <= 2.6 or 2.7+ layout) records no kernel, date or
 load: the plot says so, or give --title.";
@@ -28,6 +28,10 @@ pub struct PlotArgs {
     /// Title instead of the one made from the input (host, kernel)
     #[arg(long, value_name = "TEXT")]
     pub title: Option<String>,
+    /// End of the latency axis in µs (default: the histogram's range or the largest
+    /// maximum); buckets beyond it are left out, maxima beyond it marked at the edge
+    #[arg(long = "x-max", value_name = "US")]
+    pub x_max_us: Option<f64>,
     /// Test to plot from a stored self-test result (default: cyclic, else the first)
     #[arg(long, value_name = "NAME")]
     pub test: Option<String>,

@@ -275,6 +275,43 @@ fn plots_rtbench_json_and_current_layout_dump() {
     assert!(text.contains("test: cyclic"));
     assert!(text.contains("load: cpu:1 on CPUs "), "the load that ran");
 
+    // --x-max 40 keeps the buckets up to 40 µs; the legend counts the rest.
+    let zoom = dir.join("zoom.svg");
+    let o = rtbench()
+        .args(["plot", "--x-max", "40", "-o"])
+        .arg(&zoom)
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_ok(&o);
+    let near: Buckets = want
+        .iter()
+        .map(|m| {
+            m.iter()
+                .filter(|b| *b.0 <= 40)
+                .map(|(&k, &v)| (k, v))
+                .collect()
+        })
+        .collect();
+    let text = check_plot(&zoom, &near);
+    let cut: u64 = want[0].iter().filter(|b| *b.0 > 40).map(|b| b.1).sum();
+    if cut > 0 {
+        let s = format!("{} beyond the axis", rtbench::plot::svg::count(cut));
+        assert!(text.contains(&s), "{s}");
+    }
+    let o = rtbench()
+        .args(["plot", "--x-max", "0", "-o"])
+        .arg(&zoom)
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with("rtbench: --x-max 0: expected"),
+        "{}",
+        stderr(&o)
+    );
+
     // rtbench's -H dump is cyclictest 2.7+'s layout: zero rows omitted, no "# Total:".
     let dump = std::fs::read_to_string(&hist).unwrap();
     assert!(!dump.contains("# Total:"));

@@ -187,9 +187,15 @@ fn read_input(path: &Path) -> Result<(String, Vec<u8>)> {
 
 /// `rtbench plot INPUT -o FILE`: parse, render, write (atomically; `-` = stdout).
 pub fn command(args: &PlotArgs) -> Result<i32> {
+    if let Some(x) = args.x_max_us.filter(|x| !(x.is_finite() && *x > 0.0)) {
+        return Err(Error::usage(
+            format!("--x-max {x}"),
+            "expected a latency in µs greater than 0",
+        ));
+    }
     let (name, bytes) = read_input(&args.input)?;
     let plot = parse(&name, &bytes, args.test.as_deref())?;
-    let svg = svg::render(&plot, args.title.as_deref());
+    let svg = svg::render(&plot, args.title.as_deref(), args.x_max_us);
     let out = &args.output;
     if out == Path::new("-") {
         use std::io::Write;

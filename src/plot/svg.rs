@@ -119,8 +119,10 @@ fn decade_label(k: i32) -> String {
     }
 }
 
-/// Renders `plot` as an SVG document. `title` replaces the title made from the input.
-pub fn render(plot: &LatencyPlot, title: Option<&str>) -> String {
+/// Renders `plot` as an SVG document. `title` replaces the title made from the input;
+/// `x_max_us` (> 0) ends the latency axis there: buckets beyond it are left out (the
+/// legend counts them) and maxima beyond it are marked at the right edge.
+pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) -> String {
     let m = &plot.meta;
     let curves = &plot.curves;
     let custom_title = title.is_some();
@@ -167,8 +169,13 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>) -> String {
     // a maximum among the overflows (beyond `-h US`) is marked at the right edge.
     let x_end_ns = curves.iter().map(axis_end_ns).max().unwrap_or(1000).max(1);
     let x_data_us = x_end_ns as f64 / 1000.0;
-    let x_step = nice_step(x_data_us / 8.0);
-    let x_max_us = (x_data_us / x_step).ceil() * x_step;
+    let (x_step, x_max_us) = match x_max_us {
+        Some(x) => (nice_step(x / 8.0), x),
+        None => {
+            let step = nice_step(x_data_us / 8.0);
+            (step, (x_data_us / step).ceil() * step)
+        }
+    };
     let max_count = curves
         .iter()
         .flat_map(|c| c.buckets.iter().map(|b| b.1))
@@ -218,7 +225,7 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>) -> String {
     } else {
         (-x_step.log10().floor()) as usize
     };
-    let ticks = (x_max_us / x_step).round() as usize;
+    let ticks = (x_max_us / x_step + 1e-9).floor() as usize;
     for i in 0..=ticks {
         let v = i as f64 * x_step;
         let x = px(v);
@@ -318,7 +325,7 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>) -> String {
             c.thread,
             esc(&label)
         );
-        for (x_us, n) in polyline(c) {
+        for (x_us, n) in polyline(c).into_iter().filter(|p| p.0 <= x_max_us) {
             let _ = write!(w, "{:.2},{:.2} ", px(x_us), py(n));
         }
         let _ = writeln!(w, "\"/></g>");
@@ -342,7 +349,7 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>) -> String {
             .iter()
             .find(|b| b.0 <= c.max_ns && c.max_ns < b.0 + c.bucket_ns)
             .map_or(0, |b| b.1);
-        let y = py(n) - 3.0;
+        let y = py(if beyond { 0 } else { n }) - 3.0;
         let mut ty = y - 14.0;
         while placed
             .iter()
@@ -381,6 +388,15 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>) -> String {
             count(c.binned() + c.overflows),
             us(c.max_ns)
         );
+        let cut: u64 = c
+            .buckets
+            .iter()
+            .filter(|b| b.0 as f64 / 1000.0 > x_max_us)
+            .map(|b| b.1)
+            .sum();
+        if cut > 0 {
+            let _ = write!(text, "; {} beyond the axis", count(cut));
+        }
         if c.overflows > 0 {
             let range = c
                 .range_ns
