@@ -29,7 +29,10 @@ fail() { failed=$((failed + 1)); echo "FAIL $*" >&2; }
 
 # --- tools ----------------------------------------------------------------
 if ! command -v oelint-adv >/dev/null 2>&1; then
-	python3 -m pip install --quiet "oelint-adv==9.11.2" || { echo "cannot install oelint-adv" >&2; exit 2; }
+	# Debian 12's own python3 refuses pip installs (PEP 668) unless told otherwise.
+	python3 -m pip install --quiet "oelint-adv==9.11.2" 2>/dev/null \
+		|| python3 -m pip install --quiet --break-system-packages "oelint-adv==9.11.2" \
+		|| { echo "cannot install oelint-adv" >&2; exit 2; }
 fi
 missing=()
 command -v shellcheck >/dev/null 2>&1 || missing+=(shellcheck)

@@ -27,12 +27,20 @@ pub fn main(args: Vec<OsString>) -> i32 {
     let cli = match Cli::try_parse_from(&args) {
         Ok(c) => c,
         Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() {
-                exit::USAGE
-            } else {
-                exit::OK
-            };
+            use clap::error::ErrorKind;
+            if !e.use_stderr() || e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                let _ = e.print();
+                return if e.use_stderr() {
+                    exit::USAGE
+                } else {
+                    exit::OK
+                };
+            }
+            // One line naming the input, like every other rtbench error.
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or("invalid command line");
+            eprintln!("rtbench: {}", first.trim_start_matches("error: "));
+            return exit::USAGE;
         }
     };
     let result = match cli.command {
@@ -61,6 +69,8 @@ pub fn main(args: Vec<OsString>) -> i32 {
 struct TextProgress {
     unit_ns: u64,
     nsecs: bool,
+    /// `--json -`: standard output is reserved for the JSON document.
+    text_to_stderr: bool,
 }
 
 impl TextProgress {
@@ -76,9 +86,14 @@ impl TextProgress {
 
 impl Progress for TextProgress {
     fn report(&mut self, threads: &[ThreadSpec], live: &[LiveSnapshot]) {
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(self.lines(threads, live).as_bytes());
-        let _ = out.flush();
+        let text = self.lines(threads, live);
+        if self.text_to_stderr {
+            eprint!("{text}");
+        } else {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+        }
     }
 
     fn status(&mut self, threads: &[ThreadSpec], live: &[LiveSnapshot]) {
@@ -86,7 +101,11 @@ impl Progress for TextProgress {
     }
 
     fn notice(&mut self, line: &str) {
-        println!("{line}");
+        if self.text_to_stderr {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
     }
 
     fn warning(&mut self, line: &str) {
@@ -116,9 +135,11 @@ fn run_cyclic(args: &CyclicArgs, argv: &[String]) -> Result<i32> {
     }
     let sysinfo = SysInfo::read(&root);
     let unit_ns = if plan.output.nsecs { 1 } else { 1000 };
+    let json_to_stdout = plan.output.json.as_deref() == Some(std::path::Path::new("-"));
     let mut progress = TextProgress {
         unit_ns,
         nsecs: plan.output.nsecs,
+        text_to_stderr: json_to_stdout,
     };
     let load_spec = crate::plan_pair::load(&args.load, &topo)?;
     let load = crate::app_pair::start_load(load_spec.as_ref())?;
@@ -140,8 +161,13 @@ fn run_cyclic(args: &CyclicArgs, argv: &[String]) -> Result<i32> {
         exit_code,
         load: load_info.as_ref(),
     };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    // With `--json -` standard output carries only the JSON document; the text goes
+    // to standard error.
+    let mut out: Box<dyn Write> = if json_to_stdout {
+        Box::new(std::io::stderr())
+    } else {
+        Box::new(std::io::stdout().lock())
+    };
     let io = |e| Error::io("<stdout>", e);
     let hist = plan.output.histogram.as_ref();
     if hist.is_none() || !plan.output.quiet {
@@ -213,21 +239,39 @@ fn report(args: &ReportArgs) -> Result<i32> {
     use crate::report::store::Store;
     let store = Store::new(&args.dir, 1);
     let files = store.list().map_err(|e| Error::io(&args.dir, e))?;
-    let Some(last) = files.last() else {
+    if files.is_empty() {
         return Err(Error::usage(
             format!("--dir {}", args.dir.display()),
             "no stored self-test results (run `rtbench selftest` first)",
         ));
-    };
-    let chosen: Vec<_> = if args.all {
-        files.clone()
-    } else {
-        vec![last.clone()]
-    };
-    let mut runs = Vec::with_capacity(chosen.len());
-    for f in &chosen {
-        runs.push(Store::load(f).map_err(|e| Error::io(f, e))?);
     }
+    // A damaged file (a foreign file, a disk error) is reported and skipped: the other
+    // runs stay readable.
+    let mut runs = Vec::new();
+    let mut chosen = Vec::new();
+    for f in files.iter().rev() {
+        match Store::load(f) {
+            Ok(r) => {
+                chosen.push(f.clone());
+                runs.push(r);
+                if !args.all {
+                    break;
+                }
+            }
+            Err(e) => eprintln!(
+                "rtbench: {}: skipped, not a stored result: {e}",
+                f.display()
+            ),
+        }
+    }
+    if runs.is_empty() {
+        return Err(Error::usage(
+            format!("--dir {}", args.dir.display()),
+            "no readable self-test result",
+        ));
+    }
+    chosen.reverse();
+    runs.reverse();
     if args.json {
         let v = if args.all {
             serde_json::to_string_pretty(&runs)

@@ -18,6 +18,7 @@ pub enum Command {
     /// Timer-wakeup latency, cyclictest-compatible (flags, T: lines, -h dump, --json)
     #[command(
         disable_help_flag = true,
+        allow_negative_numbers = true,
         after_help = CYCLIC_EXAMPLES,
     )]
     Cyclic(Box<CyclicArgs>),
@@ -37,10 +38,18 @@ pub enum Command {
     #[command(subcommand, after_help = TUNE_EXAMPLES)]
     Tune(TuneAction),
     /// POSIX message-queue latency between thread pairs, pmqtest-compatible
-    #[command(disable_help_flag = true, after_help = crate::cli_pair::PMQ_EXAMPLES)]
+    #[command(
+        disable_help_flag = true,
+        allow_negative_numbers = true,
+        after_help = crate::cli_pair::PMQ_EXAMPLES
+    )]
     Pmq(Box<crate::cli_pair::PmqArgs>),
     /// Task-switch latency: pipe ping-pong between two threads or processes
-    #[command(disable_help_flag = true, after_help = crate::cli_pair::PIPE_EXAMPLES)]
+    #[command(
+        disable_help_flag = true,
+        allow_negative_numbers = true,
+        after_help = crate::cli_pair::PIPE_EXAMPLES
+    )]
     Pipe(Box<crate::cli_pair::PipeArgs>),
     /// Run only the background load (--load/--load-cmd) for -D TIME
     #[command(after_help = crate::cli_pair::LOAD_EXAMPLES)]

@@ -70,7 +70,9 @@ pub(crate) fn usage<T>(
     Err(Error::usage(input, msg))
 }
 
-/// Checks that `path` can be created: its directory exists and is a directory.
+/// Checks that `path` can be written before anything starts: its directory exists and
+/// a file can be created in it (a probe file is created and removed — this catches
+/// /proc, /sys, read-only mounts and permissions), and the path is not a directory.
 pub fn check_output_path(flag: &str, path: &Path) -> Result<()> {
     if path == Path::new("-") {
         return Ok(());
@@ -89,7 +91,22 @@ pub fn check_output_path(flag: &str, path: &Path) -> Result<()> {
     if path.is_dir() {
         return usage(flag, path.display(), "is a directory; expected a file name");
     }
-    Ok(())
+    let probe = dir.join(format!(".rtbench-probe-{}", std::process::id()));
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) => usage(
+            flag,
+            path.display(),
+            format!("cannot create files in {}: {e}", dir.display()),
+        ),
+    }
 }
 
 pub(crate) fn parse_cpus(flag: &str, s: &str, topo: &CpuTopology) -> Result<CpuSet> {

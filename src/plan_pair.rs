@@ -150,6 +150,11 @@ fn build(
     if c.timeout == Some(0) {
         return usage("-T", 0, "expected a timeout of at least 1 s");
     }
+    for (flag, v) in [("-T", c.timeout), ("-f", c.forcetimeout)] {
+        if v.is_some_and(|t| t > 86_400) {
+            return usage(flag, v.unwrap_or(0), "expected at most 86400 s (one day)");
+        }
+    }
     if !(c.report_interval > 0.0 && c.report_interval <= 3600.0) {
         return usage(
             "--report-interval",

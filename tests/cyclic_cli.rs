@@ -67,6 +67,32 @@ fn bad_input_is_one_line_exit_2_and_nothing_runs() {
 }
 
 #[test]
+fn sigint_stops_a_long_interval_at_once() {
+    // A 30 s interval: the threads sleep in clock_nanosleep when SIGINT arrives.
+    let child = rtbench()
+        .args(["cyclic", "-t", "2", "-i", "30000000", "-l", "2", "-q"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    let sent = std::time::Instant::now();
+    signal(&child, libc::SIGINT);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert!(
+        sent.elapsed() < Duration::from_secs(2),
+        "took {:?}",
+        sent.elapsed()
+    );
+    assert!(
+        stdout(&o).contains("C:      0"),
+        "no bogus sample: {}",
+        stdout(&o)
+    );
+}
+
+#[test]
 fn n_is_accepted_and_d_takes_suffixes() {
     let o = run("cyclic -n -i 1000 -D 1s -q");
     assert!(o.status.success(), "{}", stderr(&o));
@@ -206,6 +232,10 @@ fn refused_sched_fifo_exits_3_without_fallback() {
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(3), "{err}");
     assert!(err.contains("SCHED_FIFO"), "{err}");
+    assert!(
+        err.contains("Operation not permitted"),
+        "EPERM, not a clobbered errno: {err}"
+    );
     assert!(
         !stdout(&o).contains("T: 0"),
         "no fallback measurement: {}",

@@ -182,6 +182,11 @@ fn invalid_configuration_names_file_line_key_and_writes_nothing() {
         ("[cyclic]\npriority = 100\n", ":2: cyclic.priority = 100"),
         ("[load]\nspec = \"disk:2\"\n", ":2: load.spec = \"disk:2\""),
         ("[tuning.sysctl]\nprintk = 12\n", ":2:"),
+        ("[limits.pmq]\nmax_us = 5\n", "limits.pmq"),
+        (
+            "[[limits.cpus]]\ncpus = \"0\"\ntest = \"pipe\"\n",
+            ":3: limits.cpus[0].test = \"pipe\"",
+        ),
     ];
     let _lock = PRINTK.lock().unwrap_or_else(|e| e.into_inner());
     let printk = std::fs::read_to_string("/proc/sys/kernel/printk").unwrap();
@@ -196,7 +201,8 @@ fn invalid_configuration_names_file_line_key_and_writes_nothing() {
         let msg = &e[0]["MESSAGE"];
         assert!(msg.starts_with(&cfg.display().to_string()), "{msg}");
         assert!(msg.contains(want), "{body}: {msg}");
-        assert_eq!(e[0]["RTBENCH_CONFIG_LINE"], "2", "{body}: {:?}", e[0]);
+        let line: usize = e[0]["RTBENCH_CONFIG_LINE"].parse().unwrap();
+        assert!((1..=3).contains(&line), "{body}: {:?}", e[0]);
         assert!(results(&dir).is_empty(), "{body}: no result file");
         assert!(stdout(&o).is_empty());
     }
@@ -232,6 +238,11 @@ fn missing_default_config_means_documented_defaults_said_in_the_journal() {
     assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
     let s = with_id(&e, SUMMARY);
     assert_eq!(s.last().unwrap()["RTBENCH_INTERRUPTED"], "1");
+    assert_eq!(
+        s.last().unwrap()["RTBENCH_VERDICT"],
+        "fail",
+        "a cut-short run cannot pass"
+    );
     // Default results directory is /var/lib/rtbench: remove what this test wrote.
     if let Some(f) = s.last().and_then(|m| m.get("RTBENCH_RESULTS_FILE")) {
         let _ = std::fs::remove_file(f);

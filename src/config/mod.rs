@@ -156,6 +156,13 @@ impl Source<'_> {
         let mut header_line = None;
         for (i, l) in self.text.lines().enumerate() {
             let t = l.trim_start();
+            if t.starts_with('[') && header_is(t, &e.key) {
+                // The key is itself a table, e.g. [limits.pmq].
+                return Error::usage(
+                    format!("{}:{}: [{}]", self.file, i + 1, e.key),
+                    e.message.clone(),
+                );
+            }
             if t.starts_with('[') {
                 in_section = header_is(t, section)
                     && index.map_or(true, |want| {

@@ -310,6 +310,7 @@ impl ThreadCtx {
     fn run(mut self, setup_tx: mpsc::Sender<(usize, Option<Error>)>) -> ThreadResult {
         let tid = sched::gettid();
         self.live.tid.store(tid, Ordering::Relaxed);
+        self.shared.register_sleeper();
         let mut stats = self
             .stats
             .take()
@@ -338,8 +339,12 @@ impl ThreadCtx {
             .duration_ns
             .map_or(i64::MAX, |d| start.saturating_add(d));
         let mut next = start + interval;
-        loop {
-            clock.sleep_until_ns(next);
+        'run: loop {
+            while !clock.sleep_until_ns(next) {
+                if self.shared.stopped() {
+                    break 'run;
+                }
+            }
             let now = clock.now_ns();
             let latency = (now - next).max(0) as u64;
             stats.record(latency);

@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::sys::pmqos::PmQosHolder;
 use crate::sys::{sched, SysRoot};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Barrier;
+use std::sync::{Barrier, Mutex, Once};
 use std::time::{Duration, Instant};
 
 /// Whether a setup line is a fact for standard output or a warning for standard error.
@@ -70,14 +70,66 @@ pub struct Shared {
     /// All measuring threads and the main thread meet here after setup, so the first
     /// samples of every thread are taken together.
     pub barrier: Barrier,
+    /// Measuring threads to interrupt (with [`wake_signal`]) when the run stops.
+    sleepers: Mutex<Vec<libc::pthread_t>>,
+}
+
+/// The signal that interrupts a measuring thread's `clock_nanosleep` when the run
+/// stops, so SIGINT/SIGTERM take effect at once even with an interval of minutes
+/// (cyclictest does the same with SIGTERM to its threads). Its handler does nothing;
+/// the sleep returns EINTR and the thread sees the stop flag.
+pub fn wake_signal() -> i32 {
+    libc::SIGRTMIN()
+}
+
+extern "C" fn on_wake(_: libc::c_int) {}
+
+fn install_wake_handler() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: a zeroed sigaction with a valid handler and an empty mask; no
+        // SA_RESTART, so clock_nanosleep returns EINTR.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_wake as extern "C" fn(libc::c_int) as usize;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(wake_signal(), &sa, std::ptr::null_mut());
+        }
+    });
 }
 
 impl Shared {
     /// Shared state for `threads` measuring threads plus the main thread.
     pub fn new(threads: usize) -> Self {
+        install_wake_handler();
         Shared {
             stop: AtomicBool::new(false),
             barrier: Barrier::new(threads + 1),
+            sleepers: Mutex::new(Vec::with_capacity(threads)),
+        }
+    }
+
+    /// Registers the calling thread to be woken when the run stops (call during setup,
+    /// not in the hot loop).
+    pub fn register_sleeper(&self) {
+        // SAFETY: pthread_self cannot fail.
+        let me = unsafe { libc::pthread_self() };
+        self.sleepers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(me);
+    }
+
+    /// Interrupts every registered thread's sleep (see [`wake_signal`]).
+    pub fn wake_sleepers(&self) {
+        let me = unsafe { libc::pthread_self() };
+        let sleepers = self.sleepers.lock().unwrap_or_else(|e| e.into_inner());
+        for &t in sleepers.iter() {
+            if t != me {
+                // SAFETY: t was a live thread of this run; a finished thread's id is
+                // only signalled while the main thread still holds its JoinHandle.
+                unsafe { libc::pthread_kill(t, wake_signal()) };
+            }
         }
     }
 
@@ -87,9 +139,10 @@ impl Shared {
         self.stop.load(Ordering::Relaxed)
     }
 
-    /// Ends the run.
+    /// Ends the run and wakes the sleeping measuring threads.
     pub fn request_stop(&self) {
         self.stop.store(true, Ordering::Relaxed);
+        self.wake_sleepers();
     }
 }
 
@@ -175,6 +228,11 @@ pub fn supervise(
         let mut wait = poll;
         if let Some(t) = next_report {
             wait = wait.min(t.saturating_duration_since(Instant::now()));
+        }
+        if shared.stopped() {
+            // A thread may have checked the flag just before the first wake and gone back
+            // to sleep: wake again until every thread has returned.
+            shared.wake_sleepers();
         }
         match signals.wait(wait) {
             Some(libc::SIGINT) => {

@@ -14,8 +14,17 @@ use std::path::{Path, PathBuf};
 
 /// Default directory of the store.
 pub const DEFAULT_DIR: &str = "/var/lib/rtbench";
-/// File name prefix of stored runs (`run-<UTC time>-<pid>.json`).
+/// File name prefix of stored runs: `run-<sequence>-<UTC time>.json`. Runs are ordered
+/// by the sequence number (one more than the highest stored), not by the time: boards
+/// without an RTC boot with a wrong clock, and the newest run must still be the last.
 pub const PREFIX: &str = "run-";
+
+/// The sequence number of a stored run's file name, if it is one.
+pub fn sequence(p: &Path) -> Option<u64> {
+    let name = p.file_name()?.to_str()?;
+    let rest = name.strip_prefix(PREFIX)?.strip_suffix(".json")?;
+    rest.split('-').next()?.parse().ok()
+}
 
 /// Everything one self-test run produced.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -78,15 +87,15 @@ impl Store {
         }
     }
 
-    /// Stored run files, oldest first.
+    /// Stored run files, oldest first (by sequence number).
     pub fn list(&self) -> io::Result<Vec<PathBuf>> {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(&self.dir)?
+        let mut v: Vec<(u64, PathBuf)> = std::fs::read_dir(&self.dir)?
             .filter_map(|e| e.ok())
             .map(|e| e.path())
-            .filter(|p| is_run_file(p))
+            .filter_map(|p| sequence(&p).map(|n| (n, p)))
             .collect();
         v.sort();
-        Ok(v)
+        Ok(v.into_iter().map(|(_, p)| p).collect())
     }
 
     /// Writes `run` atomically (creating the directory if needed), then deletes the
@@ -94,11 +103,12 @@ impl Store {
     pub fn save(&self, run: &StoredRun) -> io::Result<PathBuf> {
         std::fs::create_dir_all(&self.dir)?;
         self.remove_stale_temps();
-        let name = format!(
-            "{PREFIX}{}-{}.json",
-            utc_stamp(run.start_s),
-            std::process::id()
-        );
+        let next = self
+            .list()?
+            .last()
+            .and_then(|p| sequence(p))
+            .map_or(1, |n| n + 1);
+        let name = format!("{PREFIX}{next:06}-{}.json", utc_stamp(run.start_s));
         let path = self.dir.join(name);
         let mut bytes = serde_json::to_vec_pretty(run)?;
         bytes.push(b'\n');
@@ -143,12 +153,6 @@ impl Store {
     }
 }
 
-fn is_run_file(p: &Path) -> bool {
-    p.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with(PREFIX) && n.ends_with(".json"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,6 +176,21 @@ mod tests {
             },
             interrupted: false,
         }
+    }
+
+    #[test]
+    fn order_follows_the_sequence_not_the_clock() {
+        let dir = std::env::temp_dir().join(format!("rtbench-store-seq-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let store = Store::new(&dir, 2);
+        // A board whose clock jumped back: the later runs have earlier timestamps.
+        let a = store.save(&sample_run(2_000_000_000)).unwrap();
+        let b = store.save(&sample_run(1_000_000_000)).unwrap();
+        let c = store.save(&sample_run(1_000_000_001)).unwrap();
+        assert_eq!(store.list().unwrap(), vec![b, c.clone()]);
+        assert!(!a.exists());
+        assert_eq!(sequence(&c), Some(3));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

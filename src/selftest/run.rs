@@ -172,6 +172,9 @@ fn summary_entry(run: &StoredRun, stop: StopCause, results_file: &str) -> Entry 
     if stop.interrupted() {
         msg.push_str(" (interrupted)");
     }
+    if run.verdict.checks.is_empty() {
+        msg.push_str(" (no [limits] configured: measured, nothing judged)");
+    }
     if !failed.is_empty() {
         msg.push_str(&format!("; failed: {}", failed.join("; ")));
     }
@@ -325,7 +328,7 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
     let measured = cyclic::run(&spec, root, &mut progress);
     if let Some(l) = load.as_mut() {
         for problem in l.stop() {
-            problems.push(format!("load: {problem}"));
+            problems.push(format!("load: {}", problem.trim_start_matches("# ")));
         }
     }
     let result: CyclicResult = match measured {
@@ -351,6 +354,12 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
     }];
     let mut verdict = judge(&tests, &plan.limits);
     verdict.problems.extend(problems);
+    if result.stop.interrupted() {
+        // A cut-short run proves nothing: it cannot pass.
+        verdict.problems.push(
+            format!("interrupted ({:?}) after {duration_s:.1} s", result.stop).to_lowercase(),
+        );
+    }
     verdict.pass = verdict.pass && verdict.problems.is_empty();
 
     // 5. Outputs: journal first (it must reach the operator even if the disk is full).

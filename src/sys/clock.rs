@@ -42,19 +42,17 @@ impl Clock {
     }
 
     /// Sleeps until absolute time `deadline_ns` of this clock with
-    /// `clock_nanosleep(…, TIMER_ABSTIME, …)`, restarting after a signal (EINTR).
+    /// `clock_nanosleep(…, TIMER_ABSTIME, …)`. Returns `false` when a signal handler
+    /// interrupted the sleep (EINTR) before the deadline — the runner's wake signal,
+    /// sent when the run stops — and `true` otherwise.
     #[inline(always)]
-    pub fn sleep_until_ns(self, deadline_ns: i64) {
+    pub fn sleep_until_ns(self, deadline_ns: i64) -> bool {
         let ts = ns_to_ts(deadline_ns);
-        loop {
-            // SAFETY: ts is valid; the remaining-time pointer may be null with TIMER_ABSTIME.
-            let rc = unsafe {
-                libc::clock_nanosleep(self.id(), libc::TIMER_ABSTIME, &ts, std::ptr::null_mut())
-            };
-            if rc != libc::EINTR {
-                break;
-            }
-        }
+        // SAFETY: ts is valid; the remaining-time pointer may be null with TIMER_ABSTIME.
+        let rc = unsafe {
+            libc::clock_nanosleep(self.id(), libc::TIMER_ABSTIME, &ts, std::ptr::null_mut())
+        };
+        rc != libc::EINTR
     }
 
     /// Seconds of this clock since the epoch of CLOCK_REALTIME, for timestamps in output.
@@ -87,7 +85,7 @@ mod tests {
     fn absolute_sleep_wakes_after_deadline() {
         let c = Clock::Monotonic;
         let deadline = c.now_ns() + 2_000_000;
-        c.sleep_until_ns(deadline);
+        assert!(c.sleep_until_ns(deadline));
         assert!(c.now_ns() >= deadline);
         let ts = ns_to_ts(1_500_000_123);
         assert_eq!((ts.tv_sec, ts.tv_nsec), (1, 500_000_123));

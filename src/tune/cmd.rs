@@ -22,7 +22,17 @@ pub fn run(action: &TuneAction) -> Result<i32> {
         .sysroot
         .as_ref()
         .map_or_else(SysRoot::host, SysRoot::at);
-    let cfg = config::load(&args.config, &root)?;
+    // `revert` and `status` work from the journal; like the self-test, a missing default
+    // configuration means the documented defaults (an empty [tuning]) rather than an
+    // error. An explicitly named file must exist.
+    let cfg = if !args.config.exists()
+        && args.config == std::path::Path::new(config::DEFAULT_PATH)
+        && matches!(action, TuneAction::Revert(_) | TuneAction::Status(_))
+    {
+        config::parse("", &args.config.display().to_string(), &root)?
+    } else {
+        config::load(&args.config, &root)?
+    };
     let spec = &cfg.tuning;
     let writes = matches!(action, TuneAction::Apply(_) | TuneAction::Revert(_));
     if writes && root.is_host() && !nix::unistd::geteuid().is_root() {
