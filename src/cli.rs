@@ -172,10 +172,6 @@ pub struct CyclicArgs {
     #[arg(short = 'd', long = "distance", value_name = "DIST")]
     pub distance: Option<u64>,
 
-    /// Run time: N seconds, or with suffix s, m, h, d (e.g. 10s, 5m, 12h)
-    #[arg(short = 'D', long = "duration", value_name = "TIME")]
-    pub duration: Option<String>,
-
     /// Latency histogram of US 1-µs buckets, printed at exit (same interval on all threads)
     #[arg(short = 'h', long = "histogram", value_name = "US")]
     pub histogram: Option<usize>,
@@ -201,33 +197,17 @@ pub struct CyclicArgs {
     )]
     pub interval: u64,
 
-    /// Write results as JSON (rt-tests file_version 1 plus an "rtbench" object); - for stdout
-    #[arg(long = "json", value_name = "FILE")]
-    pub json: Option<PathBuf>,
-
     /// Number of cycles per thread; 0 = endless
     #[arg(short = 'l', long = "loops", value_name = "LOOPS", default_value_t = 0)]
     pub loops: u64,
-
-    /// CPUs for the main thread (default: first housekeeping CPU)
-    #[arg(long = "mainaffinity", value_name = "CPUSET")]
-    pub mainaffinity: Option<String>,
 
     /// Lock current and future memory (the default; kept for cyclictest command lines)
     #[arg(short = 'm', long = "mlockall")]
     pub mlockall: bool,
 
-    /// Do not call mlockall
-    #[arg(long = "no-mlockall", conflicts_with = "mlockall")]
-    pub no_mlockall: bool,
-
     /// Accepted and ignored (cyclictest 0.x option that vendor docs still pass)
     #[arg(short = 'n', long = "nanosleep")]
     pub nanosleep: bool,
-
-    /// Print results in ns instead of µs
-    #[arg(short = 'N', long = "nsecs")]
-    pub nsecs: bool,
 
     /// Priority of the highest-priority thread (1..99 FIFO/RR; 0 = SCHED_OTHER)
     #[arg(short = 'p', long = "priority", value_name = "PRIO")]
@@ -241,14 +221,6 @@ pub struct CyclicArgs {
     #[arg(long = "priospread")]
     pub priospread: bool,
 
-    /// Print only a summary at exit
-    #[arg(short = 'q', long = "quiet")]
-    pub quiet: bool,
-
-    /// Seconds between live report blocks (without -q)
-    #[arg(long = "report-interval", value_name = "SECS", default_value_t = 1.0)]
-    pub report_interval: f64,
-
     /// Standard SMP testing: -a -t with the same priority on all threads
     #[arg(short = 'S', long = "smp")]
     pub smp: bool,
@@ -261,17 +233,13 @@ pub struct CyclicArgs {
     #[arg(long = "tracemark")]
     pub tracemark: bool,
 
-    /// PM QoS latency target written to /dev/cpu_dma_latency, in µs
-    #[arg(long = "latency", value_name = "PM_QOS", default_value_t = 0)]
-    pub latency: i32,
-
-    /// Leave /dev/cpu_dma_latency alone
-    #[arg(long = "default-system")]
-    pub default_system: bool,
-
     /// Background load while measuring.
     #[command(flatten)]
     pub load: crate::cli_pair::LoadFlags,
+
+    /// Run control shared with the other measuring subcommands.
+    #[command(flatten)]
+    pub run: RunFlags,
 
     /// Print help
     #[arg(long = "help", action = ArgAction::Help)]
@@ -298,4 +266,45 @@ pub struct SysinfoArgs {
     /// Print JSON instead of text
     #[arg(long)]
     pub json: bool,
+}
+
+/// Run-control flags every measuring subcommand (`cyclic`, `pmq`, `pipe`) shares, with
+/// cyclictest's meaning.
+#[derive(Debug, Args)]
+pub struct RunFlags {
+    /// Run time: N seconds, or with suffix s, m, h, d (e.g. 10s, 5m, 12h)
+    #[arg(short = 'D', long = "duration", value_name = "TIME")]
+    pub duration: Option<String>,
+
+    /// Write results as JSON (rt-tests file_version 1 plus an "rtbench" object); - for stdout
+    #[arg(long = "json", value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// CPUs for the main thread (default: first housekeeping CPU)
+    #[arg(long = "mainaffinity", value_name = "CPUSET")]
+    pub mainaffinity: Option<String>,
+
+    /// Do not call mlockall
+    #[arg(long = "no-mlockall")]
+    pub no_mlockall: bool,
+
+    /// Print results in ns instead of µs
+    #[arg(short = 'N', long = "nsecs")]
+    pub nsecs: bool,
+
+    /// Print only a summary at exit
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+
+    /// Seconds between live report blocks (without -q)
+    #[arg(long = "report-interval", value_name = "SECS", default_value_t = 1.0)]
+    pub report_interval: f64,
+
+    /// PM QoS latency target written to /dev/cpu_dma_latency, in µs
+    #[arg(long = "latency", value_name = "PM_QOS", default_value_t = 0)]
+    pub latency: i32,
+
+    /// Leave /dev/cpu_dma_latency alone
+    #[arg(long = "default-system")]
+    pub default_system: bool,
 }

@@ -2,7 +2,6 @@
 //! load flags every measuring subcommand takes (clap; no logic — `plan_pair` validates).
 
 use clap::{ArgAction, Args};
-use std::path::PathBuf;
 
 /// Background load while measuring (all measuring subcommands).
 #[derive(Debug, Args, Default, Clone)]
@@ -34,45 +33,17 @@ pub struct PairCommon {
     #[arg(short = 'b', long = "breaktrace", value_name = "USEC")]
     pub breaktrace: Option<u64>,
 
-    /// Run time: N seconds, or with suffix s, m, h, d
-    #[arg(short = 'D', long = "duration", value_name = "TIME")]
-    pub duration: Option<String>,
-
     /// Latency histogram of US buckets (1 µs, or 1 ns with -N), printed at exit
     #[arg(short = 'h', long = "histogram", value_name = "US")]
     pub histogram: Option<usize>,
-
-    /// Write results as JSON (rt-tests file_version 1 plus an "rtbench" object); - for stdout
-    #[arg(long = "json", value_name = "FILE")]
-    pub json: Option<PathBuf>,
 
     /// Number of messages (cycles) per pair; 0 = endless
     #[arg(short = 'l', long = "loops", value_name = "LOOPS", default_value_t = 0)]
     pub loops: u64,
 
-    /// CPUs for the main thread (default: first housekeeping CPU)
-    #[arg(long = "mainaffinity", value_name = "CPUSET")]
-    pub mainaffinity: Option<String>,
-
-    /// Do not call mlockall
-    #[arg(long = "no-mlockall")]
-    pub no_mlockall: bool,
-
-    /// Print results in ns instead of µs
-    #[arg(short = 'N', long = "nsecs")]
-    pub nsecs: bool,
-
     /// Priority (1..99 SCHED_FIFO; 0 = SCHED_OTHER); default 98
     #[arg(short = 'p', long = "priority", alias = "prio", value_name = "PRIO")]
     pub priority: Option<i64>,
-
-    /// Print a summary only on exit
-    #[arg(short = 'q', long = "quiet")]
-    pub quiet: bool,
-
-    /// Seconds between live report blocks (without -q)
-    #[arg(long = "report-interval", value_name = "SECS", default_value_t = 1.0)]
-    pub report_interval: f64,
 
     /// SMP testing: -a -t and the same priority for all pairs
     #[arg(short = 'S', long = "smp")]
@@ -90,13 +61,9 @@ pub struct PairCommon {
     #[arg(short = 'f', long = "forcetimeout", value_name = "TO")]
     pub forcetimeout: Option<u64>,
 
-    /// PM QoS latency target written to /dev/cpu_dma_latency, in µs
-    #[arg(long = "latency", value_name = "PM_QOS", default_value_t = 0)]
-    pub latency: i32,
-
-    /// Leave /dev/cpu_dma_latency alone
-    #[arg(long = "default-system")]
-    pub default_system: bool,
+    /// Run control shared with `cyclic`.
+    #[command(flatten)]
+    pub run: crate::cli::RunFlags,
 
     /// Background load.
     #[command(flatten)]

@@ -3,7 +3,7 @@
 //! written or any thread is started; each failure is a one-line [`Error::Usage`]
 //! naming the flag, the value and what was expected.
 
-use crate::cli::{CyclicArgs, HistogramLayout};
+use crate::cli::{CyclicArgs, HistogramLayout, RunFlags};
 use crate::cpuset::CpuSet;
 use crate::error::{Error, Result};
 use crate::measure::cyclic::{CyclicSpec, ThreadSpec};
@@ -135,9 +135,72 @@ pub(crate) fn parse_cpus(flag: &str, s: &str, topo: &CpuTopology) -> Result<CpuS
     Ok(set)
 }
 
+/// The validated [`RunFlags`] shared by every measuring subcommand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOptions {
+    /// `-D` (`None`: no limit, also for `-D 0`).
+    pub duration: Option<Duration>,
+    /// `--json` target (checked writable).
+    pub json: Option<PathBuf>,
+    /// Where the main thread runs (`--mainaffinity`, else the first housekeeping CPU).
+    pub main_cpus: Option<CpuSet>,
+    /// mlockall unless `--no-mlockall`.
+    pub mlockall: bool,
+    /// `-N`.
+    pub nsecs: bool,
+    /// `-q`.
+    pub quiet: bool,
+    /// Live report period (`None` with `-q`).
+    pub report_every: Option<Duration>,
+    /// `/dev/cpu_dma_latency` value in **µs** (`None` with `--default-system`).
+    pub pm_qos_us: Option<i32>,
+}
+
+/// Validates the shared run-control flags.
+pub fn run_options(f: &RunFlags, topo: &CpuTopology) -> Result<RunOptions> {
+    let duration = match &f.duration {
+        None => None,
+        Some(d) => {
+            let v = crate::duration::parse(d).or_else(|e| usage("-D", d, e))?;
+            (v > Duration::ZERO).then_some(v)
+        }
+    };
+    if let Some(p) = &f.json {
+        check_output_path("--json", p)?;
+    }
+    if !(f.report_interval > 0.0 && f.report_interval <= 3600.0) {
+        return usage(
+            "--report-interval",
+            f.report_interval,
+            "expected 0 < SECS <= 3600",
+        );
+    }
+    if f.latency < 0 {
+        return usage("--latency", f.latency, "expected a PM QoS value >= 0 µs");
+    }
+    let main_cpus = match &f.mainaffinity {
+        Some(s) => parse_cpus("--mainaffinity", s, topo)?,
+        None => topo.housekeeping().first().into_iter().collect(),
+    };
+    Ok(RunOptions {
+        duration,
+        json: f.json.clone(),
+        main_cpus: (!main_cpus.is_empty()).then_some(main_cpus),
+        mlockall: !f.no_mlockall,
+        nsecs: f.nsecs,
+        quiet: f.quiet,
+        report_every: (!f.quiet).then(|| Duration::from_secs_f64(f.report_interval)),
+        pm_qos_us: (!f.default_system).then_some(f.latency),
+    })
+}
+
 /// Validates `args` against `topo` and builds the run.
 pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
     let mut warnings = Vec::new();
+    let run = run_options(&args.run, topo)?;
+    if args.mlockall && args.run.no_mlockall {
+        return usage("--no-mlockall", "", "contradicts -m/--mlockall");
+    }
     let clock = Clock::parse(&args.clock).map_or_else(
         || usage("-c", &args.clock, "expected 0|monotonic or 1|realtime"),
         Ok,
@@ -152,13 +215,6 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
             "interval must be at most 1 hour (3600000000 µs)",
         );
     }
-    let duration = match &args.duration {
-        None => None,
-        Some(d) => {
-            let v = crate::duration::parse(d).or_else(|e| usage("-D", d, e))?;
-            (v > Duration::ZERO).then_some(v)
-        }
-    };
     let (histogram_us, summary_column) = match (args.histogram, args.histofall) {
         (Some(_), Some(_)) => return usage("-h", "", "give -h or -H, not both"),
         (Some(n), None) => (Some(n), false),
@@ -177,24 +233,11 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
     if let Some(p) = &args.histfile {
         check_output_path("--histfile", p)?;
     }
-    if let Some(p) = &args.json {
-        check_output_path("--json", p)?;
-    }
     if args.tracemark && args.breaktrace.is_none() {
         return usage("--tracemark", "", "needs -b USEC");
     }
     if args.breaktrace == Some(0) {
         return usage("-b", 0, "expected a threshold of at least 1 µs");
-    }
-    if !(args.report_interval > 0.0 && args.report_interval <= 3600.0) {
-        return usage(
-            "--report-interval",
-            args.report_interval,
-            "expected 0 < SECS <= 3600",
-        );
-    }
-    if args.latency < 0 {
-        return usage("--latency", args.latency, "expected a PM QoS value >= 0 µs");
     }
 
     // Policy and priority.
@@ -328,34 +371,30 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
         });
     }
 
-    let main_cpus = match &args.mainaffinity {
-        Some(s) => parse_cpus("--mainaffinity", s, topo)?,
-        None => topo.housekeeping().first().into_iter().collect(),
-    };
-    let unit_ns = if args.nsecs { 1 } else { 1000 };
+    let unit_ns = if run.nsecs { 1 } else { 1000 };
     Ok(CyclicPlan {
         spec: CyclicSpec {
             threads,
             clock,
-            duration,
+            duration: run.duration,
             loops: (args.loops > 0).then_some(args.loops),
-            mlockall: !args.no_mlockall,
-            pm_qos_us: (!args.default_system).then_some(args.latency),
-            main_cpus: (!main_cpus.is_empty()).then_some(main_cpus),
+            mlockall: run.mlockall,
+            pm_qos_us: run.pm_qos_us,
+            main_cpus: run.main_cpus.clone(),
             histogram: histogram_us.map(|n| (n, unit_ns)),
             break_ns: args.breaktrace.map(|b| b.saturating_mul(unit_ns)),
             tracemark: args.tracemark,
-            report_every: (!args.quiet).then(|| Duration::from_secs_f64(args.report_interval)),
+            report_every: run.report_every,
         },
         output: OutputSpec {
-            quiet: args.quiet,
-            nsecs: args.nsecs,
+            quiet: run.quiet,
+            nsecs: run.nsecs,
             histogram: histogram_us.map(|_| HistogramOutput {
                 summary_column,
                 layout: args.histogram_layout,
                 file: args.histfile.clone(),
             }),
-            json: args.json.clone(),
+            json: run.json.clone(),
         },
         warnings,
     })

@@ -5,7 +5,7 @@ use crate::cli_pair::{LoadFlags, PairCommon, PipeArgs, PmqArgs};
 use crate::error::Result;
 use crate::load::{self, LoadSpec};
 use crate::measure::pair::{PairKind, PairSpec, PairThreads};
-use crate::plan::{check_output_path, parse_cpus, usage, DEFAULT_RT_PRIORITY, HIST_MAX};
+use crate::plan::{parse_cpus, run_options, usage, DEFAULT_RT_PRIORITY, HIST_MAX};
 use crate::sys::cpus::CpuTopology;
 use crate::sys::sched::Policy;
 use std::path::PathBuf;
@@ -114,6 +114,7 @@ fn build(
     topo: &CpuTopology,
 ) -> Result<PairPlan> {
     let mut warnings = Vec::new();
+    let run = run_options(&c.run, topo)?;
     if kind == PairKind::Pmq && interval == 0 {
         return usage("-i", 0, "interval must be at least 1 µs");
     }
@@ -124,20 +125,10 @@ fn build(
             "interval must be at most 1 hour (3600000000 µs)",
         );
     }
-    let duration = match &c.duration {
-        None => None,
-        Some(d) => {
-            let v = crate::duration::parse(d).or_else(|e| usage("-D", d, e))?;
-            (v > Duration::ZERO).then_some(v)
-        }
-    };
     if let Some(n) = c.histogram {
         if n == 0 || n > HIST_MAX {
             return usage("-h", n, format!("expected 1..{HIST_MAX} buckets"));
         }
-    }
-    if let Some(p) = &c.json {
-        check_output_path("--json", p)?;
     }
     if c.breaktrace == Some(0) {
         return usage("-b", 0, "expected a threshold of at least 1 µs");
@@ -154,16 +145,6 @@ fn build(
         if v.is_some_and(|t| t > 86_400) {
             return usage(flag, v.unwrap_or(0), "expected at most 86400 s (one day)");
         }
-    }
-    if !(c.report_interval > 0.0 && c.report_interval <= 3600.0) {
-        return usage(
-            "--report-interval",
-            c.report_interval,
-            "expected 0 < SECS <= 3600",
-        );
-    }
-    if c.latency < 0 {
-        return usage("--latency", c.latency, "expected a PM QoS value >= 0 µs");
     }
     let (policy, priority) = match c.priority {
         Some(p) if !(0..=99).contains(&p) => return usage("-p", p, "expected a priority of 0..99"),
@@ -226,11 +207,7 @@ fn build(
             interval_us,
         });
     }
-    let main_cpus = match &c.mainaffinity {
-        Some(s) => parse_cpus("--mainaffinity", s, topo)?,
-        None => topo.housekeeping().first().into_iter().collect(),
-    };
-    let unit_ns = if c.nsecs { 1 } else { 1000 };
+    let unit_ns = if run.nsecs { 1 } else { 1000 };
     Ok(PairPlan {
         spec: PairSpec {
             kind,
@@ -238,20 +215,20 @@ fn build(
             fork,
             timeout: c.timeout.map(Duration::from_secs),
             force_timeout: c.forcetimeout.map(Duration::from_secs),
-            duration,
+            duration: run.duration,
             loops: (c.loops > 0).then_some(c.loops),
-            mlockall: !c.no_mlockall,
-            pm_qos_us: (!c.default_system).then_some(c.latency),
-            main_cpus: (!main_cpus.is_empty()).then_some(main_cpus),
+            mlockall: run.mlockall,
+            pm_qos_us: run.pm_qos_us,
+            main_cpus: run.main_cpus.clone(),
             histogram: c.histogram.map(|n| (n, unit_ns)),
             break_ns: c.breaktrace.map(|b| b.saturating_mul(unit_ns)),
-            report_every: (!c.quiet).then(|| Duration::from_secs_f64(c.report_interval)),
+            report_every: run.report_every,
         },
         output: PairOutput {
-            quiet: c.quiet,
-            nsecs: c.nsecs,
+            quiet: run.quiet,
+            nsecs: run.nsecs,
             histogram: c.histogram.is_some(),
-            json: c.json.clone(),
+            json: run.json.clone(),
         },
         load: load(&c.load, topo)?,
         warnings,
