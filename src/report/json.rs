@@ -23,8 +23,13 @@ pub struct Json;
 
 /// Formats seconds since the epoch as rt-tests does (`strftime("%a, %d %b %Y %T %z")`,
 /// local time).
+/// Dates that do not fit the C library's `time_t` (32-bit on armv7, after 2038) are
+/// formatted in UTC without it.
+#[allow(irrefutable_let_patterns)] // try_from cannot fail where time_t is 64-bit
 pub fn rfc2822(secs: i64) -> String {
-    let t = secs as libc::time_t;
+    let Ok(t) = libc::time_t::try_from(secs) else {
+        return super::date::rfc2822_utc(secs);
+    };
     // SAFETY: tm and buf are valid for the calls; strftime writes at most buf.len() bytes.
     unsafe {
         let mut tm: libc::tm = std::mem::zeroed();

@@ -2,6 +2,7 @@
 //! and a measurement never formats (one trait, one file per format).
 
 pub mod atomic;
+pub mod date;
 pub mod histogram;
 pub mod journal;
 pub mod json;

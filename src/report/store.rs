@@ -62,20 +62,7 @@ pub struct Store {
 
 /// `YYYYmmddTHHMMSSZ` for `secs` (UTC), sortable as text.
 pub fn utc_stamp(secs: i64) -> String {
-    let t = secs as libc::time_t;
-    // SAFETY: tm and buf are valid; strftime writes at most buf.len() bytes.
-    unsafe {
-        let mut tm: libc::tm = std::mem::zeroed();
-        libc::gmtime_r(&t, &mut tm);
-        let mut buf = [0u8; 32];
-        let n = libc::strftime(
-            buf.as_mut_ptr() as *mut libc::c_char,
-            buf.len(),
-            b"%Y%m%dT%H%M%SZ\0".as_ptr() as *const libc::c_char,
-            &tm,
-        );
-        String::from_utf8_lossy(&buf[..n]).into_owned()
-    }
+    super::date::utc_stamp(secs)
 }
 
 impl Store {

@@ -1,0 +1,78 @@
+//! Calendar arithmetic on seconds since the epoch, independent of the C library's
+//! `time_t`: on armv7 glibc `time_t` is 32-bit, so dates after 2038-01-19 cannot go
+//! through `localtime_r`/`gmtime_r` there (Howard Hinnant's `days_from_civil`
+//! algorithms, proleptic Gregorian calendar, UTC).
+
+/// Days since 1970-01-01 of the civil date `y-m-d`.
+pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The civil date `(year, month 1..12, day 1..31)` of `z` days since 1970-01-01.
+pub fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// UTC broken down: `(year, month, day, hour, minute, second, weekday 0 = Sunday)`.
+pub fn utc_parts(secs: i64) -> (i64, i64, i64, i64, i64, i64, usize) {
+    let days = secs.div_euclid(86_400);
+    let s = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    let wday = (days + 4).rem_euclid(7) as usize; // 1970-01-01 was a Thursday
+    (y, m, d, s / 3600, s / 60 % 60, s % 60, wday)
+}
+
+/// Month abbreviations as `%b` prints them in the C locale.
+pub const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+/// Weekday abbreviations as `%a` prints them in the C locale, Sunday first.
+pub const WEEKDAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+
+/// `%a, %d %b %Y %T +0000` for `secs`, computed without the C library.
+pub fn rfc2822_utc(secs: i64) -> String {
+    let (y, m, d, h, mi, s, wd) = utc_parts(secs);
+    format!(
+        "{}, {d:02} {} {y:04} {h:02}:{mi:02}:{s:02} +0000",
+        WEEKDAYS[wd],
+        MONTHS[(m - 1) as usize]
+    )
+}
+
+/// `%Y%m%dT%H%M%SZ` for `secs`, computed without the C library.
+pub fn utc_stamp(secs: i64) -> String {
+    let (y, m, d, h, mi, s, _) = utc_parts(secs);
+    format!("{y:04}{m:02}{d:02}T{h:02}{mi:02}{s:02}Z")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_dates() {
+        assert_eq!(rfc2822_utc(0), "Thu, 01 Jan 1970 00:00:00 +0000");
+        assert_eq!(utc_stamp(951_782_400), "20000229T000000Z");
+        // Past the 32-bit time_t limit (2038-01-19T03:14:07Z).
+        assert_eq!(
+            rfc2822_utc(4_102_444_799),
+            "Thu, 31 Dec 2099 23:59:59 +0000"
+        );
+        assert_eq!(days_from_civil(2026, 11, 29), 20_786);
+        assert_eq!(civil_from_days(20_786), (2026, 11, 29));
+    }
+}
