@@ -165,8 +165,12 @@ fn sigterm_stops_and_sigusr1_dumps_status() {
 
 #[test]
 fn breaktrace_stops_the_run_and_exits_1() {
+    let _restore = TracingOnGuard::save();
     // Any wakeup is later than 0 µs + 1: the first sample over 1 µs trips it.
     let o = run("cyclic -t 2 -i 1000 -D 30s -q -b 1");
+    if let Ok(v) = std::fs::read_to_string(TracingOnGuard::PATH) {
+        assert_eq!(v.trim(), "0", "-b stops tracing (without --tracemark too)");
+    }
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("# Thread Ids:"), "{out}");

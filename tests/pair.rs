@@ -418,24 +418,6 @@ fn forced_timeouts_are_counted() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("-f 2: needs -T TO"));
 }
 
-/// Restores /sys/kernel/tracing/tracing_on (which -b turns off) when dropped.
-struct TracingOnGuard(Option<String>);
-
-impl TracingOnGuard {
-    const PATH: &'static str = "/sys/kernel/tracing/tracing_on";
-    fn save() -> Self {
-        TracingOnGuard(std::fs::read_to_string(Self::PATH).ok())
-    }
-}
-
-impl Drop for TracingOnGuard {
-    fn drop(&mut self) {
-        if let Some(v) = &self.0 {
-            let _ = std::fs::write(Self::PATH, v.trim());
-        }
-    }
-}
-
 #[test]
 fn breaktrace_stops_the_run_with_exit_1() {
     let _restore = TracingOnGuard::save();

@@ -177,3 +177,23 @@ pub fn online_cpus() -> usize {
     let s = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap();
     rtbench::cpuset::CpuSet::parse_list(&s, 4096).unwrap().len()
 }
+
+/// Restores /sys/kernel/tracing/tracing_on (which -b turns off) when dropped.
+pub struct TracingOnGuard(Option<String>);
+
+impl TracingOnGuard {
+    /// The tracefs switch.
+    pub const PATH: &'static str = "/sys/kernel/tracing/tracing_on";
+    /// Saves the current value.
+    pub fn save() -> Self {
+        TracingOnGuard(std::fs::read_to_string(Self::PATH).ok())
+    }
+}
+
+impl Drop for TracingOnGuard {
+    fn drop(&mut self) {
+        if let Some(v) = &self.0 {
+            let _ = std::fs::write(Self::PATH, v.trim());
+        }
+    }
+}
