@@ -478,3 +478,37 @@ fn refused_sched_fifo_is_exit_3_without_hanging_or_leftovers() {
         assert!(tmp.entries().is_empty());
     }
 }
+
+#[test]
+fn sigint_stops_pmq_and_pipe_with_long_intervals_at_once() {
+    // Both ends sleep up to 4 s per message; the runner's wake signal must end that.
+    for args in [
+        &["pmq", "-l", "3", "-i", "4000000", "-q"][..],
+        &["pipe", "-l", "3", "-i", "4000000", "-q"][..],
+        &["pipe", "--fork", "-l", "3", "-i", "4000000", "-q"][..],
+    ] {
+        let child = rtbench()
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1200));
+        let sent = std::time::Instant::now();
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(130),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(
+            sent.elapsed() < std::time::Duration::from_secs(2),
+            "{args:?} took {:?}",
+            sent.elapsed()
+        );
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(!out.contains("18446744073709551615"), "{args:?}: {out}");
+    }
+}

@@ -226,7 +226,7 @@ pub fn write_summary(r: &PairReport<'_>, out: &mut dyn Write) -> io::Result<()> 
                     p.total_ns as f64 / 1e9,
                     sw / 1000.0,
                     sw * 2.0 / 1000.0,
-                    (1e9 / (sw * 2.0)) as u64,
+                    if sw > 0.0 { (1e9 / (sw * 2.0)) as u64 } else { 0 },
                 )?;
             }
         }

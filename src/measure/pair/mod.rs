@@ -334,14 +334,19 @@ pub fn run(
         let h = match e {
             Ends::Mq(test, sync, rcfg) => {
                 let (t2, s2) = (Arc::clone(&test), Arc::clone(&sync));
+                let sh = Arc::clone(&shared);
                 responders.push(spawn(rname, move || {
+                    // Woken (EINTR) when the run stops, so a long -i ends at once.
+                    sh.register_sleeper();
                     let _ = respond(&s2, &t2, rcfg);
                 })?);
                 spawn(sname, move || ictx.run(&test, &sync, tx))?
             }
             Ends::Pipes(fwd, bwd, rcfg) => {
                 let (fr, bw) = (fwd.0, bwd.1);
+                let sh = Arc::clone(&shared);
                 responders.push(spawn(rname, move || {
+                    sh.register_sleeper();
                     let _ = respond(&bw, &fr, rcfg);
                 })?);
                 spawn(sname, move || ictx.run(&fwd.1, &bwd.0, tx))?

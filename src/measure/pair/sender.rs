@@ -63,6 +63,7 @@ impl InitCtx {
     ) -> Result<PairResult> {
         let tid = sched::gettid();
         self.live.stats.tid.store(tid, Relaxed);
+        self.shared.register_sleeper();
         let mut setup = (|| {
             if let Some(cpu) = self.spec.cpu {
                 sched::set_affinity(&[cpu].into_iter().collect())?;
@@ -146,7 +147,7 @@ impl InitCtx {
         let unpinned = self.spec.cpu.is_none();
         let mut reply: Msg = [0; 4];
         let first = clock.now_ns();
-        let mut last;
+        let mut last = first;
         let mut paused = 0;
         loop {
             if self.force_ns > 0 {
@@ -156,7 +157,12 @@ impl InitCtx {
             }
             let t0 = clock.now_ns();
             tx.send(&[t0, 0, 0, 0])?;
-            rx.recv(&mut reply, None)?;
+            match rx.recv(&mut reply, None) {
+                Ok(_) => {}
+                // The runner's wake signal: the run is over, this reply is not a sample.
+                Err(e) if e.kind() == io::ErrorKind::Interrupted && self.shared.stopped() => break,
+                Err(e) => return Err(e),
+            }
             let t3 = clock.now_ns();
             last = t3;
             let fwd = (reply[0] - t0).max(0) as u64;
@@ -190,6 +196,10 @@ impl InitCtx {
             }
             if pause > 0 {
                 sleep_rel_ns(pause);
+                if self.shared.stopped() {
+                    // Woken: this pause is not between two round trips.
+                    break;
+                }
                 paused += clock.now_ns() - t3;
             }
         }
