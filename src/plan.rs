@@ -135,6 +135,17 @@ pub(crate) fn parse_cpus(flag: &str, s: &str, topo: &CpuTopology) -> Result<CpuS
     Ok(set)
 }
 
+/// Interval of thread (or pair) `index` in **µs**: `base + index × distance`
+/// (cyclictest/pmqtest `-i` and `-d`), at most one hour.
+pub fn thread_interval_us(base: u64, distance: u64, index: usize) -> Result<u64> {
+    base.checked_add(distance.saturating_mul(index as u64))
+        .filter(|&v| v <= 3_600_000_000)
+        .map_or_else(
+            || usage("-d", distance, "interval + index × distance exceeds 1 hour"),
+            Ok,
+        )
+}
+
 /// The validated [`RunFlags`] shared by every measuring subcommand.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunOptions {
@@ -354,14 +365,7 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
         } else {
             priority
         };
-        let interval_us = args
-            .interval
-            .checked_add(distance.saturating_mul(i as u64))
-            .filter(|&v| v <= 3_600_000_000)
-            .map_or_else(
-                || usage("-d", distance, "interval + threads*distance exceeds 1 hour"),
-                Ok,
-            )?;
+        let interval_us = thread_interval_us(args.interval, distance, i)?;
         threads.push(ThreadSpec {
             index: i,
             cpu,

@@ -192,13 +192,7 @@ fn build(
         } else {
             priority
         };
-        let interval_us = interval
-            .checked_add(distance.saturating_mul(i as u64))
-            .filter(|&v| v <= 3_600_000_000)
-            .map_or_else(
-                || usage("-d", distance, "interval + pairs*distance exceeds 1 hour"),
-                Ok,
-            )?;
+        let interval_us = crate::plan::thread_interval_us(interval, distance, i)?;
         pairs.push(PairThreads {
             index: i,
             cpu,

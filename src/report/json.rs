@@ -5,6 +5,7 @@
 
 use super::{RunReport, Sink};
 use crate::measure::cyclic::ThreadResult;
+use crate::measure::stats::LatencyStats;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use std::io::{self, Write};
@@ -167,11 +168,37 @@ impl Serialize for Threads<'_> {
     }
 }
 
+/// The `"units"` object of every `"rtbench"` extension: rtbench's own fields are ns
+/// (latency) and µs (interval); the rt-tests fields follow `-N`.
 #[derive(Serialize)]
-struct Units {
+pub struct Units {
     latency: &'static str,
     interval: &'static str,
     rt_tests_fields: &'static str,
+}
+
+impl Units {
+    /// Units of a run printed in ns (`-N`) or µs.
+    pub fn new(nsecs: bool) -> Units {
+        Units {
+            latency: "ns",
+            interval: "us",
+            rt_tests_fields: if nsecs { "ns" } else { "us" },
+        }
+    }
+}
+
+/// Writes the latency figures every `"rtbench"` object carries for one series:
+/// `count`, `min_ns`, `avg_ns`, `max_ns` and the [`PERCENTILES`].
+pub fn latency_entries<M: SerializeMap>(m: &mut M, st: &LatencyStats) -> Result<(), M::Error> {
+    m.serialize_entry("count", &st.count)?;
+    m.serialize_entry("min_ns", &st.min())?;
+    m.serialize_entry("avg_ns", &(st.mean_ns().round() as u64))?;
+    m.serialize_entry("max_ns", &st.max_ns)?;
+    for (k, q) in PERCENTILES {
+        m.serialize_entry(k, &st.quantile_ns(q))?;
+    }
+    Ok(())
 }
 
 #[derive(Serialize)]
@@ -204,13 +231,7 @@ impl Serialize for ExtThread<'_> {
         m.serialize_entry("policy", &t.spec.policy)?;
         m.serialize_entry("priority", &t.spec.priority)?;
         m.serialize_entry("interval_us", &t.spec.interval_us)?;
-        m.serialize_entry("count", &st.count)?;
-        m.serialize_entry("min_ns", &st.min())?;
-        m.serialize_entry("avg_ns", &(st.mean_ns().round() as u64))?;
-        m.serialize_entry("max_ns", &st.max_ns)?;
-        for (k, q) in PERCENTILES {
-            m.serialize_entry(k, &st.quantile_ns(q))?;
-        }
+        latency_entries(&mut m, st)?;
         m.serialize_entry("overruns", &st.overruns)?;
         m.serialize_entry("missed_periods", &st.missed_periods)?;
         if let Some(l) = &st.linear {
@@ -237,11 +258,7 @@ impl Sink for Json {
             rtbench: Extension {
                 version: env!("CARGO_PKG_VERSION"),
                 test: "cyclic",
-                units: Units {
-                    latency: "ns",
-                    interval: "us",
-                    rt_tests_fields: if r.nsecs { "ns" } else { "us" },
-                },
+                units: Units::new(r.nsecs),
                 stop: res.stop,
                 interrupted: res.stop.interrupted(),
                 pm_qos_us: res.pm_qos_us,

@@ -5,7 +5,7 @@
 //! max and percentiles in **ns**, overruns, timeouts, the `-h` buckets, the pipe's
 //! round trip and switch time, the load and the system snapshot.
 
-use super::json::{RtHeader, PERCENTILES};
+use super::json::{latency_entries, RtHeader, Units};
 use super::pmq::{LoadInfo, PairReport};
 use crate::measure::pair::{PairKind, PairResult};
 use crate::measure::stats::LatencyStats;
@@ -82,13 +82,6 @@ impl Serialize for Threads<'_> {
 }
 
 #[derive(Serialize)]
-struct Units {
-    latency: &'static str,
-    interval: &'static str,
-    rt_tests_fields: &'static str,
-}
-
-#[derive(Serialize)]
 struct Extension<'a> {
     version: &'static str,
     test: PairKind,
@@ -111,13 +104,7 @@ impl Serialize for ExtStats<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let st = self.0;
         let mut m = s.serialize_map(None)?;
-        m.serialize_entry("count", &st.count)?;
-        m.serialize_entry("min_ns", &st.min())?;
-        m.serialize_entry("avg_ns", &(st.mean_ns().round() as u64))?;
-        m.serialize_entry("max_ns", &st.max_ns)?;
-        for (k, q) in PERCENTILES {
-            m.serialize_entry(k, &st.quantile_ns(q))?;
-        }
+        latency_entries(&mut m, st)?;
         m.serialize_entry("sum_ns", &(st.sum_ns as u64))?;
         if let Some(l) = &st.linear {
             m.serialize_entry("histogram_bucket_ns", &l.bucket_ns)?;
@@ -180,11 +167,7 @@ pub fn write_json(r: &PairReport<'_>, out: &mut dyn Write) -> io::Result<()> {
             version: env!("CARGO_PKG_VERSION"),
             test: run.kind,
             fork: run.fork,
-            units: Units {
-                latency: "ns",
-                interval: "us",
-                rt_tests_fields: if r.nsecs { "ns" } else { "us" },
-            },
+            units: Units::new(r.nsecs),
             stop: run.stop,
             interrupted: run.stop.interrupted(),
             pm_qos_us: run.pm_qos_us,

@@ -35,7 +35,6 @@ use super::transport::{pipe, MqQueue, PipeRead, PipeWrite};
 use crate::cpuset::CpuSet;
 use crate::error::{Error, Result};
 use crate::sys::clock::Clock;
-use crate::sys::sched::Policy;
 use crate::sys::SysRoot;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
@@ -62,22 +61,12 @@ pub enum PairKind {
     Pipe,
 }
 
-/// One sender/receiver pair, fully decided by the Plan.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PairThreads {
-    /// Pair number (pmqtest's thread number).
-    pub index: usize,
-    /// CPU both ends are pinned to, or `None` to inherit the process affinity.
-    pub cpu: Option<usize>,
-    /// Scheduling policy of both ends.
-    pub policy: Policy,
-    /// Priority of both ends.
-    pub priority: i32,
-    /// pmq: the receiver's delay before it sends the sync message, **µs** (pmqtest
-    /// `-i` + `index × -d`); pipe: the initiator's pause between round trips (0 =
-    /// back to back, as perf does).
-    pub interval_us: u64,
-}
+/// One sender/receiver pair, fully decided by the Plan: the same fields as a cyclic
+/// thread, for both ends (`index` is pmqtest's thread number; `cpu` the CPU both ends
+/// share). `interval_us` is, for pmq, the receiver's delay before it sends the sync
+/// message (pmqtest `-i` + `index × -d`); for pipe, the initiator's pause between round
+/// trips (0 = back to back, as perf does).
+pub type PairThreads = super::cyclic::ThreadSpec;
 
 /// A validated pair run.
 #[derive(Debug, Clone)]
