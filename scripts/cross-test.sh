@@ -81,9 +81,9 @@ install_host_packages() {
   done
   if [ ${#missing[@]} = 0 ]; then log "host packages present"; return 0; fi
   log "apt-get update"
-  apt-get update -qq || log "WARNING: apt-get update reported errors; trying the install anyway"
+  apt-get -o DPkg::Lock::Timeout=600 update -qq || log "WARNING: apt-get update reported errors; trying the install anyway"
   log "apt-get install ${missing[*]}"
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 timed "setup: host packages (apt)" install_host_packages || die "apt-get install failed"
 

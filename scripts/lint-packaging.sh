@@ -38,7 +38,7 @@ missing=()
 command -v shellcheck >/dev/null 2>&1 || missing+=(shellcheck)
 command -v busybox >/dev/null 2>&1 || missing+=(busybox)
 if [ "${#missing[@]}" -gt 0 ]; then
-	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"; } >/dev/null \
+	{ apt-get -o DPkg::Lock::Timeout=600 update -qq && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${missing[@]}"; } >/dev/null \
 		|| { echo "cannot install ${missing[*]}" >&2; exit 2; }
 fi
 
