@@ -1,8 +1,13 @@
 //! Error types and the exit-code contract shared by every subcommand.
 //!
-//! Exit codes (DESIGN.md §5): 0 success/pass, 1 limits exceeded or deviations found,
-//! 2 usage or configuration error, 3 the environment refused (no SCHED_FIFO, no mlock,
-//! not root), 130 interrupted by SIGINT after writing partial results.
+//! Exit codes: 0 success/pass, 1 limits exceeded or deviations found, 2 usage or
+//! configuration error, 3 the environment refused (no SCHED_FIFO, no mlock, not root),
+//! 130 interrupted by SIGINT and 143 by SIGTERM, after writing partial results (the
+//! shell's 128 + signal number). docs/ARCHITECTURE.md lists which command returns what.
+//!
+//! Errors carry their input as data — the flag and value ([`UsageError`]), or the
+//! file, line, key and value ([`ConfigError`]) — so a consumer (the journal fields of
+//! the self-test) reads them from the error, never from its text.
 
 use std::path::PathBuf;
 
@@ -16,22 +21,132 @@ pub mod exit {
     pub const USAGE: i32 = 2;
     /// The environment refused something the run needs (SCHED_FIFO, mlockall, a device).
     pub const ENV: i32 = 3;
-    /// Stopped by SIGINT after writing what was measured.
-    pub const INTERRUPTED: i32 = 130;
+    /// Stopped by SIGINT after writing what was measured (128 + SIGINT).
+    pub const INTERRUPTED: i32 = 128 + libc::SIGINT;
+    /// Stopped by SIGTERM after writing what was measured (128 + SIGTERM).
+    pub const TERMINATED: i32 = 128 + libc::SIGTERM;
+}
+
+/// A bad command-line input: which flag (or argument), the value given, and what was
+/// expected. Renders as `FLAG VALUE: MESSAGE` (`FLAG: MESSAGE` without a value).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageError {
+    /// The flag or argument, e.g. `-a`, `--load-cmd`, `--dir`, or a file named on the
+    /// command line.
+    pub flag: String,
+    /// The value as given (possibly quoted for display), or empty.
+    pub value: String,
+    /// What was wrong and what was expected.
+    pub message: String,
+}
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.value.is_empty() {
+            write!(f, "{}: {}", self.flag, self.message)
+        } else {
+            write!(f, "{} {}: {}", self.flag, self.value, self.message)
+        }
+    }
+}
+
+/// Where in a configuration file a problem sits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigPlace {
+    /// The file could not be read at all.
+    Unreadable,
+    /// The TOML parser refused it (syntax, unknown key, wrong type): the line and its
+    /// text when the parser knows them, and the key written on that line, if any.
+    Syntax {
+        /// 1-based line, if known.
+        line: Option<usize>,
+        /// That line, trimmed.
+        text: String,
+        /// The key on that line as written (`isolatd` in `isolatd = "1"`).
+        key: Option<String>,
+    },
+    /// A value that parsed but is not valid: `KEY = VALUE` at `line`.
+    Value {
+        /// 1-based line of the value.
+        line: usize,
+        /// Dotted key, e.g. `tuning.isolated`, `limits.cpus[1].cpus`.
+        key: String,
+        /// The value as written in the file.
+        value: String,
+    },
+    /// A whole table that is not valid here, e.g. `[limits.pmq]`.
+    Table {
+        /// 1-based line of the table's header.
+        line: usize,
+        /// Dotted table name, e.g. `limits.pmq`.
+        key: String,
+    },
+}
+
+/// A configuration file problem, one line naming the file, the line, the key and the
+/// value. Renders as `FILE:LINE: KEY = VALUE: MESSAGE`, `FILE:LINE: [TABLE]: MESSAGE`,
+/// `FILE:LINE: LINE-TEXT: MESSAGE` (parser errors) or `FILE: MESSAGE`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The file as named (`--config FILE`, or the default path).
+    pub file: String,
+    /// Where in it.
+    pub place: ConfigPlace,
+    /// What was wrong and what was expected.
+    pub message: String,
+}
+
+impl ConfigError {
+    /// The 1-based line of the problem, when known (journal field `RTBENCH_CONFIG_LINE`).
+    pub fn line(&self) -> Option<usize> {
+        match &self.place {
+            ConfigPlace::Unreadable => None,
+            ConfigPlace::Syntax { line, .. } => *line,
+            ConfigPlace::Value { line, .. } | ConfigPlace::Table { line, .. } => Some(*line),
+        }
+    }
+
+    /// The key of a bad value, or the key written on a line the parser refused
+    /// (journal field `RTBENCH_CONFIG_KEY`); `None` for tables and unreadable files.
+    pub fn key(&self) -> Option<&str> {
+        match &self.place {
+            ConfigPlace::Syntax { key, .. } => key.as_deref(),
+            ConfigPlace::Value { key, .. } => Some(key),
+            ConfigPlace::Unreadable | ConfigPlace::Table { .. } => None,
+        }
+    }
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (file, m) = (&self.file, &self.message);
+        match &self.place {
+            ConfigPlace::Unreadable | ConfigPlace::Syntax { line: None, .. } => {
+                write!(f, "{file}: {m}")
+            }
+            ConfigPlace::Syntax {
+                line: Some(l),
+                text,
+                ..
+            } => write!(f, "{file}:{l}: {text}: {m}"),
+            ConfigPlace::Value { line, key, value } => {
+                write!(f, "{file}:{line}: {key} = {value}: {m}")
+            }
+            ConfigPlace::Table { line, key } => write!(f, "{file}:{line}: [{key}]: {m}"),
+        }
+    }
 }
 
 /// Every error rtbench reports. Each variant renders as one line that names the
 /// offending input and what was expected.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A command-line value or configuration key is invalid (exit 2).
-    #[error("{input}: {message}")]
-    Usage {
-        /// The flag or key with the value given, e.g. `-a 3-1`.
-        input: String,
-        /// What was wrong and what was expected.
-        message: String,
-    },
+    /// A command-line value is invalid (exit 2).
+    #[error("{0}")]
+    Usage(UsageError),
+    /// The configuration file is invalid (exit 2).
+    #[error("{0}")]
+    Config(ConfigError),
     /// The kernel or the process limits refused something the run needs (exit 3).
     #[error("{what}: {source}{hint}")]
     Refused {
@@ -42,7 +157,7 @@ pub enum Error {
         /// Extra advice starting with "; ", or empty.
         hint: String,
     },
-    /// Reading or writing a file failed (exit 3 when it is a system file, else 2).
+    /// Reading or writing a file failed (exit 3).
     #[error("{path}: {source}")]
     Io {
         /// The file that failed.
@@ -52,13 +167,30 @@ pub enum Error {
     },
 }
 
+impl From<UsageError> for Error {
+    fn from(e: UsageError) -> Self {
+        Error::Usage(e)
+    }
+}
+
+impl From<ConfigError> for Error {
+    fn from(e: ConfigError) -> Self {
+        Error::Config(e)
+    }
+}
+
 impl Error {
-    /// Builds a usage error for `input` (e.g. `"-p 100"`) with an explanation.
-    pub fn usage(input: impl Into<String>, message: impl Into<String>) -> Self {
-        Error::Usage {
-            input: input.into(),
+    /// A usage error for `flag` given `value` (e.g. `-p`, `100`); `value` may be empty.
+    pub fn usage(
+        flag: impl Into<String>,
+        value: impl std::fmt::Display,
+        message: impl Into<String>,
+    ) -> Self {
+        Error::Usage(UsageError {
+            flag: flag.into(),
+            value: value.to_string(),
             message: message.into(),
-        }
+        })
     }
 
     /// Builds an environment error for an action the kernel refused with `source`.
@@ -85,10 +217,11 @@ impl Error {
         }
     }
 
-    /// The process exit code this error maps to (see [`exit`]).
+    /// The process exit code this error maps to (see [`exit`]). The one mapping from
+    /// errors to exit codes; `app::main` applies it.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Usage { .. } => exit::USAGE,
+            Error::Usage(_) | Error::Config(_) => exit::USAGE,
             Error::Refused { .. } | Error::Io { .. } => exit::ENV,
         }
     }
@@ -96,3 +229,44 @@ impl Error {
 
 /// Result alias used throughout the crate.
 pub type Result<T> = std::result::Result<T, Error>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_and_config_errors_render_their_input() {
+        assert_eq!(
+            Error::usage("-p", 100, "expected a priority of 0..99").to_string(),
+            "-p 100: expected a priority of 0..99"
+        );
+        assert_eq!(
+            Error::usage("--histfile", "", "needs -h or -H").to_string(),
+            "--histfile: needs -h or -H"
+        );
+        let e = ConfigError {
+            file: "f.toml".into(),
+            place: ConfigPlace::Value {
+                line: 3,
+                key: "cyclic.priority".into(),
+                value: "0".into(),
+            },
+            message: "expected 1..99".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "f.toml:3: cyclic.priority = 0: expected 1..99"
+        );
+        assert_eq!((e.line(), e.key()), (Some(3), Some("cyclic.priority")));
+        let t = ConfigError {
+            place: ConfigPlace::Table {
+                line: 1,
+                key: "limits.pmq".into(),
+            },
+            ..e.clone()
+        };
+        assert_eq!(t.to_string(), "f.toml:1: [limits.pmq]: expected 1..99");
+        assert_eq!((t.line(), t.key()), (Some(1), None));
+        assert_eq!(Error::Config(t).exit_code(), exit::USAGE);
+    }
+}

@@ -1,15 +1,13 @@
 //! rtbench: real-time Linux latency measurement, tuning and boot self-test.
 //!
-//! The library owns all logic; `main.rs` only parses the command line, calls
-//! [`app::main`] and exits with the code it returns. See DESIGN.md for the data flow:
-//! CLI/config → Plan (validated specs) → Tune → Measure → Sinks.
+//! The library owns all logic; `main.rs` only calls [`app::main`] and exits with the
+//! code it returns. Data flow (docs/ARCHITECTURE.md): command line → [`cli`] (clap) →
+//! [`plan`] (validated options; the configuration file through [`config`]) → [`app`]
+//! (one file per command) → [`tune`] / [`measure`] / [`load`] → [`report`] (every
+//! output format), with [`sys`] the only way to the kernel.
 
 pub mod app;
-pub mod app_pair;
 pub mod cli;
-pub mod cli_pair;
-#[cfg(feature = "plot")]
-pub mod cli_plot;
 pub mod config;
 pub mod cpuset;
 pub mod duration;
@@ -17,7 +15,6 @@ pub mod error;
 pub mod load;
 pub mod measure;
 pub mod plan;
-pub mod plan_pair;
 #[cfg(feature = "plot")]
 pub mod plot;
 pub mod report;

@@ -149,7 +149,7 @@ mod cyclic {
                 render(
                     &HistogramDump {
                         summary_column: false,
-                        layout: rtbench::cli::HistogramLayout::Current,
+                        layout: rtbench::report::histogram::Layout::Current,
                     },
                     &hist,
                     false,
@@ -160,7 +160,7 @@ mod cyclic {
                 render(
                     &HistogramDump {
                         summary_column: true,
-                        layout: rtbench::cli::HistogramLayout::Current,
+                        layout: rtbench::report::histogram::Layout::Current,
                     },
                     &hist,
                     false,
@@ -171,7 +171,7 @@ mod cyclic {
                 render(
                     &HistogramDump {
                         summary_column: false,
-                        layout: rtbench::cli::HistogramLayout::Legacy,
+                        layout: rtbench::report::histogram::Layout::Legacy,
                     },
                     &hist,
                     false,
@@ -182,7 +182,7 @@ mod cyclic {
                 render(
                     &HistogramDump {
                         summary_column: true,
-                        layout: rtbench::cli::HistogramLayout::Legacy,
+                        layout: rtbench::report::histogram::Layout::Legacy,
                     },
                     &hist,
                     false,
@@ -193,7 +193,7 @@ mod cyclic {
                 render(
                     &HistogramDump {
                         summary_column: true,
-                        layout: rtbench::cli::HistogramLayout::Current,
+                        layout: rtbench::report::histogram::Layout::Current,
                     },
                     &hist_ns,
                     true,
@@ -210,10 +210,11 @@ mod cyclic {
 
 mod pair {
     use super::*;
+    use rtbench::load::LoadInfo;
     use rtbench::measure::pair::{PairKind, PairResult, PairRun};
     use rtbench::measure::runner::StopCause;
     use rtbench::report::histogram::HistogramDump;
-    use rtbench::report::pmq::{as_cyclic, write_lines, write_summary, LoadInfo, PairReport};
+    use rtbench::report::pmq::{as_cyclic, write_lines, write_summary, PairReport};
     use rtbench::report::pmq_json::write_json;
     use rtbench::report::{RunReport, Sink};
     use rtbench::sys::sched::Policy;
@@ -279,7 +280,7 @@ mod pair {
             };
             HistogramDump {
                 summary_column: false,
-                layout: rtbench::cli::HistogramLayout::Current,
+                layout: rtbench::report::histogram::Layout::Current,
             }
             .write(&rr, &mut buf)
             .unwrap();

@@ -1,11 +1,12 @@
 //! The persistent sinks on a real measurement: Prometheus textfile accepted by
 //! promtool, the report table within 80 columns, the results store round trip.
 
+use rtbench::config::limits::{LimitSet, Limits};
 use rtbench::measure::cyclic::{self, CyclicSpec, Progress, ThreadSpec};
 use rtbench::measure::stats::LiveSnapshot;
 use rtbench::report::store::{Store, StoredRun};
 use rtbench::report::summary::{TestSummary, ThreadSummary};
-use rtbench::selftest::limits::{judge, LimitSet, Limits};
+use rtbench::selftest::verdict::judge;
 use rtbench::sys::clock::Clock;
 use rtbench::sys::info::SysInfo;
 use rtbench::sys::sched::Policy;
@@ -77,7 +78,7 @@ fn prometheus_textfile_passes_promtool() {
     let dir = std::env::temp_dir().join(format!("rtbench-prom-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("rtbench.prom");
-    rtbench::report::atomic::write(&f, text.as_bytes()).unwrap();
+    rtbench::sys::atomic::write(&f, text.as_bytes()).unwrap();
     let out = Command::new("promtool")
         .args(["check", "metrics"])
         .stdin(std::fs::File::open(&f).unwrap())

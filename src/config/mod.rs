@@ -1,19 +1,24 @@
 //! The configuration file (`/etc/rtbench/rtbench.toml`, or `--config FILE`).
 //!
 //! Two layers per section: a raw TOML shape (serde, `deny_unknown_fields`, so a typo is
-//! an error instead of a silently ignored knob) and a validated spec built against the
-//! running system (CPU lists need `nr_cpu_ids` and the online CPUs). Every error is one
-//! line naming the file, the line, the key and what was expected; its exit code is 2.
+//! an error instead of a silently ignored knob; every value that is validated is a
+//! [`toml::Spanned`], so its line comes from the parser) and a validated type built
+//! against the running system (CPU lists need `nr_cpu_ids` and the online CPUs).
+//! Every error is a [`ConfigError`] carrying the file, the line, the key and the value
+//! as written; its exit code is 2.
 //!
-//! Adding a section (`[selftest]`, `[load]`, `[limits]`, `[output]`): a field in
-//! [`RawConfig`] with `#[serde(default)]`, a field in [`Config`], one line in
-//! [`parse`].
+//! One file per group of sections: [`tuning`] (`[tuning]`), [`selftest`]
+//! (`[selftest]`, `[cyclic]`, `[load]`, `[output]`) and [`limits`] (`[limits]`).
+//! Adding a section: a raw field in [`RawConfig`] with `#[serde(default)]`, a validated
+//! field in [`Config`], one line in [`parse`].
 
+pub mod limits;
+pub mod selftest;
 pub mod tuning;
 
-pub use crate::selftest::config as sections;
+pub use selftest::{CyclicSection, LoadSection, OutputSection, SelftestSection, TuningMode};
 
-use crate::error::{Error, Result};
+use crate::error::{ConfigError, ConfigPlace};
 use crate::sys::cpus::CpuTopology;
 use crate::sys::SysRoot;
 use std::ops::Range;
@@ -31,19 +36,19 @@ pub struct RawConfig {
     pub tuning: tuning::TuningToml,
     /// `[selftest]`: tuning mode and duration.
     #[serde(default)]
-    pub selftest: sections::SelftestSection,
+    pub selftest: selftest::SelftestToml,
     /// `[cyclic]`: the timer-wakeup test.
     #[serde(default)]
-    pub cyclic: sections::CyclicSection,
+    pub cyclic: selftest::CyclicToml,
     /// `[load]`: what runs beside the measurement.
     #[serde(default)]
-    pub load: sections::LoadSection,
+    pub load: selftest::LoadToml,
     /// `[limits]`: pass/fail limits.
     #[serde(default)]
-    pub limits: sections::LimitsSection,
+    pub limits: limits::LimitsToml,
     /// `[output]`: results store and Prometheus textfile.
     #[serde(default)]
-    pub output: sections::OutputSection,
+    pub output: selftest::OutputToml,
 }
 
 /// The validated configuration.
@@ -51,61 +56,74 @@ pub struct RawConfig {
 pub struct Config {
     /// The tuning to check or apply.
     pub tuning: tuning::TuningSpec,
-    /// `[selftest]` as written.
-    pub selftest: sections::SelftestSection,
+    /// `[selftest]`.
+    pub selftest: SelftestSection,
     /// The measurement duration from `[selftest]`.
     pub duration: std::time::Duration,
-    /// `[cyclic]` as written.
-    pub cyclic: sections::CyclicSection,
+    /// `[cyclic]`.
+    pub cyclic: CyclicSection,
     /// The CPUs `[cyclic]` measures.
     pub cyclic_cpus: crate::cpuset::CpuSet,
     /// `[load]` as written.
-    pub load: sections::LoadSection,
+    pub load: LoadSection,
     /// `[load]`, validated (`None`: no load).
     pub load_spec: Option<crate::load::LoadSpec>,
     /// `[limits]`, resolved.
-    pub limits: crate::selftest::limits::LimitSet,
+    pub limits: limits::LimitSet,
     /// `[output]`.
-    pub output: sections::OutputSection,
+    pub output: OutputSection,
 }
 
 /// Reads and validates the configuration file `path` against the system below `root`.
 ///
-/// Errors (all [`Error::Usage`], exit 2): unreadable file, TOML syntax, unknown key,
-/// wrong type, value out of range, CPU list not valid on this machine.
-pub fn load(path: &Path, root: &SysRoot) -> Result<Config> {
+/// Errors: unreadable file, TOML syntax, unknown key, wrong type, value out of range,
+/// CPU list not valid on this machine.
+pub fn load(path: &Path, root: &SysRoot) -> Result<Config, ConfigError> {
+    let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| {
-        Error::usage(
-            path.display().to_string(),
+        unreadable(
+            &file,
             format!("cannot read the configuration: {e}; expected a TOML file (see --config)"),
         )
     })?;
-    parse(&text, &path.display().to_string(), root)
+    parse(&text, &file, root)
+}
+
+/// An error for a file that could not be read.
+pub fn unreadable(file: &str, message: impl Into<String>) -> ConfigError {
+    ConfigError {
+        file: file.to_string(),
+        place: ConfigPlace::Unreadable,
+        message: message.into(),
+    }
 }
 
 /// Validates configuration `text` (named `file` in errors) against the system below
 /// `root`. See [`load`].
-pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config> {
+pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config, ConfigError> {
     let src = Source { file, text };
     let raw: RawConfig = toml::from_str(text).map_err(|e| src.toml_error(&e))?;
     let topo = CpuTopology::read(root);
-    let key = |e: sections::KeyError| src.key_error(&e);
-    let load = raw.load.resolve(&topo).map_err(key)?;
-    raw.output.check().map_err(key)?;
+    // The order decides which of several problems is reported.
+    let load_spec = raw.load.resolve(&topo, &src)?;
+    let output = raw.output.resolve(&src)?;
+    let tuning = tuning::resolve(&raw.tuning, &topo, &src)?;
+    let (selftest, duration) = raw.selftest.resolve(&src)?;
+    let (cyclic, cyclic_cpus) = raw.cyclic.resolve(&topo, &src)?;
     Ok(Config {
-        tuning: tuning::resolve(&raw.tuning, &topo, &src)?,
-        duration: raw.selftest.duration().map_err(key)?,
-        cyclic_cpus: raw.cyclic.cpus(&topo).map_err(key)?,
-        limits: raw.limits.to_limit_set(&topo).map_err(key)?,
-        selftest: raw.selftest,
-        cyclic: raw.cyclic,
-        load: raw.load,
-        load_spec: load,
-        output: raw.output,
+        tuning,
+        selftest,
+        duration,
+        cyclic,
+        cyclic_cpus,
+        limits: raw.limits.resolve(&topo, &src)?,
+        load: raw.load.as_written(),
+        load_spec,
+        output,
     })
 }
 
-/// The text of a configuration file, for locating errors.
+/// The text of a configuration file, for locating errors by the parser's spans.
 pub struct Source<'a> {
     /// File name as shown in errors.
     pub file: &'a str,
@@ -124,83 +142,78 @@ impl Source<'_> {
             + 1
     }
 
-    /// A usage error for `key` whose value sits at byte range `span`:
-    /// `FILE:LINE: KEY = VALUE: MESSAGE`.
-    pub fn error(&self, span: Range<usize>, key: &str, message: impl Into<String>) -> Error {
-        let value = self.text.get(span.clone()).unwrap_or("").trim();
-        Error::usage(
-            format!(
-                "{}:{}: {key} = {value}",
-                self.file,
-                self.line_of(span.start)
-            ),
-            message,
-        )
-    }
-
-    /// A usage error for a semantic problem of dotted `key` (`section.name`, or
-    /// `limits.cpus[i].name`): the line is that of `name = …` inside `[section]`, or
-    /// the section header when the key is absent (a default that does not fit).
-    pub fn key_error(&self, e: &crate::selftest::config::KeyError) -> Error {
-        let (section, name) = e.key.rsplit_once('.').unwrap_or(("", e.key.as_str()));
-        let (section, index) = match section.split_once('[') {
-            Some((s, rest)) => (s, rest.trim_end_matches(']').parse::<usize>().ok()),
-            None => (section, None),
-        };
-        let header_is = |l: &str, want: &str| {
-            let t = l.trim();
-            t == format!("[{want}]") || t == format!("[[{want}]]")
-        };
-        let mut in_section = section.is_empty();
-        let mut seen = 0usize;
-        let mut header_line = None;
-        for (i, l) in self.text.lines().enumerate() {
-            let t = l.trim_start();
-            if t.starts_with('[') && header_is(t, &e.key) {
-                // The key is itself a table, e.g. [limits.pmq].
-                return Error::usage(
-                    format!("{}:{}: [{}]", self.file, i + 1, e.key),
-                    e.message.clone(),
-                );
-            }
-            if t.starts_with('[') {
-                in_section = header_is(t, section)
-                    && index.map_or(true, |want| {
-                        seen += 1;
-                        seen == want + 1
-                    });
-                if in_section && header_line.is_none() {
-                    header_line = Some(i + 1);
-                }
-                continue;
-            }
-            if in_section {
-                if let Some((k, v)) = t.split_once('=') {
-                    if k.trim() == name {
-                        return Error::usage(
-                            format!("{}:{}: {} = {}", self.file, i + 1, e.key, v.trim()),
-                            e.message.clone(),
-                        );
-                    }
-                }
-            }
+    /// An error for dotted `key` whose value sits at byte range `span`:
+    /// `FILE:LINE: KEY = VALUE: MESSAGE`, the value as written.
+    pub fn value_error(
+        &self,
+        span: Range<usize>,
+        key: &str,
+        message: impl Into<String>,
+    ) -> ConfigError {
+        ConfigError {
+            file: self.file.to_string(),
+            place: ConfigPlace::Value {
+                line: self.line_of(span.start),
+                key: key.to_string(),
+                value: self.text.get(span).unwrap_or("").trim().to_string(),
+            },
+            message: message.into(),
         }
-        let at =
-            header_line.map_or_else(|| self.file.to_string(), |l| format!("{}:{l}", self.file));
-        Error::usage(format!("{at}: {}", e.key), e.message.clone())
     }
 
-    fn toml_error(&self, e: &toml::de::Error) -> Error {
+    /// An error for the table `key` (e.g. `limits.pmq`) whose span starts at its
+    /// header: `FILE:LINE: [KEY]: MESSAGE`.
+    pub fn table_error(
+        &self,
+        span: Range<usize>,
+        key: &str,
+        message: impl Into<String>,
+    ) -> ConfigError {
+        ConfigError {
+            file: self.file.to_string(),
+            place: ConfigPlace::Table {
+                line: self.line_of(span.start),
+                key: key.to_string(),
+            },
+            message: message.into(),
+        }
+    }
+
+    /// The parser's error: its line, that line's text and the key written on it.
+    fn toml_error(&self, e: &toml::de::Error) -> ConfigError {
         let message = e.message().trim().replace('\n', " ");
-        match e.span() {
+        let place = match e.span() {
             Some(span) => {
-                let line_no = self.line_of(span.start);
-                let line = self.text.lines().nth(line_no - 1).unwrap_or("").trim();
-                Error::usage(format!("{}:{line_no}: {line}", self.file), message)
+                let line = self.line_of(span.start);
+                let text = self.text.lines().nth(line - 1).unwrap_or("").trim();
+                ConfigPlace::Syntax {
+                    line: Some(line),
+                    text: text.to_string(),
+                    key: key_on_line(text),
+                }
             }
-            None => Error::usage(self.file.to_string(), message),
+            None => ConfigPlace::Syntax {
+                line: None,
+                text: String::new(),
+                key: None,
+            },
+        };
+        ConfigError {
+            file: self.file.to_string(),
+            place,
+            message,
         }
     }
+}
+
+/// The key of a `key = value` line (`None` for table headers and other lines).
+fn key_on_line(text: &str) -> Option<String> {
+    if text.starts_with('[') {
+        return None;
+    }
+    let (key, _) = text.split_once('=')?;
+    let key = key.trim();
+    (!key.is_empty()).then(|| key.to_string())
 }
 
 /// A tiny temp-dir helper for unit tests (removed on drop).
@@ -259,13 +272,18 @@ mod tests {
             "/etc/rtbench/rtbench.toml",
             &SysRoot::host(),
         )
-        .unwrap_err()
-        .to_string();
+        .unwrap_err();
+        assert_eq!((e.line(), e.key()), (Some(2), Some("isolatd")));
+        let e = e.to_string();
         assert!(e.starts_with("/etc/rtbench/rtbench.toml:2: isolatd"), "{e}");
         assert!(e.contains("unknown field `isolatd`"), "{e}");
         let e = parse("[tunning]\n", "f", &SysRoot::host()).unwrap_err();
+        assert_eq!((e.line(), e.key()), (Some(1), None));
         assert!(e.to_string().starts_with("f:1:"), "{e}");
-        assert_eq!(e.exit_code(), crate::error::exit::USAGE);
+        assert_eq!(
+            crate::error::Error::from(e).exit_code(),
+            crate::error::exit::USAGE
+        );
     }
 
     #[test]
@@ -275,8 +293,60 @@ mod tests {
             "f",
             &SysRoot::host(),
         )
-        .unwrap_err()
-        .to_string();
-        assert!(e.starts_with("f:3: printk = \"one\""), "{e}");
+        .unwrap_err();
+        assert_eq!((e.line(), e.key()), (Some(3), Some("printk")));
+        assert!(e.to_string().starts_with("f:3: printk = \"one\""), "{e}");
+    }
+
+    /// Lines come from the parser's spans, so every way TOML allows to write a key
+    /// is located: dotted keys, inline tables, comments after the value.
+    #[test]
+    fn every_section_is_located_by_spans() {
+        let root = SysRoot::host();
+        for (text, line, key, value) in [
+            ("cyclic.priority = 0\n", 1, "cyclic.priority", "0"),
+            (
+                "[selftest]\nmode = \"off\"\n\n[cyclic]\npriority = 0  # too low\n",
+                5,
+                "cyclic.priority",
+                "0",
+            ),
+            (
+                "cyclic = { interval_us = 0 }\n",
+                1,
+                "cyclic.interval_us",
+                "0",
+            ),
+            ("[output]\nkeep = 0\n", 2, "output.keep", "0"),
+            (
+                "[selftest]\nduration = \"0s\"\n",
+                2,
+                "selftest.duration",
+                "\"0s\"",
+            ),
+            ("[load]\nspec = \"disk:1\"\n", 2, "load.spec", "\"disk:1\""),
+            (
+                "[[limits.cpus]]\ncpus = \"0\"\n[[limits.cpus]]\ncpus = \"0\"\ntest = \"x\"\n",
+                5,
+                "limits.cpus[1].test",
+                "\"x\"",
+            ),
+        ] {
+            let e = parse(text, "f", &root).unwrap_err();
+            assert_eq!(e.line(), Some(line), "{text:?}: {e}");
+            assert_eq!(e.key(), Some(key), "{text:?}: {e}");
+            match &e.place {
+                ConfigPlace::Value { value: v, .. } => assert_eq!(v, value, "{text:?}"),
+                p => panic!("{text:?}: {p:?}"),
+            }
+        }
+        let e = parse("[limits]\nmax_us = 9\n\n[limits.pipe]\n", "f", &root).unwrap_err();
+        assert_eq!(
+            e.place,
+            ConfigPlace::Table {
+                line: 4,
+                key: "limits.pipe".into()
+            }
+        );
     }
 }

@@ -48,7 +48,7 @@
 
 use super::Source;
 use crate::cpuset::CpuSet;
-use crate::error::Result;
+use crate::error::ConfigError;
 use crate::sys::cpus::CpuTopology;
 use serde::Deserialize;
 use std::path::PathBuf;
@@ -257,11 +257,11 @@ fn ranged(
     key: &str,
     range: std::ops::RangeInclusive<i64>,
     expected: &str,
-) -> Result<Option<i64>> {
+) -> Result<Option<i64>, ConfigError> {
     match v {
         None => Ok(None),
         Some(s) if range.contains(s.get_ref()) => Ok(Some(*s.get_ref())),
-        Some(s) => Err(src.error(s.span(), key, format!("expected {expected}"))),
+        Some(s) => Err(src.value_error(s.span(), key, format!("expected {expected}"))),
     }
 }
 
@@ -270,9 +270,9 @@ fn cpu_list(
     v: &Spanned<String>,
     key: &str,
     topo: &CpuTopology,
-) -> Result<CpuSet> {
+) -> Result<CpuSet, ConfigError> {
     let set = CpuSet::parse_list(v.get_ref(), topo.nr_cpu_ids).map_err(|e| {
-        src.error(
+        src.value_error(
             v.span(),
             key,
             format!(
@@ -283,7 +283,7 @@ fn cpu_list(
     })?;
     let offline = set.difference(&topo.online);
     if !offline.is_empty() {
-        return Err(src.error(
+        return Err(src.value_error(
             v.span(),
             key,
             format!(
@@ -297,12 +297,16 @@ fn cpu_list(
 }
 
 /// Validates `[tuning]` against the machine's CPUs (see [`TuningSpec`]).
-pub fn resolve(t: &TuningToml, topo: &CpuTopology, src: &Source<'_>) -> Result<TuningSpec> {
+pub fn resolve(
+    t: &TuningToml,
+    topo: &CpuTopology,
+    src: &Source<'_>,
+) -> Result<TuningSpec, ConfigError> {
     let isolated = match &t.isolated {
         Some(v) => {
             let set = cpu_list(src, v, "tuning.isolated", topo)?;
             if set.contains(BOOT_CPU) {
-                return Err(src.error(
+                return Err(src.value_error(
                     v.span(),
                     "tuning.isolated",
                     format!("the boot CPU {BOOT_CPU} cannot be isolated (the kernel keeps it for housekeeping); expected CPUs other than {BOOT_CPU}"),
@@ -315,7 +319,7 @@ pub fn resolve(t: &TuningToml, topo: &CpuTopology, src: &Source<'_>) -> Result<T
     let housekeeping = match &t.housekeeping {
         Some(v) => {
             let set = cpu_list(src, v, "tuning.housekeeping", topo)?;
-            let bad = |msg: String| src.error(v.span(), "tuning.housekeeping", msg);
+            let bad = |msg: String| src.value_error(v.span(), "tuning.housekeeping", msg);
             if set.is_empty() {
                 return Err(bad(
                     "expected at least one CPU, including the boot CPU 0".into()
@@ -349,7 +353,7 @@ pub fn resolve(t: &TuningToml, topo: &CpuTopology, src: &Source<'_>) -> Result<T
     for (v, key) in needs_partition {
         if let Some(s) = v.as_ref().filter(|s| *s.get_ref()) {
             if isolated.is_empty() {
-                return Err(src.error(
+                return Err(src.value_error(
                     s.span(),
                     key,
                     "needs tuning.isolated; expected a cpu-list like isolated = \"1\" in [tuning]",
@@ -361,7 +365,7 @@ pub fn resolve(t: &TuningToml, topo: &CpuTopology, src: &Source<'_>) -> Result<T
         Some(v) => {
             for f in v.get_ref() {
                 if !["domain", "nohz", "managed_irq"].contains(&f.as_str()) {
-                    return Err(src.error(
+                    return Err(src.value_error(
                         v.span(),
                         "tuning.boot.isolcpus",
                         format!("unknown flag \"{f}\"; expected flags from \"domain\", \"nohz\", \"managed_irq\""),
@@ -369,7 +373,7 @@ pub fn resolve(t: &TuningToml, topo: &CpuTopology, src: &Source<'_>) -> Result<T
                 }
             }
             if isolated.is_empty() {
-                return Err(src.error(
+                return Err(src.value_error(
                     v.span(),
                     "tuning.boot.isolcpus",
                     "needs tuning.isolated; expected a cpu-list like isolated = \"1\" in [tuning]",
@@ -418,7 +422,7 @@ pub fn resolve(t: &TuningToml, topo: &CpuTopology, src: &Source<'_>) -> Result<T
     )?;
     if let (Some(-1), Some(v)) = (sched_rt_runtime_us, &s.sched_rt_runtime_us) {
         if !flag(&t.allow_unthrottled_rt) {
-            return Err(src.error(v.span(), "tuning.sysctl.sched_rt_runtime_us",
+            return Err(src.value_error(v.span(), "tuning.sysctl.sched_rt_runtime_us",
                 "-1 lets a runaway SCHED_FIFO task hang the CPU; expected a runtime such as 950000, or allow_unthrottled_rt = true in [tuning]"));
         }
     }
@@ -445,7 +449,7 @@ pub fn resolve(t: &TuningToml, topo: &CpuTopology, src: &Source<'_>) -> Result<T
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || c == '_') =>
         {
-            return Err(src.error(
+            return Err(src.value_error(
                 g.span(),
                 "tuning.power.governor",
                 "expected a governor name such as \"performance\"",
@@ -467,7 +471,7 @@ pub fn resolve(t: &TuningToml, topo: &CpuTopology, src: &Source<'_>) -> Result<T
     };
     if let (Some(_), Some(v)) = (cpuidle_max_latency_us, &p.cpuidle_max_latency_us) {
         if cpuidle_cpus.is_empty() {
-            return Err(src.error(
+            return Err(src.value_error(
                 v.span(),
                 "tuning.power.cpuidle_max_latency_us",
                 "needs CPUs; expected tuning.isolated or tuning.power.cpuidle_cpus",
@@ -476,7 +480,7 @@ pub fn resolve(t: &TuningToml, topo: &CpuTopology, src: &Source<'_>) -> Result<T
     }
     let journal_dir = match &t.journal_dir {
         Some(d) if !d.get_ref().starts_with('/') => {
-            return Err(src.error(
+            return Err(src.value_error(
                 d.span(),
                 "tuning.journal_dir",
                 "expected an absolute directory such as \"/run/rtbench\"",

@@ -16,7 +16,7 @@ fn two_cpus() -> (tempdir::Dir, SysRoot) {
 fn err(text: &str) -> String {
     let (_d, r) = two_cpus();
     let e = parse(text, "/etc/rtbench/rtbench.toml", &r).unwrap_err();
-    assert_eq!(e.exit_code(), 2);
+    assert_eq!(crate::error::Error::from(e.clone()).exit_code(), 2);
     e.to_string()
 }
 

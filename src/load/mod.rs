@@ -64,6 +64,138 @@ pub struct LoadSpec {
     pub cpus: CpuSet,
 }
 
+/// What ran as load during a measurement, for the JSON and stored results.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct LoadInfo {
+    /// `--load` as given.
+    pub spec: String,
+    /// `--load-cmd` as given.
+    pub cmd: Option<String>,
+    /// CPUs the load was pinned to, cpu-list.
+    pub cpus: String,
+    /// Process ids of the load processes.
+    pub pids: Vec<u32>,
+}
+
+impl LoadSpec {
+    /// What the results record about this load, with the pids of `running`.
+    pub fn info(&self, running: Option<&RunningLoad>) -> LoadInfo {
+        LoadInfo {
+            spec: self.text.clone(),
+            cmd: self.cmd.as_ref().map(|a| a.join(" ")),
+            cpus: self.cpus.to_list(),
+            pids: running.map(|l| l.pids()).unwrap_or_default(),
+        }
+    }
+}
+
+/// A load as described by the flags (`--load`, `--load-cmd`, `--load-cpus`) or by the
+/// configuration's `[load]` (`spec`, `cmd`, `cpus`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LoadRequest<'a> {
+    /// Built-in load, `cpu:N,vm:N:SIZE,io:N`.
+    pub spec: Option<&'a str>,
+    /// External command line.
+    pub cmd: Option<&'a str>,
+    /// CPUs for the load (cpu-list or mask).
+    pub cpus: Option<&'a str>,
+}
+
+/// Which part of a [`LoadRequest`] is wrong; the caller names it as a flag or a key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadField {
+    /// `--load` / `[load] spec`.
+    Spec,
+    /// `--load-cmd` / `[load] cmd`.
+    Cmd,
+    /// `--load-cpus` / `[load] cpus`.
+    Cpus,
+}
+
+/// Why a [`LoadRequest`] is not valid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    /// A value that is not valid, and what was expected.
+    Invalid {
+        /// The offending part.
+        field: LoadField,
+        /// What was wrong and what was expected.
+        message: String,
+    },
+    /// CPUs given without any load.
+    CpusWithoutLoad,
+}
+
+impl LoadError {
+    /// The message (the caller adds the flag or key and the value).
+    pub fn message(&self) -> &str {
+        match self {
+            LoadError::Invalid { message, .. } => message,
+            LoadError::CpusWithoutLoad => "needs --load or --load-cmd",
+        }
+    }
+}
+
+/// Validates a load description against the CPU topology; `None` when no load was asked
+/// for. A command whose program cannot be found is an error here, before anything
+/// starts.
+pub fn validate(
+    req: &LoadRequest<'_>,
+    topo: &crate::sys::cpus::CpuTopology,
+) -> Result<Option<LoadSpec>, LoadError> {
+    let invalid = |field, message: String| LoadError::Invalid { field, message };
+    let workers = match req.spec {
+        Some(s) => parse_workers(s).map_err(|e| invalid(LoadField::Spec, e))?,
+        None => Vec::new(),
+    };
+    let (cmd, cmd_path) = match req.cmd {
+        Some(s) => {
+            let argv = split_command(s).map_err(|e| invalid(LoadField::Cmd, e))?;
+            let Some(path) = resolve_program(&argv[0]) else {
+                return Err(invalid(
+                    LoadField::Cmd,
+                    format!(
+                        "program '{}' not found (or not executable) in PATH",
+                        argv[0]
+                    ),
+                ));
+            };
+            (Some(argv), Some(path))
+        }
+        None => (None, None),
+    };
+    let cpus = match req.cpus {
+        Some(s) => topo
+            .online_subset(s)
+            .map_err(|e| invalid(LoadField::Cpus, e.message()))?,
+        None => topo.online.clone(),
+    };
+    if workers.is_empty() && cmd.is_none() {
+        if req.cpus.is_some() {
+            return Err(LoadError::CpusWithoutLoad);
+        }
+        return Ok(None);
+    }
+    Ok(Some(LoadSpec {
+        workers,
+        text: req.spec.unwrap_or_default().to_string(),
+        cmd,
+        cmd_path,
+        cpus,
+    }))
+}
+
+/// Starts `spec`'s processes for a measurement: first blocks SIGINT/SIGTERM/SIGUSR1 in
+/// the calling thread (see [`crate::sys::signals::Signals::block`]), so a signal during
+/// start-up is taken by the measurement's supervisor rather than ending rtbench with
+/// the load half started; built-in workers are this executable re-run; io workers
+/// write in `$TMPDIR`.
+pub fn start(spec: &LoadSpec) -> crate::error::Result<RunningLoad> {
+    let _ = crate::sys::signals::Signals::block();
+    let exe = std::env::current_exe().map_err(|e| crate::error::Error::io("/proc/self/exe", e))?;
+    RunningLoad::start(spec, &exe, &std::env::temp_dir())
+}
+
 /// Parses a size like `64M`, `1G`, `4096`, `512K` (powers of 1024, optional `B`/`iB`,
 /// any case) into bytes.
 pub fn parse_size(s: &str) -> Result<u64, String> {

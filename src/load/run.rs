@@ -119,7 +119,8 @@ impl RunningLoad {
                 Err(e) => {
                     load.stop();
                     return Err(Error::usage(
-                        format!("load '{label}'"),
+                        "load",
+                        format!("'{label}'"),
                         format!("cannot be started: {e}"),
                     ));
                 }
@@ -138,7 +139,8 @@ impl RunningLoad {
                         "--load"
                     };
                     return Err(Error::usage(
-                        format!("{flag} '{label}'"),
+                        flag,
+                        format!("'{label}'"),
                         format!("exited at once with {} (a load must keep running for the whole measurement)", describe(st)),
                     ));
                 }

@@ -7,12 +7,13 @@
 //! the following deadline is an **overrun**: it is counted and `next` moves past `now`
 //! (cyclictest skips such periods silently).
 
-use super::runner::{prepare_process, supervise, Say, Shared, Signals, StopCause, Tick};
+use super::runner::{prepare_process, supervise, Say, Shared, StopCause, Tick};
 use super::stats::{LatencyStats, LiveSnapshot, LiveStats};
 use crate::cpuset::CpuSet;
 use crate::error::{Error, Result};
 use crate::sys::clock::Clock;
 use crate::sys::sched::{self, Policy};
+use crate::sys::signals::Signals;
 use crate::sys::SysRoot;
 use std::fs::File;
 use std::io::Write;

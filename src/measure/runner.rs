@@ -9,6 +9,7 @@
 use crate::cpuset::CpuSet;
 use crate::error::Result;
 use crate::sys::pmqos::PmQosHolder;
+use crate::sys::signals::Signals;
 use crate::sys::{sched, SysRoot};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Barrier, Mutex, Once};
@@ -164,40 +165,6 @@ impl StopCause {
     /// Whether the run was cut short by a signal.
     pub fn interrupted(self) -> bool {
         matches!(self, StopCause::Sigint | StopCause::Sigterm)
-    }
-}
-
-/// The signals the main thread takes synchronously.
-pub struct Signals {
-    set: libc::sigset_t,
-}
-
-impl Signals {
-    /// Blocks SIGINT, SIGTERM and SIGUSR1 in the calling thread (and so in every thread
-    /// it spawns afterwards). Call before spawning measuring threads.
-    pub fn block() -> Signals {
-        // SAFETY: set is initialised by sigemptyset before use; pthread_sigmask only
-        // changes the calling thread's mask.
-        unsafe {
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            for s in [libc::SIGINT, libc::SIGTERM, libc::SIGUSR1] {
-                libc::sigaddset(&mut set, s);
-            }
-            libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-            Signals { set }
-        }
-    }
-
-    /// Waits up to `timeout` for one of the blocked signals (`sigtimedwait(2)`).
-    pub fn wait(&self, timeout: Duration) -> Option<i32> {
-        let ts = libc::timespec {
-            tv_sec: timeout.as_secs() as libc::time_t,
-            tv_nsec: timeout.subsec_nanos() as _,
-        };
-        // SAFETY: set and ts are valid; info may be null.
-        let sig = unsafe { libc::sigtimedwait(&self.set, std::ptr::null_mut(), &ts) };
-        (sig > 0).then_some(sig)
     }
 }
 

@@ -120,10 +120,11 @@ fn mq_error(name: &str, e: nix::errno::Errno) -> Error {
         Errno::ENOMEM => "out of memory".to_string(),
         other => other.desc().to_string(),
     };
-    Error::Usage {
-        input: format!("message queue {name}"),
-        message: format!("cannot be created: {why} ({e})"),
-    }
+    Error::usage(
+        "message queue",
+        name,
+        format!("cannot be created: {why} ({e})"),
+    )
 }
 
 impl Tx for std::sync::Arc<MqQueue> {

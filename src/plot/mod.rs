@@ -16,8 +16,7 @@ pub mod dump;
 pub mod json;
 pub mod svg;
 
-use crate::cli_plot::PlotArgs;
-use crate::error::{exit, Error, Result};
+use crate::error::{Error, Result};
 use std::io::Read;
 use std::path::Path;
 
@@ -131,7 +130,7 @@ pub const EXPECTED: &str = "expected rtbench or cyclictest --json output, a stor
 /// without histograms; an empty histogram; a truncated or inconsistent dump (naming the
 /// line).
 pub fn parse(input: &str, bytes: &[u8], test: Option<&str>) -> Result<LatencyPlot> {
-    let bad = |m: String| Error::usage(input, m);
+    let bad = |m: String| Error::usage(input, "", m);
     let text = std::str::from_utf8(bytes).map_err(|_| bad(format!("not text; {EXPECTED}")))?;
     let plot = if text.trim_start().starts_with('{') {
         json::parse(text, test).map_err(bad)?
@@ -164,9 +163,10 @@ pub fn parse(input: &str, bytes: &[u8], test: Option<&str>) -> Result<LatencyPlo
 }
 
 /// Reads `path`: `-` is standard input; a directory is a results store (its newest run).
-fn read_input(path: &Path) -> Result<(String, Vec<u8>)> {
+/// Returns the name to show in errors and the bytes.
+pub fn read_input(path: &Path) -> Result<(String, Vec<u8>)> {
     let name = path.display().to_string();
-    let unreadable = |e: std::io::Error| Error::usage(&name, format!("cannot read: {e}"));
+    let unreadable = |e: std::io::Error| Error::usage(&name, "", format!("cannot read: {e}"));
     if path == Path::new("-") {
         let mut buf = Vec::new();
         std::io::stdin().read_to_end(&mut buf).map_err(unreadable)?;
@@ -176,7 +176,7 @@ fn read_input(path: &Path) -> Result<(String, Vec<u8>)> {
         let store = crate::report::store::Store::new(path, 1);
         let files = store.list().map_err(unreadable)?;
         let Some(last) = files.last() else {
-            return Err(Error::usage(&name, "directory holds no stored results"));
+            return Err(Error::usage(&name, "", "directory holds no stored results"));
         };
         let bytes = std::fs::read(last).map_err(unreadable)?;
         return Ok((last.display().to_string(), bytes));
@@ -185,32 +185,10 @@ fn read_input(path: &Path) -> Result<(String, Vec<u8>)> {
     Ok((name, bytes))
 }
 
-/// `rtbench plot INPUT -o FILE`: parse, render, write (atomically; `-` = stdout).
-pub fn command(args: &PlotArgs) -> Result<i32> {
-    if let Some(x) = args.x_max_us.filter(|x| !(x.is_finite() && *x > 0.0)) {
-        return Err(Error::usage(
-            format!("--x-max {x}"),
-            "expected a latency in µs greater than 0",
-        ));
-    }
-    let (name, bytes) = read_input(&args.input)?;
-    let plot = parse(&name, &bytes, args.test.as_deref())?;
-    let svg = svg::render(&plot, args.title.as_deref(), args.x_max_us);
-    let out = &args.output;
-    if out == Path::new("-") {
-        use std::io::Write;
-        std::io::stdout()
-            .write_all(svg.as_bytes())
-            .map_err(|e| Error::io("<stdout>", e))?;
-    } else {
-        crate::report::atomic::write(out, svg.as_bytes()).map_err(|e| Error::io(out, e))?;
-    }
-    Ok(exit::OK)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::exit;
 
     fn curve(buckets: Vec<(u64, u64)>, overflows: u64) -> Curve {
         Curve {

@@ -7,15 +7,23 @@
 //! overflow cycle numbers per thread. Bucket units are µs (ns with `-N`).
 
 use super::{RunReport, Sink};
-use crate::cli::HistogramLayout;
 use std::io::{self, Write};
+
+/// Row layout of the dump (`--histogram-layout`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// cyclictest 2.7+: zero rows omitted, no `# Total:` line.
+    Current,
+    /// cyclictest <= 2.6: every row and a `# Total:` line (old OSADL scripts).
+    Legacy,
+}
 
 /// The dump, configured by `-H` and `--histogram-layout`.
 pub struct HistogramDump {
     /// `-H`: the all-threads column.
     pub summary_column: bool,
     /// Row layout.
-    pub layout: HistogramLayout,
+    pub layout: Layout,
 }
 
 impl Sink for HistogramDump {
@@ -34,7 +42,7 @@ impl Sink for HistogramDump {
         }
         let nbuckets = hists[0].buckets.len();
         let n = threads.len();
-        let legacy = self.layout == HistogramLayout::Legacy;
+        let legacy = self.layout == Layout::Legacy;
         // Legacy prints the sum column only with more than one thread; 2.7+ always with -H.
         let row_sum = self.summary_column && (!legacy || n > 1);
         let tail_sum = self.summary_column && n > 1;

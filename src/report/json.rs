@@ -209,7 +209,7 @@ struct Extension<'a> {
     stop: crate::measure::runner::StopCause,
     interrupted: bool,
     pm_qos_us: Option<i32>,
-    load: Option<&'a super::pmq::LoadInfo>,
+    load: Option<&'a crate::load::LoadInfo>,
     #[serde(rename = "break")]
     break_info: Option<crate::measure::cyclic::BreakInfo>,
     sysinfo: &'a crate::sys::info::SysInfo,

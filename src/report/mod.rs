@@ -1,7 +1,6 @@
 //! Sinks: each turns a finished run into one output format. A sink never measures
 //! and a measurement never formats (one trait, one file per format).
 
-pub mod atomic;
 pub mod date;
 pub mod histogram;
 pub mod journal;
@@ -13,6 +12,7 @@ pub mod store;
 pub mod summary;
 pub mod table;
 pub mod text;
+pub mod tuning;
 
 use crate::measure::cyclic::CyclicResult;
 use crate::sys::info::SysInfo;
@@ -32,7 +32,7 @@ pub struct RunReport<'a> {
     /// Process exit code the run ends with (written as `return_code`).
     pub exit_code: i32,
     /// The load that ran beside the measurement, if any.
-    pub load: Option<&'a pmq::LoadInfo>,
+    pub load: Option<&'a crate::load::LoadInfo>,
 }
 
 impl RunReport<'_> {

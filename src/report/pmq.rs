@@ -12,23 +12,9 @@ use crate::measure::cyclic::{CyclicResult, ThreadResult, ThreadSpec};
 use crate::measure::pair::{LivePair, PairRun, PairThreads};
 use crate::measure::stats::LatencyStats;
 use crate::sys::info::SysInfo;
-use serde::Serialize;
 use std::io::{self, Write};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
-
-/// What ran as load during the measurement, for the JSON.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct LoadInfo {
-    /// `--load` as given.
-    pub spec: String,
-    /// `--load-cmd` as given.
-    pub cmd: Option<String>,
-    /// CPUs the load was pinned to, cpu-list.
-    pub cpus: String,
-    /// Process ids of the load processes.
-    pub pids: Vec<u32>,
-}
 
 /// Everything the pair sinks show about one run.
 #[derive(Debug, Clone, Copy)]
@@ -44,7 +30,7 @@ pub struct PairReport<'a> {
     /// Exit code (JSON `return_code`).
     pub exit_code: i32,
     /// Load, if any.
-    pub load: Option<&'a LoadInfo>,
+    pub load: Option<&'a crate::load::LoadInfo>,
 }
 
 impl PairReport<'_> {

@@ -6,7 +6,8 @@
 //! round trip and switch time, the load and the system snapshot.
 
 use super::json::{latency_entries, RtHeader, Units};
-use super::pmq::{LoadInfo, PairReport};
+use super::pmq::PairReport;
+use crate::load::LoadInfo;
 use crate::measure::pair::{PairKind, PairResult};
 use crate::measure::stats::LatencyStats;
 use crate::sys::info::SysInfo;

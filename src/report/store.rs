@@ -4,16 +4,16 @@
 //! A full or read-only directory makes [`Store::save`] fail without touching the
 //! files already there; the caller still reports the verdict (journal, exit code).
 
-use super::atomic;
 use super::summary::TestSummary;
-use crate::selftest::limits::Verdict;
+use super::summary::Verdict;
+use crate::sys::atomic;
 use crate::sys::info::SysInfo;
 use serde::{Deserialize, Serialize};
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// Default directory of the store.
-pub const DEFAULT_DIR: &str = "/var/lib/rtbench";
+/// Default directory of the store (`[output] results_dir`).
+pub const DEFAULT_DIR: &str = crate::config::selftest::DEFAULT_RESULTS_DIR;
 /// File name prefix of stored runs: `run-<sequence>-<UTC time>.json`. Runs are ordered
 /// by the sequence number (one more than the highest stored), not by the time: boards
 /// without an RTC boot with a wrong clock, and the newest run must still be the last.
@@ -143,7 +143,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::selftest::limits::Verdict;
+    use crate::report::summary::Verdict;
     use crate::sys::SysRoot;
 
     pub(crate) fn sample_run(start_s: i64) -> StoredRun {

@@ -1,5 +1,6 @@
-//! The per-thread summary every persistent sink shares (results store, journal,
-//! Prometheus, report table): one conversion from a measurement, all values in **ns**.
+//! The result model every persistent sink shares (results store, journal, Prometheus,
+//! report table): per-thread summaries converted once from a measurement, all values in
+//! **ns**, and the verdict they were judged to.
 
 use crate::measure::cyclic::ThreadResult;
 use crate::measure::stats::LatencyStats;
@@ -97,6 +98,55 @@ pub struct TestSummary {
     pub test: String,
     /// Per-thread figures, in thread order.
     pub threads: Vec<ThreadSummary>,
+}
+
+/// One judged figure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Check {
+    /// Test name.
+    pub test: String,
+    /// Thread index.
+    pub thread: usize,
+    /// CPU, if pinned.
+    pub cpu: Option<usize>,
+    /// Which figure: `max`, `avg`, `p99`, `p999`, `p9999`, `overruns`.
+    pub what: String,
+    /// Measured value (**ns** for latencies, a count for overruns).
+    pub value: u64,
+    /// Limit in the same unit as `value`.
+    pub limit: u64,
+    /// Whether `value <= limit`.
+    pub pass: bool,
+}
+
+/// The self-test's verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// True when every check passed (and at least one sample was taken per thread).
+    pub pass: bool,
+    /// Every judged figure.
+    pub checks: Vec<Check>,
+    /// Problems that fail the run regardless of limits (e.g. a thread with no samples).
+    pub problems: Vec<String>,
+}
+
+impl Verdict {
+    /// `pass` or `fail`, the value of `RTBENCH_VERDICT`.
+    pub fn word(&self) -> &'static str {
+        if self.pass {
+            "pass"
+        } else {
+            "fail"
+        }
+    }
+
+    /// The worst (smallest-margin) check of `test` on `thread`, for one-line reports.
+    pub fn checks_for(&self, test: &str, thread: usize) -> impl Iterator<Item = &Check> {
+        let test = test.to_string();
+        self.checks
+            .iter()
+            .filter(move |c| c.test == test && c.thread == thread)
+    }
 }
 
 #[cfg(test)]

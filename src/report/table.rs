@@ -165,7 +165,7 @@ mod tests {
             config: serde_json::json!({}),
             tuning: serde_json::Value::Null,
             load: "stress-ng --cpu 4 --io 2 --vm 2 --vm-bytes 128M --timeout 0 --metrics".into(),
-            verdict: crate::selftest::limits::judge(&tests, &Default::default()),
+            verdict: crate::selftest::verdict::judge(&tests, &Default::default()),
             tests,
             interrupted: true,
         };

@@ -1,21 +1,18 @@
-//! The boot self-test (DESIGN.md §5): configuration → tuning → READY → measurement
-//! under load → verdict → journal, results store, Prometheus → exit code.
+//! The boot self-test: configuration → tuning → READY → measurement under load →
+//! verdict → journal, results store, Prometheus → exit code. `app/selftest.rs` loads
+//! the configuration; [`plan`] turns it into a [`SelftestPlan`], [`run::execute`] runs
+//! it and [`verdict::judge`] judges it. docs/ARCHITECTURE.md has the flow.
 
-pub mod config;
-pub mod limits;
 pub mod run;
+pub mod verdict;
 
-use crate::config::Config;
-use crate::error::exit;
+use crate::config::limits::LimitSet;
+use crate::config::{Config, TuningMode};
 use crate::measure::cyclic::{CyclicSpec, ThreadSpec};
-use crate::report::journal::{Entry, Journal, Priority, MSG_CONFIG};
 use crate::sys::clock::Clock;
 use crate::sys::cpus::CpuTopology;
 use crate::sys::sched::Policy;
-use crate::sys::SysRoot;
-use config::TuningMode;
-use limits::LimitSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// A validated self-test: everything [`run::execute`] needs.
@@ -97,74 +94,4 @@ pub fn plan(cfg: &Config, topo: &CpuTopology, path: &str, text: &str) -> Selftes
         load_label: load.join("; "),
         load: cfg.load_spec.clone(),
     }
-}
-
-/// `rtbench selftest [--config FILE]`: returns the exit code (0 pass, 1 fail, 2 bad
-/// configuration — nothing tuned, nothing written —, 3 environment refused, 130/143
-/// interrupted).
-pub fn main(config: Option<&Path>) -> i32 {
-    let root = SysRoot::host();
-    let mut journal = Journal::open();
-    let explicit = config.is_some();
-    let path = config.map_or_else(
-        || PathBuf::from(crate::config::DEFAULT_PATH),
-        Path::to_path_buf,
-    );
-    let shown = path.display().to_string();
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => Some(t),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !explicit => None,
-        Err(e) => {
-            return config_error(
-                &mut journal,
-                &shown,
-                &format!("{shown}: cannot read the configuration: {e}"),
-            )
-        }
-    };
-    if text.is_none() {
-        journal.send(
-            &Entry::new(
-                MSG_CONFIG,
-                Priority::Info,
-                format!("no configuration at {shown}: using the documented defaults"),
-            )
-            .field("RTBENCH_CONFIG", &shown),
-        );
-    }
-    let text_ref = text.as_deref().unwrap_or("");
-    let cfg = match crate::config::parse(text_ref, &shown, &root) {
-        Ok(c) => c,
-        Err(e) => return config_error(&mut journal, &shown, &e.to_string()),
-    };
-    let topo = CpuTopology::read(&root);
-    let plan = plan(
-        &cfg,
-        &topo,
-        if text.is_some() { &shown } else { "" },
-        text_ref,
-    );
-    run::execute(&plan, &root, &mut journal)
-}
-
-fn config_error(journal: &mut Journal, file: &str, message: &str) -> i32 {
-    let mut e =
-        Entry::new(MSG_CONFIG, Priority::Error, message.to_string()).field("RTBENCH_CONFIG", file);
-    // Errors read "FILE:LINE: KEY = VALUE: what was expected".
-    if let Some(rest) = message.strip_prefix(file).and_then(|r| r.strip_prefix(':')) {
-        if let Some((line, after)) = rest.split_once(": ") {
-            if line.chars().all(|c| c.is_ascii_digit()) && !line.is_empty() {
-                e = e.field("RTBENCH_CONFIG_LINE", line);
-                let key = after.split([' ', ':']).next().unwrap_or("");
-                if !key.is_empty() && !key.starts_with('[') {
-                    e = e.field("RTBENCH_CONFIG_KEY", key);
-                }
-            }
-        }
-    }
-    journal.send(&e);
-    if journal.is_journald() {
-        eprintln!("rtbench: {message}");
-    }
-    exit::USAGE
 }

@@ -1,8 +1,8 @@
 //! The self-test flow, start to exit code.
 
-use super::config::TuningMode;
-use super::limits::{judge, Verdict};
+use super::verdict::judge;
 use super::SelftestPlan;
+use crate::config::TuningMode;
 use crate::error::exit;
 use crate::measure::cyclic::{self, CyclicResult, Progress, ThreadSpec};
 use crate::measure::runner::StopCause;
@@ -11,8 +11,10 @@ use crate::report::journal::{
     Entry, Journal, Priority, MSG_READY, MSG_RESULT, MSG_SUMMARY, MSG_TUNING,
 };
 use crate::report::store::{Store, StoredRun};
+use crate::report::summary::Verdict;
 use crate::report::summary::{TestSummary, ThreadSummary};
-use crate::report::{atomic, prometheus, table};
+use crate::report::{prometheus, table};
+use crate::sys::atomic;
 use crate::sys::clock::Clock;
 use crate::sys::info::SysInfo;
 use crate::sys::SysRoot;
@@ -303,10 +305,7 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
     };
     let mut load = match &plan.load {
         Some(l) => {
-            let started = std::env::current_exe()
-                .map_err(|e| crate::error::Error::io("/proc/self/exe", e))
-                .and_then(|exe| crate::load::RunningLoad::start(l, &exe, &std::env::temp_dir()));
-            match started {
+            match crate::load::start(l) {
                 Ok(r) => Some(r),
                 Err(e) => {
                     journal.send(

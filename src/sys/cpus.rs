@@ -64,6 +64,57 @@ impl CpuTopology {
     }
 }
 
+/// Why a CPU list that says where something runs is not usable here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CpuListError {
+    /// Not a cpu-list or mask (the parser's reason).
+    Parse(String),
+    /// The list names no CPU.
+    Empty,
+    /// Some CPUs are not online.
+    Offline {
+        /// The CPUs that are not online.
+        offline: CpuSet,
+        /// The online CPUs.
+        online: CpuSet,
+    },
+}
+
+impl CpuListError {
+    /// The reason as the command line words it (also used for `[load] cpus`).
+    pub fn message(&self) -> String {
+        match self {
+            CpuListError::Parse(e) => format!("{e}; expected a cpu-list like 0-3,5 or a 0x mask"),
+            CpuListError::Empty => "empty CPU set".into(),
+            CpuListError::Offline { offline, online } => format!(
+                "CPU {} is not online (online CPUs: {})",
+                offline.to_list(),
+                online.to_list()
+            ),
+        }
+    }
+}
+
+impl CpuTopology {
+    /// Parses `s` (cpu-list like `0-3,5`, `1-7:2/4`, `N`, `all`, or a `0x` mask) as CPUs
+    /// to run on: not empty, every CPU online.
+    pub fn online_subset(&self, s: &str) -> Result<CpuSet, CpuListError> {
+        let set =
+            CpuSet::parse(s, self.nr_cpu_ids).map_err(|e| CpuListError::Parse(e.to_string()))?;
+        if set.is_empty() {
+            return Err(CpuListError::Empty);
+        }
+        let offline = set.difference(&self.online);
+        if !offline.is_empty() {
+            return Err(CpuListError::Offline {
+                offline,
+                online: self.online.clone(),
+            });
+        }
+        Ok(set)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,11 +2,13 @@
 //! /dev are read and written, scheduling and memory locking, the PM QoS holder,
 //! clocks and the system snapshot.
 
+pub mod atomic;
 pub mod clock;
 pub mod cpus;
 pub mod info;
 pub mod pmqos;
 pub mod root;
 pub mod sched;
+pub mod signals;
 
 pub use root::SysRoot;

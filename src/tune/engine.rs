@@ -25,6 +25,7 @@ pub fn items(root: &SysRoot, spec: &TuningSpec) -> Vec<Box<dyn Item>> {
     boot::items(spec, &mut v);
     super::irq::items(root, spec, &mut v);
     super::knobs::items(root, spec, &mut v);
+    super::power::items(root, spec, &mut v);
     v
 }
 

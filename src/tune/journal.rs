@@ -10,7 +10,7 @@
 
 use super::Step;
 use crate::error::{Error, Result};
-use crate::report::atomic;
+use crate::sys::atomic;
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::os::unix::io::AsRawFd;

@@ -1,8 +1,9 @@
 //! Single-file knobs: sysctls (printk, overcommit with its CommitLimit guard, RT
-//! throttling, timer_migration, stat_interval), workqueue cpumask, THP; then the
-//! power items ([`super::power`]). Semantics: reference/tuning.md §3.3, §3.8–3.11.
+//! throttling, timer_migration, stat_interval), workqueue cpumask, THP. Semantics: reference/tuning.md §3.3, §3.8–3.11.
 
-use super::{Decision, Item, ItemReport, Status, Step, ValueKind};
+use super::{
+    already, not_applicable, plan_value, Decision, Item, ItemReport, Status, Step, ValueKind,
+};
 use crate::config::tuning::TuningSpec;
 use crate::cpuset::CpuSet;
 use crate::sys::SysRoot;
@@ -55,32 +56,6 @@ pub fn items(root: &SysRoot, spec: &TuningSpec, out: &mut Vec<Box<dyn Item>>) {
             want: mode.as_str(),
         }));
     }
-    super::power::items(root, spec, out);
-}
-
-pub(super) fn not_applicable(name: String, path: &str, why: &str) -> Decision {
-    Decision::Done(ItemReport::new(name, Status::NotApplicable, why).at(path))
-}
-
-pub(super) fn already(name: String, path: &str, detail: String) -> Decision {
-    Decision::Done(ItemReport::new(name, Status::Ok, detail).at(path))
-}
-
-/// A knob the kernel does not have at all.
-pub(super) struct Absent {
-    pub(super) name: String,
-    pub(super) why: String,
-    pub(super) path: String,
-}
-
-impl Item for Absent {
-    fn name(&self) -> String {
-        self.name.clone()
-    }
-
-    fn plan(&self, _root: &SysRoot) -> Decision {
-        not_applicable(self.name(), &self.path, &self.why)
-    }
 }
 
 /// A one-integer sysctl, `/proc/sys/<dots as slashes>`.
@@ -101,26 +76,6 @@ impl Sysctl {
 /// `/proc/sys/` path of sysctl `key` (`kernel.printk` → `/proc/sys/kernel/printk`).
 pub fn sysctl_path(key: &str) -> String {
     format!("/proc/sys/{}", key.replace('.', "/"))
-}
-
-pub(super) fn plan_value(
-    name: String,
-    path: &str,
-    want: &str,
-    kind: ValueKind,
-    root: &SysRoot,
-) -> Decision {
-    let Ok(text) = root.read(path) else {
-        return not_applicable(name, path, "not present in this kernel");
-    };
-    let now = kind.normalise(&text);
-    if now == kind.normalise(want) {
-        return already(name, path, now);
-    }
-    Decision::Change {
-        detail: format!("{now} -> {}", kind.normalise(want)),
-        steps: vec![Step::new(path, &text, want.to_string(), kind)],
-    }
 }
 
 impl Item for Sysctl {

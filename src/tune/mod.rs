@@ -9,7 +9,6 @@
 //! Kernel semantics and sources: reference/tuning.md §3; item list and schema: §5.
 
 pub mod boot;
-pub mod cmd;
 pub mod engine;
 pub mod irq;
 pub mod journal;
@@ -266,6 +265,55 @@ pub fn verify_steps(root: &SysRoot, steps: &[Step]) -> Result<(), (String, Strin
         }
     }
     Ok(())
+}
+
+/// The item ends `not-applicable` at `path`: the knob does not exist here.
+pub(crate) fn not_applicable(name: String, path: &str, why: &str) -> Decision {
+    Decision::Done(ItemReport::new(name, Status::NotApplicable, why).at(path))
+}
+
+/// The item ends `ok` at `path`: already as wanted.
+pub(crate) fn already(name: String, path: &str, detail: String) -> Decision {
+    Decision::Done(ItemReport::new(name, Status::Ok, detail).at(path))
+}
+
+/// A knob the kernel does not have at all.
+pub(crate) struct Absent {
+    pub(crate) name: String,
+    pub(crate) why: String,
+    pub(crate) path: String,
+}
+
+impl Item for Absent {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn plan(&self, _root: &SysRoot) -> Decision {
+        not_applicable(self.name(), &self.path, &self.why)
+    }
+}
+
+/// Plans a one-file knob: `not-applicable` when `path` is missing, `ok` when it
+/// already holds `want` (compared as `kind`), else one write of `want`.
+pub(crate) fn plan_value(
+    name: String,
+    path: &str,
+    want: &str,
+    kind: ValueKind,
+    root: &SysRoot,
+) -> Decision {
+    let Ok(text) = root.read(path) else {
+        return not_applicable(name, path, "not present in this kernel");
+    };
+    let now = kind.normalise(&text);
+    if now == kind.normalise(want) {
+        return already(name, path, now);
+    }
+    Decision::Change {
+        detail: format!("{now} -> {}", kind.normalise(want)),
+        steps: vec![Step::new(path, &text, want.to_string(), kind)],
+    }
 }
 
 /// The symbolic name of `errno` (`EIO`, `EPERM`, …) for reports.

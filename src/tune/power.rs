@@ -1,8 +1,10 @@
 //! Power items: the cpufreq governor per policy and cpuidle states per CPU.
 //! Semantics: reference/tuning.md §3.6 (idle states), §3.7 (cpufreq).
 
-use super::knobs::{already, not_applicable, plan_value, Absent};
-use super::{Decision, Item, ItemReport, Status, Step, ValueKind};
+use super::{
+    already, not_applicable, plan_value, Absent, Decision, Item, ItemReport, Status, Step,
+    ValueKind,
+};
 use crate::config::tuning::TuningSpec;
 use crate::sys::SysRoot;
 

@@ -29,12 +29,13 @@ use responder::{fork_responder, reap, respond, ResponderCfg};
 use sender::InitCtx;
 
 use super::cyclic::{BreakInfo, BreakTrace, THREAD_STACK_BYTES};
-use super::runner::{prepare_process, supervise, Say, Shared, Signals, StopCause, Tick};
+use super::runner::{prepare_process, supervise, Say, Shared, StopCause, Tick};
 use super::stats::{LatencyStats, LiveStats};
 use super::transport::{pipe, MqQueue, PipeRead, PipeWrite};
 use crate::cpuset::CpuSet;
 use crate::error::{Error, Result};
 use crate::sys::clock::Clock;
+use crate::sys::signals::Signals;
 use crate::sys::SysRoot;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};

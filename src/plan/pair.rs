@@ -1,11 +1,12 @@
-//! Plan for the pair tests (`pmq`, `pipe`) and for load: validates flags against the
-//! CPU topology into [`PairSpec`] / [`LoadSpec`] before anything is started.
+//! `rtbench pmq` and `rtbench pipe`: flags → [`PairPlan`].
 
-use crate::cli_pair::{LoadFlags, PairCommon, PipeArgs, PmqArgs};
+use super::{parse_cpus, run_options, usage, DEFAULT_RT_PRIORITY, HIST_MAX};
+use crate::cli::pipe::PipeArgs;
+use crate::cli::pmq::PmqArgs;
+use crate::cli::PairFlags;
 use crate::error::Result;
-use crate::load::{self, LoadSpec};
+use crate::load::LoadSpec;
 use crate::measure::pair::{PairKind, PairSpec, PairThreads};
-use crate::plan::{parse_cpus, run_options, usage, DEFAULT_RT_PRIORITY, HIST_MAX};
 use crate::sys::cpus::CpuTopology;
 use crate::sys::sched::Policy;
 use std::path::PathBuf;
@@ -37,50 +38,6 @@ pub struct PairPlan {
     pub warnings: Vec<String>,
 }
 
-/// Validates the load flags. `None` when no load was asked for. A `--load-cmd` whose
-/// program cannot be found is an error here, before anything starts.
-pub fn load(flags: &LoadFlags, topo: &CpuTopology) -> Result<Option<LoadSpec>> {
-    let workers = match &flags.load {
-        Some(s) => load::parse_workers(s).or_else(|e| usage("--load", s, e))?,
-        None => Vec::new(),
-    };
-    let (cmd, cmd_path) = match &flags.load_cmd {
-        Some(s) => {
-            let argv =
-                load::split_command(s).or_else(|e| usage("--load-cmd", format!("'{s}'"), e))?;
-            let Some(path) = load::resolve_program(&argv[0]) else {
-                return usage(
-                    "--load-cmd",
-                    format!("'{s}'"),
-                    format!(
-                        "program '{}' not found (or not executable) in PATH",
-                        argv[0]
-                    ),
-                );
-            };
-            (Some(argv), Some(path))
-        }
-        None => (None, None),
-    };
-    let cpus = match &flags.load_cpus {
-        Some(s) => parse_cpus("--load-cpus", s, topo)?,
-        None => topo.online.clone(),
-    };
-    if workers.is_empty() && cmd.is_none() {
-        if flags.load_cpus.is_some() {
-            return usage("--load-cpus", "", "needs --load or --load-cmd");
-        }
-        return Ok(None);
-    }
-    Ok(Some(LoadSpec {
-        workers,
-        text: flags.load.clone().unwrap_or_default(),
-        cmd,
-        cmd_path,
-        cpus,
-    }))
-}
-
 /// Validates `rtbench pmq`.
 pub fn pmq(args: &PmqArgs, topo: &CpuTopology) -> Result<PairPlan> {
     build(
@@ -107,7 +64,7 @@ pub fn pipe(args: &PipeArgs, topo: &CpuTopology) -> Result<PairPlan> {
 
 fn build(
     kind: PairKind,
-    c: &PairCommon,
+    c: &PairFlags,
     interval: u64,
     distance: u64,
     fork: bool,
@@ -192,7 +149,7 @@ fn build(
         } else {
             priority
         };
-        let interval_us = crate::plan::thread_interval_us(interval, distance, i)?;
+        let interval_us = super::thread_interval_us(interval, distance, i)?;
         pairs.push(PairThreads {
             index: i,
             cpu,
@@ -224,7 +181,7 @@ fn build(
             histogram: c.histogram.is_some(),
             json: run.json.clone(),
         },
-        load: load(&c.load, topo)?,
+        load: super::load::load(&c.load, topo)?,
         warnings,
     })
 }

@@ -1,10 +1,10 @@
-//! `rtbench plot` command-line definitions (clap). No logic: see [`crate::plot`].
+//! `rtbench plot`.
 
 use clap::Args;
 use std::path::PathBuf;
 
 /// Examples shown by `rtbench plot --help`.
-pub const PLOT_EXAMPLES: &str = "\
+pub const EXAMPLES: &str = "\
 Examples:
   rtbench cyclic -S -p 98 -i 200 -D 30s -q -h 400 --json run.json
   rtbench plot run.json -o latency.svg         from rtbench's (or cyclictest's) --json

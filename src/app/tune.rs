@@ -1,0 +1,85 @@
+//! `rtbench tune check|apply|revert|status`: load the configuration, run the engine,
+//! print the report (text or `--json`), return the exit code.
+
+use crate::cli::tune::{TuneAction, TuneArgs};
+use crate::config;
+use crate::error::{exit, Error, Result};
+use crate::report::tuning::{render, render_status};
+use crate::sys::SysRoot;
+use crate::tune::journal::{self, Journal, JournalState};
+use crate::tune::ApplyOptions;
+
+/// Runs one `rtbench tune` action and returns its exit code (0 ok, 1 deviations or
+/// failure, 2 configuration error, 3 not root / lock / journal unusable).
+pub fn run(action: &TuneAction) -> Result<i32> {
+    let (args, name) = match action {
+        TuneAction::Check(a) => (a, "check"),
+        TuneAction::Apply(a) => (a, "apply"),
+        TuneAction::Revert(a) => (a, "revert"),
+        TuneAction::Status(a) => (a, "status"),
+    };
+    let root = args
+        .sysroot
+        .as_ref()
+        .map_or_else(SysRoot::host, SysRoot::at);
+    // `revert` and `status` work from the journal; like the self-test, a missing default
+    // configuration means the documented defaults (an empty [tuning]) rather than an
+    // error. An explicitly named file must exist.
+    let cfg = if !args.config.exists()
+        && args.config == std::path::Path::new(config::DEFAULT_PATH)
+        && matches!(action, TuneAction::Revert(_) | TuneAction::Status(_))
+    {
+        config::parse("", &args.config.display().to_string(), &root)?
+    } else {
+        config::load(&args.config, &root)?
+    };
+    let spec = &cfg.tuning;
+    let writes = matches!(action, TuneAction::Apply(_) | TuneAction::Revert(_));
+    if writes && root.is_host() && !nix::unistd::geteuid().is_root() {
+        return Err(Error::Refused {
+            what: format!("rtbench tune {name} (writes /proc and /sys)"),
+            source: std::io::Error::from_raw_os_error(libc::EPERM),
+            hint: "; run it as root".into(),
+        });
+    }
+    let report = match action {
+        TuneAction::Check(_) => crate::tune::check(&root, spec),
+        TuneAction::Apply(_) => crate::tune::apply(
+            &root,
+            spec,
+            &ApplyOptions {
+                pause_after_writes: args.pause_after_writes,
+            },
+        )?,
+        TuneAction::Revert(_) => crate::tune::revert(&root, spec)?,
+        TuneAction::Status(_) => return print_status(args, &spec.journal_dir),
+    };
+    let code = report.exit_code();
+    if args.json {
+        let mut v = serde_json::to_value(&report).map_err(|e| Error::io("<stdout>", e.into()))?;
+        v["exit_code"] = code.into();
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    } else {
+        print!("{}", render(&report, &args.config.display().to_string()));
+    }
+    Ok(code)
+}
+
+fn print_status(args: &TuneArgs, dir: &std::path::Path) -> Result<i32> {
+    let j = Journal::load(dir)?;
+    let code = match &j {
+        Some(j) if j.state == JournalState::Applying => exit::FAIL,
+        _ => exit::OK,
+    };
+    if args.json {
+        let v = serde_json::json!({
+            "journal": journal::path(dir),
+            "present": j.is_some(),
+            "content": j,
+        });
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        return Ok(code);
+    }
+    print!("{}", render_status(&journal::path(dir), j.as_ref()));
+    Ok(code)
+}

@@ -1,0 +1,196 @@
+//! The command line (clap): what each subcommand accepts, its help and examples. No
+//! logic and no validation — `plan` turns these values into typed, checked options, and
+//! nothing below `plan`/`app` sees clap. One file per subcommand; the flag groups that
+//! several subcommands flatten (run control, load, the pair tests' common flags) live
+//! here.
+
+pub mod cyclic;
+pub mod load;
+pub mod pipe;
+#[cfg(feature = "plot")]
+pub mod plot;
+pub mod pmq;
+pub mod report;
+pub mod selftest;
+pub mod sysinfo;
+pub mod tune;
+
+use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Real-time Linux latency measurement, tuning and boot self-test.
+#[derive(Debug, Parser)]
+#[command(name = "rtbench", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// rtbench subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Timer-wakeup latency, cyclictest-compatible (flags, T: lines, -h dump, --json)
+    #[command(
+        disable_help_flag = true,
+        allow_negative_numbers = true,
+        after_help = cyclic::EXAMPLES,
+    )]
+    Cyclic(Box<cyclic::CyclicArgs>),
+    /// Print the system snapshot: kernel, PREEMPT_RT, isolated/housekeeping CPUs
+    Sysinfo(sysinfo::SysinfoArgs),
+    /// Boot self-test: tune, measure under load, judge the limits, report (rtbench.service)
+    #[command(after_help = selftest::EXAMPLES)]
+    Selftest(selftest::SelftestArgs),
+    /// Show stored self-test results: the last verdict and table, or all kept runs
+    #[command(after_help = report::EXAMPLES)]
+    Report(report::ReportArgs),
+    /// Draw a latency plot (SVG, one curve per CPU, log count axis) from a result
+    #[cfg(feature = "plot")]
+    #[command(after_help = plot::EXAMPLES)]
+    Plot(plot::PlotArgs),
+    /// Check, apply, revert or show the RT tuning of the configuration's [tuning]
+    #[command(subcommand, after_help = tune::EXAMPLES)]
+    Tune(tune::TuneAction),
+    /// POSIX message-queue latency between thread pairs, pmqtest-compatible
+    #[command(
+        disable_help_flag = true,
+        allow_negative_numbers = true,
+        after_help = pmq::EXAMPLES
+    )]
+    Pmq(Box<pmq::PmqArgs>),
+    /// Task-switch latency: pipe ping-pong between two threads or processes
+    #[command(
+        disable_help_flag = true,
+        allow_negative_numbers = true,
+        after_help = pipe::EXAMPLES
+    )]
+    Pipe(Box<pipe::PipeArgs>),
+    /// Run only the background load (--load/--load-cmd) for -D TIME
+    #[command(after_help = load::EXAMPLES)]
+    Load(load::LoadArgs),
+    /// Internal: one built-in load worker process (started by --load)
+    #[command(hide = true)]
+    LoadWorker(load::LoadWorkerArgs),
+}
+
+/// Histogram dump layout for `-h/-H`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HistogramLayout {
+    /// cyclictest 2.7+: zero rows omitted, no `# Total:` line
+    Current,
+    /// cyclictest <= 2.6: every row and a `# Total:` line (old OSADL scripts)
+    Legacy,
+}
+
+/// Run-control flags every measuring subcommand (`cyclic`, `pmq`, `pipe`) shares, with
+/// cyclictest's meaning.
+#[derive(Debug, Args)]
+pub struct RunFlags {
+    /// Run time: N seconds, or with suffix s, m, h, d (e.g. 10s, 5m, 12h)
+    #[arg(short = 'D', long = "duration", value_name = "TIME")]
+    pub duration: Option<String>,
+
+    /// Write results as JSON (rt-tests file_version 1 plus an "rtbench" object); - for stdout
+    #[arg(long = "json", value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// CPUs for the main thread (default: first housekeeping CPU)
+    #[arg(long = "mainaffinity", value_name = "CPUSET")]
+    pub mainaffinity: Option<String>,
+
+    /// Do not call mlockall
+    #[arg(long = "no-mlockall")]
+    pub no_mlockall: bool,
+
+    /// Print results in ns instead of µs
+    #[arg(short = 'N', long = "nsecs")]
+    pub nsecs: bool,
+
+    /// Print only a summary at exit
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+
+    /// Seconds between live report blocks (without -q)
+    #[arg(long = "report-interval", value_name = "SECS", default_value_t = 1.0)]
+    pub report_interval: f64,
+
+    /// PM QoS latency target written to /dev/cpu_dma_latency, in µs
+    #[arg(long = "latency", value_name = "PM_QOS", default_value_t = 0)]
+    pub latency: i32,
+
+    /// Leave /dev/cpu_dma_latency alone
+    #[arg(long = "default-system")]
+    pub default_system: bool,
+}
+
+/// Background load while measuring (all measuring subcommands).
+#[derive(Debug, Args, Default, Clone)]
+pub struct LoadFlags {
+    /// Built-in load: cpu:N (busy loops), vm:N:SIZE (allocate, touch, free SIZE bytes,
+    /// e.g. 64M), io:N (write + fsync an unlinked temp file in $TMPDIR); comma-separated
+    #[arg(long = "load", value_name = "SPEC")]
+    pub load: Option<String>,
+
+    /// External load command, e.g. "stress-ng --cpu 2" or "iperf3 -c host -t 0"
+    /// (split like a shell would, no expansion); its output goes to standard error
+    #[arg(long = "load-cmd", value_name = "CMD")]
+    pub load_cmd: Option<String>,
+
+    /// CPUs the load runs on (default: all online CPUs)
+    #[arg(long = "load-cpus", value_name = "CPUSET")]
+    pub load_cpus: Option<String>,
+}
+
+/// Flags shared by `pmq` and `pipe` (pmqtest's meaning where pmqtest has the flag).
+#[derive(Debug, Args)]
+pub struct PairFlags {
+    /// Pin: pair N on CPU N without CPUSET, else round-robin over CPUSET (a single CPU
+    /// pins every pair there, as pmqtest -a NUM); both ends of a pair share the CPU
+    #[arg(short = 'a', long = "affinity", value_name = "CPUSET", num_args = 0..=1, default_missing_value = "")]
+    pub affinity: Option<String>,
+
+    /// Stop (and stop tracing) when a latency exceeds USEC µs; exit 1
+    #[arg(short = 'b', long = "breaktrace", value_name = "USEC")]
+    pub breaktrace: Option<u64>,
+
+    /// Latency histogram of US buckets (1 µs, or 1 ns with -N), printed at exit
+    #[arg(short = 'h', long = "histogram", value_name = "US")]
+    pub histogram: Option<usize>,
+
+    /// Number of messages (cycles) per pair; 0 = endless
+    #[arg(short = 'l', long = "loops", value_name = "LOOPS", default_value_t = 0)]
+    pub loops: u64,
+
+    /// Priority (1..99 SCHED_FIFO; 0 = SCHED_OTHER); default 98
+    #[arg(short = 'p', long = "priority", alias = "prio", value_name = "PRIO")]
+    pub priority: Option<i64>,
+
+    /// SMP testing: -a -t and the same priority for all pairs
+    #[arg(short = 'S', long = "smp")]
+    pub smp: bool,
+
+    /// Number of pairs; without NUM one per online CPU
+    #[arg(short = 't', long = "threads", value_name = "NUM", num_args = 0..=1, default_missing_value = "")]
+    pub threads: Option<String>,
+
+    /// Receive with a timeout of TO seconds; each timeout is counted, the wait goes on
+    #[arg(short = 'T', long = "timeout", value_name = "TO")]
+    pub timeout: Option<u64>,
+
+    /// Force timeouts: the sender waits TO seconds before each message (needs -T)
+    #[arg(short = 'f', long = "forcetimeout", value_name = "TO")]
+    pub forcetimeout: Option<u64>,
+
+    /// Run control shared with `cyclic`.
+    #[command(flatten)]
+    pub run: RunFlags,
+
+    /// Background load.
+    #[command(flatten)]
+    pub load: LoadFlags,
+
+    /// Print help
+    #[arg(long = "help", action = ArgAction::Help)]
+    pub help: Option<bool>,
+}

@@ -1,0 +1,46 @@
+//! `rtbench pmq`: pmqtest's flags.
+
+use super::PairFlags;
+use clap::Args;
+
+/// Examples for `rtbench pmq --help`.
+pub const EXAMPLES: &str = "\
+Examples:
+  rtbench pmq -S -p 80 -i 1000 -D 10s -q          one pair per CPU, pmqtest's classic run
+  rtbench pmq -a 2 -t 1 -p 98 -l 100000 -h 100    one pair on CPU 2 with a histogram
+  rtbench pmq -S -p 98 -D 1m --load cpu:2,io:1    the same under built-in load
+
+Differences from pmqtest (on purpose):
+  * Time stamps are CLOCK_MONOTONIC in ns (pmqtest: gettimeofday, only tv_usec).
+  * Without -p: SCHED_FIFO 98 and mlockall (-p 0 gives SCHED_OTHER).
+  * -l stops each pair after LOOPS messages (pmqtest stops all pairs when the first
+    pair gets there); -T counts timeouts and keeps waiting (pmqtest's -f behaviour).
+  * -a takes a cpu-list: pairs go round-robin over it (one CPU = pmqtest's -a NUM).
+  * Live output is one block per --report-interval, no cursor movement; -h dumps a
+    cyclictest-style histogram; # lines add percentiles, overruns and timeouts.";
+
+/// `rtbench pmq` flags: pmqtest's.
+#[derive(Debug, Args)]
+pub struct PmqArgs {
+    /// Distance of pair intervals in µs (pair i: interval + i*DIST)
+    #[arg(
+        short = 'd',
+        long = "distance",
+        value_name = "DIST",
+        default_value_t = 500
+    )]
+    pub distance: u64,
+
+    /// Receiver's delay before it asks for the next message, µs (pmqtest's interval)
+    #[arg(
+        short = 'i',
+        long = "interval",
+        value_name = "INTV",
+        default_value_t = 1000
+    )]
+    pub interval: u64,
+
+    /// Flags shared with `pipe`.
+    #[command(flatten)]
+    pub common: PairFlags,
+}

@@ -1,0 +1,48 @@
+//! `rtbench tune check|apply|revert|status`.
+
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+
+/// Examples and exit codes for `rtbench tune --help`.
+pub const EXAMPLES: &str = "\
+Examples:
+  rtbench tune check                      compare the system with /etc/rtbench/rtbench.toml
+  rtbench tune apply --config board.toml  change what differs; undo all on the first failure
+  rtbench tune revert                     restore every value the last apply changed
+  rtbench tune status --json              show the journal in /run/rtbench
+
+Exit codes: 0 ok, 1 deviations or a failure (rolled back), 2 configuration error,
+3 not root or the journal/lock is unusable.";
+
+/// `rtbench tune` actions.
+#[derive(Debug, Subcommand)]
+pub enum TuneAction {
+    /// Compare the kernel's effective state with [tuning]; write nothing
+    Check(TuneArgs),
+    /// Change what differs as a transaction (journal in /run/rtbench, rollback on failure)
+    Apply(TuneArgs),
+    /// Restore every value recorded by the last committed apply
+    Revert(TuneArgs),
+    /// Show the journal: state and recorded changes
+    Status(TuneArgs),
+}
+
+/// Flags shared by the `rtbench tune` actions.
+#[derive(Debug, Args)]
+pub struct TuneArgs {
+    /// Print the report as JSON
+    #[arg(long)]
+    pub json: bool,
+
+    /// Configuration file
+    #[arg(long, value_name = "FILE", default_value = crate::config::DEFAULT_PATH)]
+    pub config: PathBuf,
+
+    /// Root of /proc and /sys (tests run against a temporary tree)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub sysroot: Option<PathBuf>,
+
+    /// Test hook: sleep after this many kernel writes until killed
+    #[arg(long, value_name = "N", hide = true)]
+    pub pause_after_writes: Option<usize>,
+}

@@ -1,0 +1,181 @@
+//! `[limits]`: the self-test's pass/fail limits.
+//!
+//! Limits are written in **µs** (and a count for overruns) and judged against **ns**
+//! figures by `selftest::verdict`. A default set applies to every test and CPU;
+//! `[limits.<test>]` overrides it for one test and `[[limits.cpus]]` for a CPU set
+//! (later rules win).
+
+use super::selftest::cpus_key;
+use super::Source;
+use crate::cpuset::CpuSet;
+use crate::error::ConfigError;
+use crate::sys::cpus::CpuTopology;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use toml::Spanned;
+
+/// One set of limits; every field optional. Latencies in **µs**.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// Largest allowed sample.
+    pub max_us: Option<u64>,
+    /// Largest allowed mean.
+    pub avg_us: Option<u64>,
+    /// Largest allowed 99th percentile.
+    pub p99_us: Option<u64>,
+    /// Largest allowed 99.9th percentile.
+    pub p999_us: Option<u64>,
+    /// Largest allowed 99.99th percentile.
+    pub p9999_us: Option<u64>,
+    /// Largest allowed number of overruns (late wakeups past the next deadline).
+    pub overruns: Option<u64>,
+}
+
+impl Limits {
+    /// `other`'s set fields replace ours.
+    pub fn overlay(&self, other: &Limits) -> Limits {
+        Limits {
+            max_us: other.max_us.or(self.max_us),
+            avg_us: other.avg_us.or(self.avg_us),
+            p99_us: other.p99_us.or(self.p99_us),
+            p999_us: other.p999_us.or(self.p999_us),
+            p9999_us: other.p9999_us.or(self.p9999_us),
+            overruns: other.overruns.or(self.overruns),
+        }
+    }
+}
+
+/// Limits for a CPU set (`[[limits.cpus]]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CpuLimits {
+    /// The CPUs the rule applies to.
+    pub cpus: CpuSet,
+    /// Optional test name the rule is restricted to.
+    pub test: Option<String>,
+    /// The limits.
+    pub limits: Limits,
+}
+
+/// All limits of a configuration.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LimitSet {
+    /// Applies everywhere.
+    pub default: Limits,
+    /// Per test name.
+    pub per_test: BTreeMap<String, Limits>,
+    /// Per CPU set, in order.
+    pub per_cpus: Vec<CpuLimits>,
+}
+
+impl LimitSet {
+    /// The limits in force for `test` on `cpu`.
+    pub fn effective(&self, test: &str, cpu: Option<usize>) -> Limits {
+        let mut l = self.default.clone();
+        if let Some(t) = self.per_test.get(test) {
+            l = l.overlay(t);
+        }
+        for r in &self.per_cpus {
+            let cpu_ok = cpu.is_some_and(|c| r.cpus.contains(c));
+            let test_ok = r.test.as_deref().map_or(true, |t| t == test);
+            if cpu_ok && test_ok {
+                l = l.overlay(&r.limits);
+            }
+        }
+        l
+    }
+}
+
+/// `[[limits.cpus]]` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CpuLimitsToml {
+    cpus: Spanned<String>,
+    test: Option<Spanned<String>>,
+    max_us: Option<u64>,
+    avg_us: Option<u64>,
+    p99_us: Option<u64>,
+    p999_us: Option<u64>,
+    p9999_us: Option<u64>,
+    overruns: Option<u64>,
+}
+
+/// `[limits]` as written: defaults, `[limits.<test>]` and `[[limits.cpus]]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LimitsToml {
+    max_us: Option<u64>,
+    avg_us: Option<u64>,
+    p99_us: Option<u64>,
+    p999_us: Option<u64>,
+    p9999_us: Option<u64>,
+    overruns: Option<u64>,
+    cyclic: Option<Limits>,
+    pmq: Option<Spanned<Limits>>,
+    pipe: Option<Spanned<Limits>>,
+    cpus: Vec<CpuLimitsToml>,
+}
+
+impl LimitsToml {
+    /// The limits as a [`LimitSet`], CPU lists checked.
+    pub fn resolve(&self, topo: &CpuTopology, src: &Source<'_>) -> Result<LimitSet, ConfigError> {
+        // The self-test runs the cyclic test only (so far): limits for another test
+        // would never be checked, and a check that silently never runs is worse than an
+        // error.
+        for (name, l) in [("pmq", &self.pmq), ("pipe", &self.pipe)] {
+            if let Some(l) = l {
+                return Err(src.table_error(
+                    l.span(),
+                    &format!("limits.{name}"),
+                    format!(
+                        "the self-test does not run the {name} test yet; \
+                         expected [limits] or [limits.cyclic]"
+                    ),
+                ));
+            }
+        }
+        let mut per_test = BTreeMap::new();
+        if let Some(l) = &self.cyclic {
+            per_test.insert("cyclic".to_string(), l.clone());
+        }
+        let mut per_cpus = Vec::new();
+        for (i, c) in self.cpus.iter().enumerate() {
+            if let Some(t) = &c.test {
+                if t.get_ref() != "cyclic" {
+                    return Err(src.value_error(
+                        t.span(),
+                        &format!("limits.cpus[{i}].test"),
+                        format!(
+                            "\"{}\": expected \"cyclic\" (the test the self-test runs)",
+                            t.get_ref()
+                        ),
+                    ));
+                }
+            }
+            per_cpus.push(CpuLimits {
+                cpus: cpus_key(src, &c.cpus, &format!("limits.cpus[{i}].cpus"), topo)?,
+                test: c.test.as_ref().map(|t| t.get_ref().clone()),
+                limits: Limits {
+                    max_us: c.max_us,
+                    avg_us: c.avg_us,
+                    p99_us: c.p99_us,
+                    p999_us: c.p999_us,
+                    p9999_us: c.p9999_us,
+                    overruns: c.overruns,
+                },
+            });
+        }
+        Ok(LimitSet {
+            default: Limits {
+                max_us: self.max_us,
+                avg_us: self.avg_us,
+                p99_us: self.p99_us,
+                p999_us: self.p999_us,
+                p9999_us: self.p9999_us,
+                overruns: self.overruns,
+            },
+            per_test,
+            per_cpus,
+        })
+    }
+}

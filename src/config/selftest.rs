@@ -1,0 +1,363 @@
+//! The self-test's sections of `/etc/rtbench/rtbench.toml`: `[selftest]`, `[cyclic]`,
+//! `[load]` and `[output]` (`[limits]` is in [`super::limits`], `[tuning]` in
+//! [`super::tuning`]). Every section rejects unknown keys; every key has a documented
+//! default (see `systemd/rtbench.toml`).
+
+use super::Source;
+use crate::cpuset::CpuSet;
+use crate::error::ConfigError;
+use crate::load::{LoadError, LoadField, LoadRequest, LoadSpec};
+use crate::sys::cpus::{CpuListError, CpuTopology};
+use serde::Deserialize;
+use std::path::PathBuf;
+use std::time::Duration;
+use toml::Spanned;
+
+/// Whether the self-test applies the `[tuning]` section or only checks it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TuningMode {
+    /// Apply (and record) every change, then measure.
+    #[default]
+    Apply,
+    /// Only compare with the configuration; deviations are reported, not fixed.
+    Check,
+    /// Leave tuning alone.
+    Off,
+}
+
+impl TuningMode {
+    /// The word used in the configuration and the journal.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TuningMode::Apply => "apply",
+            TuningMode::Check => "check",
+            TuningMode::Off => "off",
+        }
+    }
+}
+
+/// Default of `[selftest] duration`.
+pub const DEFAULT_DURATION: &str = "30s";
+/// Default of `[cyclic] interval_us`, **µs**.
+pub const DEFAULT_INTERVAL_US: u64 = 1000;
+/// Largest `[cyclic] interval_us`, **µs** (one second).
+pub const MAX_INTERVAL_US: u64 = 1_000_000;
+/// Default of `[output] results_dir`: the results store.
+pub const DEFAULT_RESULTS_DIR: &str = "/var/lib/rtbench";
+/// Default of `[output] keep`.
+pub const DEFAULT_KEEP: usize = 10;
+
+/// `[selftest]` as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelftestToml {
+    mode: Option<TuningMode>,
+    duration: Option<Spanned<String>>,
+}
+
+/// `[selftest]`, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SelftestSection {
+    /// Tuning mode.
+    pub mode: TuningMode,
+    /// Measurement duration as written (`30s`, `5m`, `1h`).
+    pub duration: String,
+}
+
+impl SelftestToml {
+    /// The section and its measurement duration.
+    pub fn resolve(&self, src: &Source<'_>) -> Result<(SelftestSection, Duration), ConfigError> {
+        let key = "selftest.duration";
+        let (text, d) = match &self.duration {
+            Some(s) => {
+                let v = s.get_ref();
+                let d = crate::duration::parse(v)
+                    .map_err(|e| src.value_error(s.span(), key, format!("\"{v}\": {e}")))?;
+                if d.is_zero() {
+                    return Err(src.value_error(s.span(), key, "must be at least 1s"));
+                }
+                (v.clone(), d)
+            }
+            None => (
+                DEFAULT_DURATION.to_string(),
+                crate::duration::parse(DEFAULT_DURATION).unwrap_or(Duration::from_secs(30)),
+            ),
+        };
+        let section = SelftestSection {
+            mode: self.mode.unwrap_or_default(),
+            duration: text,
+        };
+        Ok((section, d))
+    }
+}
+
+/// `[cyclic]` as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CyclicToml {
+    enabled: Option<bool>,
+    cpus: Option<Spanned<String>>,
+    interval_us: Option<Spanned<u64>>,
+    priority: Option<Spanned<i32>>,
+}
+
+/// `[cyclic]`: the timer-wakeup test, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CyclicSection {
+    /// Run the test (`enabled = false` to skip it).
+    pub enabled: bool,
+    /// CPUs to measure (cpu-list); default every online CPU, isolated ones included.
+    pub cpus: Option<String>,
+    /// Wakeup interval in **µs** (same on every CPU).
+    pub interval_us: u64,
+    /// SCHED_FIFO priority 1..99.
+    pub priority: i32,
+}
+
+/// A `cpus` key: a cpu-list (or mask) of online CPUs.
+pub(super) fn cpus_key(
+    src: &Source<'_>,
+    v: &Spanned<String>,
+    key: &str,
+    topo: &CpuTopology,
+) -> Result<CpuSet, ConfigError> {
+    let value = v.get_ref();
+    topo.online_subset(value).map_err(|e| {
+        let why = match e {
+            CpuListError::Parse(e) => format!("{e}; expected a cpu-list like \"0-3,5\""),
+            e => e.message(),
+        };
+        src.value_error(v.span(), key, format!("\"{value}\": {why}"))
+    })
+}
+
+impl CyclicToml {
+    /// Checks interval and priority; returns the section and the CPUs to measure.
+    pub fn resolve(
+        &self,
+        topo: &CpuTopology,
+        src: &Source<'_>,
+    ) -> Result<(CyclicSection, CpuSet), ConfigError> {
+        let interval_us = match &self.interval_us {
+            Some(v) if *v.get_ref() == 0 || *v.get_ref() > MAX_INTERVAL_US => {
+                return Err(src.value_error(
+                    v.span(),
+                    "cyclic.interval_us",
+                    format!("{}: expected 1..{MAX_INTERVAL_US} µs", v.get_ref()),
+                ));
+            }
+            Some(v) => *v.get_ref(),
+            None => DEFAULT_INTERVAL_US,
+        };
+        let priority = match &self.priority {
+            Some(v) if !(1..=99).contains(v.get_ref()) => {
+                return Err(src.value_error(
+                    v.span(),
+                    "cyclic.priority",
+                    format!("{}: expected a SCHED_FIFO priority of 1..99", v.get_ref()),
+                ));
+            }
+            Some(v) => *v.get_ref(),
+            None => crate::measure::DEFAULT_RT_PRIORITY,
+        };
+        let cpus = match &self.cpus {
+            Some(c) => cpus_key(src, c, "cyclic.cpus", topo)?,
+            None => topo.online.clone(),
+        };
+        let section = CyclicSection {
+            enabled: self.enabled.unwrap_or(true),
+            cpus: self.cpus.as_ref().map(|c| c.get_ref().clone()),
+            interval_us,
+            priority,
+        };
+        Ok((section, cpus))
+    }
+}
+
+/// `[load]` as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoadToml {
+    spec: Option<Spanned<String>>,
+    cmd: Option<Spanned<String>>,
+    cpus: Option<Spanned<String>>,
+}
+
+/// `[load]`: what runs beside the measurement, as written.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoadSection {
+    /// Built-in load, e.g. `cpu:2,vm:1:64M,io:1`.
+    pub spec: Option<String>,
+    /// External load command, e.g. `stress-ng --cpu 2`.
+    pub cmd: Option<String>,
+    /// CPUs for the load (cpu-list); default every online CPU.
+    pub cpus: Option<String>,
+}
+
+impl LoadToml {
+    /// The section as written.
+    pub fn as_written(&self) -> LoadSection {
+        let s = |v: &Option<Spanned<String>>| v.as_ref().map(|v| v.get_ref().clone());
+        LoadSection {
+            spec: s(&self.spec),
+            cmd: s(&self.cmd),
+            cpus: s(&self.cpus),
+        }
+    }
+
+    /// Validates the load the way `--load`, `--load-cmd` and `--load-cpus` are
+    /// validated; `None` when no load is configured.
+    pub fn resolve(
+        &self,
+        topo: &CpuTopology,
+        src: &Source<'_>,
+    ) -> Result<Option<LoadSpec>, ConfigError> {
+        fn s(v: &Option<Spanned<String>>) -> Option<&str> {
+            v.as_ref().map(|v| v.get_ref().as_str())
+        }
+        let req = LoadRequest {
+            spec: s(&self.spec),
+            cmd: s(&self.cmd),
+            cpus: s(&self.cpus),
+        };
+        crate::load::validate(&req, topo).map_err(|e| {
+            let (key, value) = match &e {
+                LoadError::Invalid {
+                    field: LoadField::Spec,
+                    ..
+                } => ("load.spec", &self.spec),
+                LoadError::Invalid {
+                    field: LoadField::Cmd,
+                    ..
+                } => ("load.cmd", &self.cmd),
+                LoadError::Invalid {
+                    field: LoadField::Cpus,
+                    ..
+                }
+                | LoadError::CpusWithoutLoad => ("load.cpus", &self.cpus),
+            };
+            // validate() names only parts that are present.
+            let span = value.as_ref().map_or(0..0, |v| v.span());
+            src.value_error(span, key, e.message())
+        })
+    }
+}
+
+/// `[output]` as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputToml {
+    results_dir: Option<Spanned<PathBuf>>,
+    keep: Option<Spanned<usize>>,
+    prometheus: Option<Spanned<PathBuf>>,
+}
+
+/// `[output]`, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputSection {
+    /// Directory of the results store (absolute).
+    pub results_dir: PathBuf,
+    /// Runs to keep (at least 1).
+    pub keep: usize,
+    /// Prometheus textfile to write (e.g. for node_exporter's textfile collector).
+    pub prometheus: Option<PathBuf>,
+}
+
+impl OutputToml {
+    /// Checks `keep` and the paths.
+    pub fn resolve(&self, src: &Source<'_>) -> Result<OutputSection, ConfigError> {
+        let keep = match &self.keep {
+            Some(k) if *k.get_ref() == 0 => {
+                return Err(src.value_error(
+                    k.span(),
+                    "output.keep",
+                    "0: expected at least 1 run to keep",
+                ));
+            }
+            Some(k) => *k.get_ref(),
+            None => DEFAULT_KEEP,
+        };
+        let results_dir = match &self.results_dir {
+            Some(d) if !d.get_ref().is_absolute() => {
+                return Err(src.value_error(
+                    d.span(),
+                    "output.results_dir",
+                    format!(
+                        "\"{}\": expected an absolute path (a service has no useful working directory)",
+                        d.get_ref().display()
+                    ),
+                ));
+            }
+            Some(d) => d.get_ref().clone(),
+            None => DEFAULT_RESULTS_DIR.into(),
+        };
+        if let Some(p) = &self.prometheus {
+            let path = p.get_ref();
+            let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+            if !path.is_absolute() || !dir.is_some_and(|d| d.is_dir()) {
+                return Err(src.value_error(
+                    p.span(),
+                    "output.prometheus",
+                    format!(
+                        "\"{}\": expected an absolute file path in an existing directory",
+                        path.display()
+                    ),
+                ));
+            }
+        }
+        Ok(OutputSection {
+            results_dir,
+            keep,
+            prometheus: self.prometheus.as_ref().map(|p| p.get_ref().clone()),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::sys::SysRoot;
+
+    #[test]
+    fn the_shipped_example_configuration_parses_to_the_defaults() {
+        let text = include_str!("../../systemd/rtbench.toml");
+        let c = crate::config::parse(text, "systemd/rtbench.toml", &SysRoot::host()).unwrap();
+        assert_eq!(c.duration.as_secs(), 30);
+        assert_eq!(c.cyclic.interval_us, 1000);
+        assert_eq!(c.cyclic.priority, 98);
+        assert_eq!(c.output.keep, 10);
+        assert!(c.load_spec.is_none());
+        assert!(c.tuning.is_empty());
+        // Every commented example line is valid too once uncommented.
+        let uncommented: String = text
+            .lines()
+            .map(|l| {
+                let t = l.trim_start();
+                let is_key = |r: &str| {
+                    r.split_once(" = ").is_some_and(|(k, _)| {
+                        k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    })
+                };
+                match t.strip_prefix("# ") {
+                    Some(rest) if is_key(rest) || rest.starts_with('[') => rest
+                        .split("  #")
+                        .next()
+                        .unwrap_or(rest)
+                        .trim_end()
+                        // The CPU examples are for a 4-CPU board; fit them to any machine.
+                        .replace("\"2-3\"", "\"1\"")
+                        .replace("\"0-1\"", "\"0\"")
+                        // node_exporter's directory need not exist here.
+                        .replace("/var/lib/prometheus/node-exporter/", "/tmp/"),
+                    _ => l.to_string(),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let c = crate::config::parse(&uncommented, "uncommented", &SysRoot::host());
+        let c = c.unwrap_or_else(|e| panic!("{e}\n{uncommented}"));
+        assert!(c.load_spec.is_some());
+        assert_eq!(c.limits.per_cpus.len(), 1);
+        assert!(!c.tuning.is_empty());
+    }
+}

@@ -1,0 +1,62 @@
+//! The load flags every measuring command takes, and `rtbench load`.
+
+use super::usage;
+use crate::cli::load::LoadArgs;
+use crate::cli::LoadFlags;
+use crate::error::{Error, Result};
+use crate::load::{LoadError, LoadField, LoadRequest, LoadSpec};
+use crate::sys::cpus::CpuTopology;
+use std::time::Duration;
+
+/// Validates the load flags. `None` when no load was asked for. A `--load-cmd` whose
+/// program cannot be found is an error here, before anything starts.
+pub fn load(flags: &LoadFlags, topo: &CpuTopology) -> Result<Option<LoadSpec>> {
+    let req = LoadRequest {
+        spec: flags.load.as_deref(),
+        cmd: flags.load_cmd.as_deref(),
+        cpus: flags.load_cpus.as_deref(),
+    };
+    crate::load::validate(&req, topo).map_err(|e| {
+        let message = e.message().to_string();
+        match e {
+            LoadError::Invalid {
+                field: LoadField::Spec,
+                ..
+            } => Error::usage("--load", req.spec.unwrap_or_default(), message),
+            LoadError::Invalid {
+                field: LoadField::Cmd,
+                ..
+            } => Error::usage(
+                "--load-cmd",
+                format!("'{}'", req.cmd.unwrap_or_default()),
+                message,
+            ),
+            LoadError::Invalid {
+                field: LoadField::Cpus,
+                ..
+            } => Error::usage("--load-cpus", req.cpus.unwrap_or_default(), message),
+            LoadError::CpusWithoutLoad => Error::usage("--load-cpus", "", message),
+        }
+    })
+}
+
+/// A validated `rtbench load`.
+#[derive(Debug, Clone)]
+pub struct LoadPlan {
+    /// How long (`-D`); `None` until SIGINT/SIGTERM.
+    pub duration: Option<Duration>,
+    /// The load.
+    pub spec: LoadSpec,
+}
+
+/// Validates `rtbench load`.
+pub fn load_only(args: &LoadArgs, topo: &CpuTopology) -> Result<LoadPlan> {
+    let duration = match &args.duration {
+        None => None,
+        Some(d) => Some(crate::duration::parse(d).or_else(|e| usage("-D", d, e))?),
+    };
+    let Some(spec) = load(&args.load, topo)? else {
+        return usage("rtbench load", "", "needs --load or --load-cmd");
+    };
+    Ok(LoadPlan { duration, spec })
+}

@@ -1,0 +1,100 @@
+//! `rtbench tune`'s text report: one line per item (`STATUS ITEM DETAIL [PATH]`), the
+//! recovered and rolled-back changes, the suggested bootargs and a summary; and the
+//! text of `rtbench tune status`.
+
+use crate::tune::journal::{Journal, JournalState};
+use crate::tune::{ItemReport, Status, TuningReport};
+use std::fmt::Write as _;
+use std::path::Path;
+
+fn line(out: &mut String, r: &ItemReport) {
+    let _ = write!(
+        out,
+        "  {:<15} {:<34} {}",
+        r.status.as_str(),
+        r.item,
+        r.detail
+    );
+    if let (Some(p), true) = (&r.path, r.status != Status::Ok) {
+        let _ = write!(out, "  [{p}]");
+    }
+    out.push('\n');
+}
+
+/// The text report: one line per item (`STATUS ITEM DETAIL [PATH]`), then recovered and
+/// rolled-back changes, the suggested bootargs and a summary.
+pub fn render(report: &TuningReport, config: &str) -> String {
+    let mut out = String::new();
+    let action = serde_json::to_value(report.action)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let _ = writeln!(out, "rtbench tune {action} ({config})");
+    if !report.recovered.is_empty() {
+        out.push_str("recovered: an interrupted apply was rolled back first:\n");
+        report.recovered.iter().for_each(|r| line(&mut out, r));
+    }
+    if report.items.is_empty() {
+        out.push_str("  nothing to do\n");
+    }
+    report.items.iter().for_each(|r| line(&mut out, r));
+    if !report.rolled_back.is_empty() {
+        out.push_str("rolled back (newest first):\n");
+        report.rolled_back.iter().for_each(|r| line(&mut out, r));
+    }
+    if let Some(b) = &report.bootargs {
+        let _ = writeln!(out, "bootargs: {b}");
+    }
+    let counts: Vec<String> = [
+        Status::Ok,
+        Status::NotApplicable,
+        Status::Unsupported,
+        Status::Deviation,
+        Status::Failed,
+    ]
+    .iter()
+    .map(|&s| format!("{} {}", report.count(s), s.as_str()))
+    .collect();
+    let _ = writeln!(
+        out,
+        "summary: {}; {} writes",
+        counts.join(", "),
+        report.writes
+    );
+    out
+}
+
+/// The text of `rtbench tune status` for the journal at `path` (`None`: no journal).
+pub fn render_status(path: &Path, journal: Option<&Journal>) -> String {
+    let mut out = String::new();
+    match journal {
+        None => {
+            let _ = writeln!(out, "journal {}: none (nothing applied)", path.display());
+        }
+        Some(j) => {
+            let _ = writeln!(
+                out,
+                "journal {}: {} by pid {} at {} (unix s), {} change(s)",
+                path.display(),
+                j.state.as_str(),
+                j.pid,
+                j.updated_unix_s,
+                j.entries.len()
+            );
+            if j.state == JournalState::Applying {
+                out.push_str("an apply was interrupted: the next apply or revert rolls back its changes first\n");
+            }
+            for e in &j.entries {
+                let _ = writeln!(
+                    out,
+                    "  {:<34} {}  {} -> {}",
+                    e.item,
+                    e.step.path,
+                    e.step.kind.normalise(&e.step.original),
+                    e.step.kind.normalise(&e.step.desired)
+                );
+            }
+        }
+    }
+    out
+}

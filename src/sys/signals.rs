@@ -1,0 +1,41 @@
+//! The signals rtbench takes synchronously on its main thread: SIGINT and SIGTERM end
+//! a run (or a load), SIGUSR1 asks for a status dump. They are blocked in every thread
+//! (a thread inherits the signal mask of the thread that spawns it) and
+//! taken with `sigtimedwait(2)`, so no asynchronous handler runs and no measuring
+//! thread is interrupted by them.
+
+use std::time::Duration;
+
+/// The signals the main thread takes synchronously.
+pub struct Signals {
+    set: libc::sigset_t,
+}
+
+impl Signals {
+    /// Blocks SIGINT, SIGTERM and SIGUSR1 in the calling thread (and so in every thread
+    /// it spawns afterwards). Call before spawning measuring threads.
+    pub fn block() -> Signals {
+        // SAFETY: set is initialised by sigemptyset before use; pthread_sigmask only
+        // changes the calling thread's mask.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            for s in [libc::SIGINT, libc::SIGTERM, libc::SIGUSR1] {
+                libc::sigaddset(&mut set, s);
+            }
+            libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+            Signals { set }
+        }
+    }
+
+    /// Waits up to `timeout` for one of the blocked signals (`sigtimedwait(2)`).
+    pub fn wait(&self, timeout: Duration) -> Option<i32> {
+        let ts = libc::timespec {
+            tv_sec: timeout.as_secs() as libc::time_t,
+            tv_nsec: timeout.subsec_nanos() as _,
+        };
+        // SAFETY: set and ts are valid; info may be null.
+        let sig = unsafe { libc::sigtimedwait(&self.set, std::ptr::null_mut(), &ts) };
+        (sig > 0).then_some(sig)
+    }
+}
