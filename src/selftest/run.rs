@@ -304,22 +304,20 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         watchdog,
     };
     let mut load = match &plan.load {
-        Some(l) => {
-            match crate::load::start(l) {
-                Ok(r) => Some(r),
-                Err(e) => {
-                    journal.send(
-                        &Entry::new(
-                            MSG_SUMMARY,
-                            Priority::Error,
-                            format!("rtbench self-test ERROR: load not started: {e}"),
-                        )
-                        .field("RTBENCH_VERDICT", "error"),
-                    );
-                    return e.exit_code();
-                }
+        Some(l) => match crate::load::start(l) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                journal.send(
+                    &Entry::new(
+                        MSG_SUMMARY,
+                        Priority::Error,
+                        format!("rtbench self-test ERROR: load not started: {e}"),
+                    )
+                    .field("RTBENCH_VERDICT", "error"),
+                );
+                return e.exit_code();
             }
-        }
+        },
         None => None,
     };
     let start_s = Clock::wall_secs();
