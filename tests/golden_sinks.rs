@@ -35,6 +35,7 @@ fn mask_times(s: &str) -> String {
 
 mod fixtures {
     use rtbench::measure::stats::LatencyStats;
+    use rtbench::measure::HistogramSetting;
     use rtbench::sys::info::SysInfo;
 
     pub fn sysinfo() -> SysInfo {
@@ -58,7 +59,9 @@ mod fixtures {
 
     /// Samples in ns: a spread, a few large ones, `extra` added to each.
     pub fn stats(hist: Option<(usize, u64)>, extra: u64) -> LatencyStats {
-        let mut s = LatencyStats::new(hist);
+        let mut s = LatencyStats::new(
+            hist.map(|(buckets, bucket_ns)| HistogramSetting { buckets, bucket_ns }),
+        );
         for (i, v) in [
             3_200u64, 4_100, 4_900, 5_300, 5_300, 7_800, 11_000, 4_400, 3_900, 250_000, 6_100,
             4_700, 4_800, 5_100, 1_234_567,
@@ -77,8 +80,9 @@ mod fixtures {
 
 mod cyclic {
     use super::*;
-    use rtbench::measure::cyclic::{BreakInfo, CyclicResult, ThreadResult, ThreadSpec};
-    use rtbench::measure::runner::StopCause;
+    use rtbench::measure::cyclic::{CyclicResult, ThreadResult};
+    use rtbench::measure::harness::{BreakInfo, RunEnd, StopCause};
+    use rtbench::measure::ThreadSpec;
     use rtbench::report::histogram::HistogramDump;
     use rtbench::report::json::Json;
     use rtbench::report::text::{BreakTrailer, Summary, TLines};
@@ -100,19 +104,21 @@ mod cyclic {
                     stats: fixtures::stats(hist, 700 * i as u64),
                 })
                 .collect(),
-            stop,
-            break_info: (stop == StopCause::Break).then_some(BreakInfo {
-                thread: 1,
-                tid: 40_001,
-                latency_ns: 1_235_267,
-            }),
-            pm_qos_us: Some(0),
-            start_wall_s: 1_700_000_000,
-            end_wall_s: 1_700_000_030,
+            end: RunEnd {
+                stop,
+                break_info: (stop == StopCause::Break).then_some(BreakInfo {
+                    thread: 1,
+                    tid: 40_001,
+                    latency_ns: 1_235_267,
+                }),
+                pm_qos_us: Some(0),
+                start_wall_s: 1_700_000_000,
+                end_wall_s: 1_700_000_030,
+            },
         }
     }
 
-    fn render(sink: &dyn Sink, r: &CyclicResult, nsecs: bool) -> String {
+    fn render(sink: &dyn for<'a> Sink<RunReport<'a>>, r: &CyclicResult, nsecs: bool) -> String {
         let si = fixtures::sysinfo();
         let argv: Vec<String> = ["rtbench", "cyclic", "-S", "-p", "98"]
             .iter()
@@ -211,12 +217,13 @@ mod cyclic {
 mod pair {
     use super::*;
     use rtbench::load::LoadInfo;
+    use rtbench::measure::harness::{RunEnd, StopCause};
     use rtbench::measure::pair::{PairKind, PairResult, PairRun};
-    use rtbench::measure::runner::StopCause;
+    use rtbench::measure::ThreadSpec;
     use rtbench::report::histogram::HistogramDump;
-    use rtbench::report::pmq::{as_cyclic, write_lines, write_summary, PairReport};
-    use rtbench::report::pmq_json::write_json;
-    use rtbench::report::{RunReport, Sink};
+    use rtbench::report::pair_json::PairJson;
+    use rtbench::report::pair_text::{as_cyclic, PairLines, PairSummary};
+    use rtbench::report::{PairReport, Sink};
     use rtbench::sys::sched::Policy;
 
     fn run(kind: PairKind, pairs: usize, stop: StopCause) -> PairRun {
@@ -226,7 +233,7 @@ mod pair {
             fork: pipe,
             pairs: (0..pairs)
                 .map(|i| PairResult {
-                    spec: rtbench::measure::pair::PairThreads {
+                    spec: ThreadSpec {
                         index: i,
                         cpu: Some(i),
                         policy: Policy::Fifo,
@@ -244,11 +251,13 @@ mod pair {
                     total_ns: 123_456_789,
                 })
                 .collect(),
-            stop,
-            break_info: None,
-            pm_qos_us: Some(0),
-            start_wall_s: 1_700_000_000,
-            end_wall_s: 1_700_000_030,
+            end: RunEnd {
+                stop,
+                break_info: None,
+                pm_qos_us: Some(0),
+                start_wall_s: 1_700_000_000,
+                end_wall_s: 1_700_000_030,
+            },
         }
     }
 
@@ -259,7 +268,7 @@ mod pair {
             .map(|s| s.to_string())
             .collect();
         let report = PairReport {
-            run: r,
+            result: r,
             sysinfo: &si,
             argv: &argv,
             nsecs,
@@ -267,27 +276,19 @@ mod pair {
             load,
         };
         let mut buf = Vec::new();
-        write_lines(&report, &mut buf).unwrap();
+        PairLines.write(&report, &mut buf).unwrap();
         if hist {
             let cyc = as_cyclic(r);
-            let rr = RunReport {
-                result: &cyc,
-                sysinfo: &si,
-                argv: &argv,
-                nsecs,
-                exit_code: 0,
-                load,
-            };
             HistogramDump {
                 summary_column: false,
                 layout: rtbench::report::histogram::Layout::Current,
             }
-            .write(&rr, &mut buf)
+            .write(&report.with(&cyc), &mut buf)
             .unwrap();
         }
-        write_summary(&report, &mut buf).unwrap();
+        PairSummary.write(&report, &mut buf).unwrap();
         buf.extend_from_slice(b"--- json\n");
-        write_json(&report, &mut buf).unwrap();
+        PairJson.write(&report, &mut buf).unwrap();
         String::from_utf8(buf).unwrap()
     }
 

@@ -2,8 +2,10 @@
 //! promtool, the report table within 80 columns, the results store round trip.
 
 use rtbench::config::limits::{LimitSet, Limits};
-use rtbench::measure::cyclic::{self, CyclicSpec, Progress, ThreadSpec};
+use rtbench::measure::cyclic::{self, CyclicSpec};
+use rtbench::measure::harness::Progress;
 use rtbench::measure::stats::LiveSnapshot;
+use rtbench::measure::{RunControl, ThreadSpec};
 use rtbench::report::store::{Store, StoredRun};
 use rtbench::report::summary::{TestSummary, ThreadSummary};
 use rtbench::selftest::verdict::judge;
@@ -33,15 +35,17 @@ fn measured_run(max_us: u64) -> StoredRun {
             })
             .collect(),
         clock: Clock::Monotonic,
-        duration: None,
-        loops: Some(400),
-        mlockall: false,
-        pm_qos_us: None,
-        main_cpus: None,
-        histogram: None,
-        break_ns: None,
-        tracemark: false,
-        report_every: None,
+        control: RunControl {
+            duration: None,
+            loops: Some(400),
+            mlockall: false,
+            pm_qos_us: None,
+            main_cpus: None,
+            report_every: None,
+            break_ns: None,
+            tracemark: false,
+            histogram: None,
+        },
     };
     let start_s = Clock::wall_secs();
     let r = cyclic::run(&spec, &SysRoot::host(), &mut Quiet).unwrap();

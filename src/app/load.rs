@@ -4,6 +4,7 @@
 use crate::cli::load::{LoadArgs, LoadWorkerArgs};
 use crate::error::{exit, Error, Result};
 use crate::load::{self, LoadSpec, RunningLoad};
+use crate::report::output::Output;
 use crate::sys::cpus::CpuTopology;
 use crate::sys::signals::Signals;
 use crate::sys::SysRoot;
@@ -16,11 +17,11 @@ pub fn start(spec: Option<&LoadSpec>) -> Result<Option<RunningLoad>> {
         return Ok(None);
     };
     let load = load::start(spec)?;
-    eprintln!(
+    Output::new(None).warn(&format!(
         "# load on CPUs {}: {}",
         spec.cpus.to_list(),
         load.describe()
-    );
+    ));
     Ok(Some(load))
 }
 
@@ -28,7 +29,7 @@ pub fn start(spec: Option<&LoadSpec>) -> Result<Option<RunningLoad>> {
 pub fn stop(load: Option<RunningLoad>) {
     if let Some(mut l) = load {
         for line in l.stop() {
-            eprintln!("{line}");
+            Output::new(None).warn(&line);
         }
     }
 }
@@ -62,7 +63,7 @@ pub fn run(args: &LoadArgs) -> Result<i32> {
         }
     }
     stop(load);
-    eprintln!("# load stopped");
+    Output::new(None).warn("# load stopped");
     Ok(code)
 }
 

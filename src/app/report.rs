@@ -2,10 +2,14 @@
 
 use crate::cli::report::ReportArgs;
 use crate::error::{exit, Error, Result};
+use crate::report::output::{Output, Target};
+use crate::report::table::Table;
+use crate::report::PrettyJson;
 
 /// `rtbench report`.
 pub fn run(args: &ReportArgs) -> Result<i32> {
     use crate::report::store::Store;
+    let out = Output::new(args.json.then_some(&Target::Stdout));
     let store = Store::new(&args.dir, 1);
     let files = store.list().map_err(|e| Error::io(&args.dir, e))?;
     if files.is_empty() {
@@ -28,10 +32,10 @@ pub fn run(args: &ReportArgs) -> Result<i32> {
                     break;
                 }
             }
-            Err(e) => eprintln!(
+            Err(e) => out.warn(&format!(
                 "rtbench: {}: skipped, not a stored result: {e}",
                 f.display()
-            ),
+            )),
         }
     }
     if runs.is_empty() {
@@ -44,17 +48,15 @@ pub fn run(args: &ReportArgs) -> Result<i32> {
     chosen.reverse();
     runs.reverse();
     if args.json {
-        let v = if args.all {
-            serde_json::to_string_pretty(&runs)
+        if args.all {
+            out.document(&Target::Stdout, &PrettyJson, &runs)?;
         } else {
-            serde_json::to_string_pretty(&runs[0])
+            out.document(&Target::Stdout, &PrettyJson, &runs[0])?;
         }
-        .map_err(|e| Error::io("<stdout>", e.into()))?;
-        println!("{v}");
     } else {
         for (f, r) in chosen.iter().zip(&runs) {
-            println!("# {}", f.display());
-            print!("{}", crate::report::table::render(r));
+            out.line(&format!("# {}", f.display()));
+            out.text(&Table, r)?;
         }
     }
     let last_pass = runs.last().is_some_and(|r| r.verdict.pass);

@@ -58,20 +58,11 @@ pub fn run(args: &SelftestArgs) -> i32 {
 }
 
 /// The configuration error as one journal entry whose fields come from the error
-/// (`RTBENCH_CONFIG`, `RTBENCH_CONFIG_LINE`, `RTBENCH_CONFIG_KEY`); exit 2.
+/// (see [`crate::report::journal::config_error`]); exit 2.
 fn config_error(journal: &mut Journal, err: &ConfigError) -> i32 {
-    let message = err.to_string();
-    let mut e =
-        Entry::new(MSG_CONFIG, Priority::Error, message.clone()).field("RTBENCH_CONFIG", &err.file);
-    if let Some(line) = err.line() {
-        e = e.field("RTBENCH_CONFIG_LINE", line);
-    }
-    if let Some(key) = err.key() {
-        e = e.field("RTBENCH_CONFIG_KEY", key);
-    }
-    journal.send(&e);
+    journal.send(&crate::report::journal::config_error(err));
     if journal.is_journald() {
-        eprintln!("rtbench: {message}");
+        crate::report::output::Output::new(None).warn(&format!("rtbench: {err}"));
     }
     exit::USAGE
 }

@@ -4,7 +4,9 @@
 use crate::cli::tune::{TuneAction, TuneArgs};
 use crate::config;
 use crate::error::{exit, Error, Result};
-use crate::report::tuning::{render, render_status};
+use crate::report::output::{Output, Target};
+use crate::report::tuning::{StatusText, TuneText};
+use crate::report::PrettyJson;
 use crate::sys::SysRoot;
 use crate::tune::journal::{self, Journal, JournalState};
 use crate::tune::ApplyOptions;
@@ -55,14 +57,22 @@ pub fn run(action: &TuneAction) -> Result<i32> {
         TuneAction::Status(_) => return print_status(args, &spec.journal_dir),
     };
     let code = report.exit_code();
+    let out = output(args);
     if args.json {
+        // The report's keys (sorted, as serde_json's map keeps them) plus the exit code.
         let mut v = serde_json::to_value(&report).map_err(|e| Error::io("<stdout>", e.into()))?;
         v["exit_code"] = code.into();
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        out.document(&Target::Stdout, &PrettyJson, &v)?;
     } else {
-        print!("{}", render(&report, &args.config.display().to_string()));
+        let config = args.config.display().to_string();
+        out.text(&TuneText { config: &config }, &report)?;
     }
     Ok(code)
+}
+
+/// `--json` puts the document on standard output.
+fn output(args: &TuneArgs) -> Output {
+    Output::new(args.json.then_some(&Target::Stdout))
 }
 
 fn print_status(args: &TuneArgs, dir: &std::path::Path) -> Result<i32> {
@@ -71,15 +81,17 @@ fn print_status(args: &TuneArgs, dir: &std::path::Path) -> Result<i32> {
         Some(j) if j.state == JournalState::Applying => exit::FAIL,
         _ => exit::OK,
     };
+    let out = output(args);
+    let path = journal::path(dir);
     if args.json {
         let v = serde_json::json!({
-            "journal": journal::path(dir),
+            "journal": path,
             "present": j.is_some(),
             "content": j,
         });
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-        return Ok(code);
+        out.document(&Target::Stdout, &PrettyJson, &v)?;
+    } else {
+        out.text(&StatusText { path: &path }, &j)?;
     }
-    print!("{}", render_status(&journal::path(dir), j.as_ref()));
     Ok(code)
 }

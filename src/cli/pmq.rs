@@ -23,21 +23,11 @@ Differences from pmqtest (on purpose):
 #[derive(Debug, Args)]
 pub struct PmqArgs {
     /// Distance of pair intervals in µs (pair i: interval + i*DIST)
-    #[arg(
-        short = 'd',
-        long = "distance",
-        value_name = "DIST",
-        default_value_t = 500
-    )]
+    #[arg(short, long, value_name = "DIST", default_value_t = 500)]
     pub distance: u64,
 
     /// Receiver's delay before it asks for the next message, µs (pmqtest's interval)
-    #[arg(
-        short = 'i',
-        long = "interval",
-        value_name = "INTV",
-        default_value_t = 1000
-    )]
+    #[arg(short, long, value_name = "INTV", default_value_t = 1000)]
     pub interval: u64,
 
     /// Flags shared with `pipe`.

@@ -1,12 +1,80 @@
-//! Measurements: per-thread statistics, the cyclic timer-wakeup test, the pair tests
-//! (pmq, pipe) and the runner that starts, stops and collects measuring threads.
+//! Measurements: the shared run control and harness, per-thread statistics, the cyclic
+//! timer-wakeup test and the pair tests (pmq, pipe).
+//!
+//! A test describes its measuring threads ([`ThreadSpec`]) and what each one does
+//! (a [`harness::Worker`]); [`harness::Harness`] prepares the process as
+//! [`RunControl`] says, starts and supervises the threads and returns their outputs
+//! with a [`harness::RunEnd`]. The hot loops live in [`cyclic`] and
+//! `pair/sender.rs`.
 
 pub mod cyclic;
+pub mod harness;
 pub mod pair;
-pub mod runner;
 pub mod stats;
 pub mod transport;
+
+use crate::cpuset::CpuSet;
+use crate::sys::sched::Policy;
+use std::time::Duration;
 
 /// Default priority when a real-time policy is used without `-p` (jitterdebugger's
 /// choice: 99 is left to kernel threads such as the watchdog/migration).
 pub const DEFAULT_RT_PRIORITY: i32 = 98;
+
+/// Stack size of a measuring thread; small, so that `mlockall` locks little.
+pub const THREAD_STACK_BYTES: usize = 256 * 1024;
+/// Stack bytes touched before the first sample.
+pub const PREFAULT_STACK_BYTES: usize = 64 * 1024;
+
+/// One measuring thread (cyclic) or pair (pmq, pipe), fully decided by the Plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThreadSpec {
+    /// Thread or pair number (`T:` index, pmqtest's pair number).
+    pub index: usize,
+    /// CPU to pin to, or `None` to inherit the process affinity (cyclictest `-t N`
+    /// without `-a`). Both ends of a pair share it.
+    pub cpu: Option<usize>,
+    /// Scheduling policy.
+    pub policy: Policy,
+    /// Priority (1..99 for FIFO/RR, 0 otherwise).
+    pub priority: i32,
+    /// Interval in **µs**: cyclic, the wakeup interval (cyclictest `-i` plus
+    /// `index × -d`); pmq, the receiver's delay before it replies; pipe, the pause
+    /// between round trips (0 = back to back).
+    pub interval_us: u64,
+}
+
+/// cyclictest's `-h N` histogram: `buckets` linear buckets of `bucket_ns` each (1000 ns
+/// = 1 µs, or 1 ns with `-N`), as rt-tests' `src/lib/histogram.c` keeps them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HistogramSetting {
+    /// Number of buckets (`-h N`).
+    pub buckets: usize,
+    /// Width of one bucket in **ns**.
+    pub bucket_ns: u64,
+}
+
+/// The run control every measurement shares: how long it runs, how the process is
+/// prepared, and what is reported while it runs. Decided by the Plan (flags or the
+/// self-test's configuration).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunControl {
+    /// Stop after this long (cyclictest `-D`), if set.
+    pub duration: Option<Duration>,
+    /// Stop each thread after this many samples (cyclictest `-l`), if set.
+    pub loops: Option<u64>,
+    /// Call `mlockall` before starting threads (and in a forked pipe responder).
+    pub mlockall: bool,
+    /// Value for `/dev/cpu_dma_latency` in **µs**, or `None` to leave PM QoS alone.
+    pub pm_qos_us: Option<i32>,
+    /// Where the main (supervising) thread runs.
+    pub main_cpus: Option<CpuSet>,
+    /// Live report period; `None` for `-q`.
+    pub report_every: Option<Duration>,
+    /// `-b`: stop the run when a sample exceeds this many **ns**.
+    pub break_ns: Option<u64>,
+    /// `--tracemark`: write a trace marker when `-b` fires.
+    pub tracemark: bool,
+    /// `-h N`: a linear histogram per thread.
+    pub histogram: Option<HistogramSetting>,
+}

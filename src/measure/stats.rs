@@ -6,8 +6,9 @@
 //! stores) so the main thread can print progress and SIGUSR1 status without touching
 //! the histogram.
 
+use super::HistogramSetting;
 use hdrhistogram::Histogram;
-use std::sync::atomic::{AtomicI32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU64, Ordering::Relaxed};
 
 /// Highest latency the HdrHistogram tracks exactly, in **ns** (60 s). Larger samples
 /// are clamped into the top bucket for percentiles; `max_ns` keeps the true value.
@@ -31,10 +32,11 @@ pub struct LinearHistogram {
 }
 
 impl LinearHistogram {
-    /// `n` buckets of `bucket_ns` each, all memory allocated now.
-    pub fn new(n: usize, bucket_ns: u64) -> Self {
+    /// The buckets `setting` asks for, all memory allocated now.
+    pub fn new(setting: HistogramSetting) -> Self {
+        let n = setting.buckets;
         LinearHistogram {
-            bucket_ns,
+            bucket_ns: setting.bucket_ns,
             buckets: vec![0; n],
             overflows: 0,
             overflow_cycles: Vec::with_capacity(n),
@@ -80,8 +82,9 @@ pub struct LatencyStats {
 }
 
 impl LatencyStats {
-    /// Empty statistics; `linear` is `Some((n, bucket_ns))` for a `-h n` histogram.
-    pub fn new(linear: Option<(usize, u64)>) -> Self {
+    /// Empty statistics, with the `-h` buckets of `linear` when set. Allocates every
+    /// buffer now: recording never does.
+    pub fn new(linear: Option<HistogramSetting>) -> Self {
         LatencyStats {
             count: 0,
             min_ns: u64::MAX,
@@ -92,7 +95,7 @@ impl LatencyStats {
             missed_periods: 0,
             hdr: Histogram::new_with_bounds(1, HDR_MAX_NS, HDR_SIGFIG)
                 .expect("constant HdrHistogram bounds are valid"),
-            linear: linear.map(|(n, w)| LinearHistogram::new(n, w)),
+            linear: linear.map(LinearHistogram::new),
         }
     }
 
@@ -177,6 +180,10 @@ pub struct LiveStats {
     pub sum_ns: AtomicU64,
     /// Overruns counted so far.
     pub overruns: AtomicU64,
+    /// A pair's receiver: thread id (or process id with `--fork`); 0 for cyclic.
+    pub peer_tid: AtomicI64,
+    /// A pair's receive timeouts (`-T`) so far; 0 for cyclic.
+    pub timeouts: AtomicU64,
 }
 
 /// A consistent-enough copy of [`LiveStats`] for printing.
@@ -196,6 +203,10 @@ pub struct LiveSnapshot {
     pub sum_ns: u64,
     /// Overruns.
     pub overruns: u64,
+    /// A pair's receiver thread (or process) id.
+    pub peer_tid: i64,
+    /// A pair's receive timeouts.
+    pub timeouts: u64,
 }
 
 impl LiveStats {
@@ -225,6 +236,8 @@ impl LiveStats {
             last_ns: self.last_ns.load(Relaxed),
             sum_ns: self.sum_ns.load(Relaxed),
             overruns: self.overruns.load(Relaxed),
+            peer_tid: self.peer_tid.load(Relaxed),
+            timeouts: self.timeouts.load(Relaxed),
         }
     }
 }
@@ -235,7 +248,10 @@ mod tests {
 
     #[test]
     fn counters_percentiles_and_linear_buckets() {
-        let mut s = LatencyStats::new(Some((10, 1000)));
+        let mut s = LatencyStats::new(Some(HistogramSetting {
+            buckets: 10,
+            bucket_ns: 1000,
+        }));
         for v in [1500u64, 2500, 2600, 9999, 10_000, 250_000] {
             s.record(v);
         }
@@ -257,7 +273,10 @@ mod tests {
 
     #[test]
     fn overflow_log_is_bounded_and_recording_does_not_grow_it() {
-        let mut s = LatencyStats::new(Some((3, 1000)));
+        let mut s = LatencyStats::new(Some(HistogramSetting {
+            buckets: 3,
+            bucket_ns: 1000,
+        }));
         let cap = s.linear.as_ref().unwrap().overflow_cycles.capacity();
         for _ in 0..100 {
             s.record(1_000_000);

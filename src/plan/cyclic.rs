@@ -1,42 +1,20 @@
 //! `rtbench cyclic`: flags → [`CyclicPlan`].
 
 use super::{
-    check_output_path, parse_cpus, run_options, thread_interval_us, usage, DEFAULT_DISTANCE_US,
-    DEFAULT_RT_PRIORITY, HIST_MAX,
+    break_ns, check_interval, check_output_path, check_priority, histogram, placement, run_options,
+    thread_interval_us, usage, AllCpus, HistogramOutput, OutputSpec, DEFAULT_DISTANCE_US,
+    DEFAULT_RT_PRIORITY, MAX_THREADS,
 };
 use crate::cli::cyclic::CyclicArgs;
 use crate::cli::HistogramLayout;
 use crate::error::Result;
-use crate::measure::cyclic::{CyclicSpec, ThreadSpec};
+use crate::load::LoadSpec;
+use crate::measure::cyclic::CyclicSpec;
+use crate::measure::ThreadSpec;
 use crate::report::histogram::Layout;
 use crate::sys::clock::Clock;
 use crate::sys::cpus::CpuTopology;
 use crate::sys::sched::Policy;
-use std::path::PathBuf;
-
-/// Where and how the `-h/-H` histogram is printed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HistogramOutput {
-    /// `-H`: add a summary column over all threads.
-    pub summary_column: bool,
-    /// Row layout (2.7+ or legacy).
-    pub layout: Layout,
-    /// `--histfile`, or standard output.
-    pub file: Option<PathBuf>,
-}
-
-/// How results are shown and stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OutputSpec {
-    /// `-q`: no live lines; at exit `T:` lines, or only the histogram with `-h`.
-    pub quiet: bool,
-    /// `-N`: text and cyclictest JSON fields in ns instead of µs.
-    pub nsecs: bool,
-    /// `-h/-H` dump.
-    pub histogram: Option<HistogramOutput>,
-    /// `--json` target; `-` is standard output.
-    pub json: Option<PathBuf>,
-}
 
 /// A validated `rtbench cyclic` invocation.
 #[derive(Debug, Clone)]
@@ -45,57 +23,15 @@ pub struct CyclicPlan {
     pub spec: CyclicSpec,
     /// How to report it.
     pub output: OutputSpec,
+    /// Load to run meanwhile.
+    pub load: Option<LoadSpec>,
     /// Non-fatal remarks to print before starting (cyclictest's warnings).
     pub warnings: Vec<String>,
 }
 
-/// Validates `args` against `topo` and builds the run.
-pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
-    let mut warnings = Vec::new();
-    let run = run_options(&args.run, topo)?;
-    if args.mlockall && args.run.no_mlockall {
-        return usage("--no-mlockall", "", "contradicts -m/--mlockall");
-    }
-    let clock = Clock::parse(&args.clock).map_or_else(
-        || usage("-c", &args.clock, "expected 0|monotonic or 1|realtime"),
-        Ok,
-    )?;
-    if args.interval == 0 {
-        return usage("-i", 0, "interval must be at least 1 µs");
-    }
-    if args.interval > 3_600_000_000 {
-        return usage(
-            "-i",
-            args.interval,
-            "interval must be at most 1 hour (3600000000 µs)",
-        );
-    }
-    let (histogram_us, summary_column) = match (args.histogram, args.histofall) {
-        (Some(_), Some(_)) => return usage("-h", "", "give -h or -H, not both"),
-        (Some(n), None) => (Some(n), false),
-        (None, Some(n)) => (Some(n), true),
-        (None, None) => (None, false),
-    };
-    let hflag = if summary_column { "-H" } else { "-h" };
-    if let Some(n) = histogram_us {
-        if n == 0 || n > HIST_MAX {
-            return usage(hflag, n, format!("expected 1..{HIST_MAX} buckets"));
-        }
-    }
-    if args.histfile.is_some() && histogram_us.is_none() {
-        return usage("--histfile", "", "needs -h or -H");
-    }
-    if let Some(p) = &args.histfile {
-        check_output_path("--histfile", p)?;
-    }
-    if args.tracemark && args.breaktrace.is_none() {
-        return usage("--tracemark", "", "needs -b USEC");
-    }
-    if args.breaktrace == Some(0) {
-        return usage("-b", 0, "expected a threshold of at least 1 µs");
-    }
-
-    // Policy and priority.
+/// `--policy` and `-p` → policy and priority (cyclictest's rules, but SCHED_FIFO 98
+/// without either).
+fn policy_and_priority(args: &CyclicArgs) -> Result<(Policy, i32)> {
     let policy_flag = match &args.policy {
         Some(p) => Some(Policy::parse(p).map_or_else(
             || {
@@ -109,10 +45,8 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
         )?),
         None => None,
     };
-    let (policy, priority) = match (policy_flag, args.priority) {
-        (_, Some(p)) if !(0..=99).contains(&p) => {
-            return usage("-p", p, "expected a priority of 0..99")
-        }
+    check_priority(args.priority)?;
+    Ok(match (policy_flag, args.priority) {
         (Some(pol), Some(p)) if pol.is_realtime() && p == 0 => {
             return usage(
                 "-p",
@@ -136,11 +70,42 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
         (None, Some(0)) => (Policy::Other, 0),
         (None, Some(p)) => (Policy::Fifo, p as i32),
         (None, None) => (Policy::Fifo, DEFAULT_RT_PRIORITY),
+    })
+}
+
+/// Validates `args` against `topo` and builds the run.
+pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
+    let mut warnings = Vec::new();
+    let run = run_options(&args.run, topo)?;
+    if args.mlockall && args.run.no_mlockall {
+        return usage("--no-mlockall", "", "contradicts -m/--mlockall");
+    }
+    let clock = Clock::parse(&args.clock).map_or_else(
+        || usage("-c", &args.clock, "expected 0|monotonic or 1|realtime"),
+        Ok,
+    )?;
+    check_interval(args.interval, true)?;
+    let (buckets, summary_column) = match (args.histogram, args.histofall) {
+        (Some(_), Some(_)) => return usage("-h", "", "give -h or -H, not both"),
+        (Some(n), None) => (Some(n), false),
+        (None, Some(n)) => (Some(n), true),
+        (None, None) => (None, false),
     };
+    let hist = histogram(if summary_column { "-H" } else { "-h" }, buckets, run.nsecs)?;
+    if args.histfile.is_some() && hist.is_none() {
+        return usage("--histfile", "", "needs -h or -H");
+    }
+    if let Some(p) = &args.histfile {
+        check_output_path("--histfile", p)?;
+    }
+    if args.tracemark && args.breaktrace.is_none() {
+        return usage("--tracemark", "", "needs -b USEC");
+    }
+    let break_ns = break_ns(args.breaktrace, run.nsecs)?;
+    let (policy, priority) = policy_and_priority(args)?;
 
     // Threads and CPUs.
-    let online: Vec<usize> = topo.online.iter().collect();
-    let thread_count_flag = match args.threads.as_deref() {
+    let count = match args.threads.as_deref() {
         None => None,
         Some("") => Some(None),
         Some(s) => match s.parse::<usize>() {
@@ -148,39 +113,27 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
             _ => return usage("-t", s, "expected a number of threads >= 1"),
         },
     };
-    let mut cpus: Vec<Option<usize>>;
-    if args.smp {
-        if args.affinity.is_some() || thread_count_flag.is_some() {
-            warnings.push("# -S given: -a and -t are ignored (one thread per online CPU)".into());
-        }
-        cpus = online.iter().map(|&c| Some(c)).collect();
-    } else {
-        let set = match args.affinity.as_deref() {
-            None => None,
-            Some("") => Some(topo.online.clone()),
-            Some(s) => Some(parse_cpus("-a", s, topo)?),
-        };
-        let set_cpus: Option<Vec<usize>> = set.map(|s| s.iter().collect());
-        let n = match (thread_count_flag, &set_cpus) {
-            (Some(Some(n)), _) => n,
-            (Some(None), Some(c)) => c.len(),
-            (Some(None), None) => online.len(),
-            (None, _) => 1,
-        };
-        cpus = match (&set_cpus, thread_count_flag) {
-            (Some(c), _) => (0..n).map(|i| Some(c[i % c.len()])).collect(),
-            (None, Some(None)) => online.iter().map(|&c| Some(c)).collect(),
-            (None, _) => vec![None; n],
-        };
-    }
+    let (mut cpus, remark) = placement(
+        args.smp,
+        args.affinity.as_deref(),
+        count,
+        AllCpus::PinnedPerCpu,
+        "thread",
+        topo,
+    )?;
+    warnings.extend(remark);
     if cpus.is_empty() {
         cpus.push(None);
     }
-    if cpus.len() > 4096 {
-        return usage("-t", cpus.len(), "expected at most 4096 threads");
+    if cpus.len() > MAX_THREADS {
+        return usage(
+            "-t",
+            cpus.len(),
+            format!("expected at most {MAX_THREADS} threads"),
+        );
     }
 
-    let distance = match (args.distance, histogram_us) {
+    let distance = match (args.distance, hist) {
         (Some(d), Some(_)) => {
             if d != 0 {
                 warnings.push("# distance is ignored and set to 0, if histogram enabled".into());
@@ -209,35 +162,25 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
         } else {
             priority
         };
-        let interval_us = thread_interval_us(args.interval, distance, i)?;
         threads.push(ThreadSpec {
             index: i,
             cpu,
             policy,
             priority: prio,
-            interval_us,
+            interval_us: thread_interval_us(args.interval, distance, i)?,
         });
     }
 
-    let unit_ns = if run.nsecs { 1 } else { 1000 };
     Ok(CyclicPlan {
         spec: CyclicSpec {
             threads,
             clock,
-            duration: run.duration,
-            loops: (args.loops > 0).then_some(args.loops),
-            mlockall: run.mlockall,
-            pm_qos_us: run.pm_qos_us,
-            main_cpus: run.main_cpus.clone(),
-            histogram: histogram_us.map(|n| (n, unit_ns)),
-            break_ns: args.breaktrace.map(|b| b.saturating_mul(unit_ns)),
-            tracemark: args.tracemark,
-            report_every: run.report_every,
+            control: run.control(args.loops, hist, break_ns, args.tracemark),
         },
         output: OutputSpec {
             quiet: run.quiet,
             nsecs: run.nsecs,
-            histogram: histogram_us.map(|_| HistogramOutput {
+            histogram: hist.map(|_| HistogramOutput {
                 summary_column,
                 layout: match args.histogram_layout {
                     HistogramLayout::Current => Layout::Current,
@@ -245,8 +188,9 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
                 },
                 file: args.histfile.clone(),
             }),
-            json: run.json.clone(),
+            json: run.json,
         },
+        load: super::load::load(&args.load, topo)?,
         warnings,
     })
 }
@@ -290,7 +234,7 @@ mod tests {
         let iv: Vec<_> = p.spec.threads.iter().map(|t| t.interval_us).collect();
         assert_eq!(iv, vec![1000, 1500, 2000, 2500]);
         assert!(p.spec.threads.iter().all(|t| t.priority == 90));
-        assert_eq!(p.spec.main_cpus.unwrap().to_list(), "0");
+        assert_eq!(p.spec.control.main_cpus.unwrap().to_list(), "0");
     }
 
     #[test]
@@ -300,7 +244,13 @@ mod tests {
         let cpus: Vec<_> = p.spec.threads.iter().map(|t| t.cpu.unwrap()).collect();
         assert_eq!(cpus, vec![0, 3, 4, 5, 0]);
         assert!(p.spec.threads.iter().all(|t| t.interval_us == 1000));
-        assert_eq!(p.spec.histogram, Some((100, 1000)));
+        assert_eq!(
+            p.spec.control.histogram,
+            Some(crate::measure::HistogramSetting {
+                buckets: 100,
+                bucket_ns: 1000
+            })
+        );
     }
 
     #[test]
@@ -311,7 +261,7 @@ mod tests {
         assert_eq!(p.spec.threads[0].cpu, None);
         assert_eq!(p.spec.threads[0].policy, Policy::Fifo);
         assert_eq!(p.spec.threads[0].priority, 98);
-        assert!(p.spec.mlockall);
+        assert!(p.spec.control.mlockall);
         let p = plan("-t 3 -p 80 --priospread -n", &t).unwrap();
         let pr: Vec<_> = p.spec.threads.iter().map(|t| t.priority).collect();
         assert_eq!(pr, vec![80, 79, 78]);

@@ -14,6 +14,8 @@ pub mod plot;
 use crate::cli::RunFlags;
 use crate::cpuset::CpuSet;
 use crate::error::{Error, Result};
+use crate::measure::{HistogramSetting, RunControl};
+use crate::report::unit_ns;
 use crate::sys::cpus::CpuTopology;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -24,6 +26,12 @@ pub use crate::measure::DEFAULT_RT_PRIORITY;
 pub const HIST_MAX: usize = 1_000_000;
 /// cyclictest's default distance between thread intervals, **µs**.
 pub const DEFAULT_DISTANCE_US: u64 = 500;
+/// Largest interval or pause, **µs** (one hour), for `-i` and `-i + index × -d`.
+pub const MAX_INTERVAL_US: u64 = 3_600_000_000;
+/// Most measuring threads (cyclic) or pairs (pmq, pipe).
+pub const MAX_THREADS: usize = 4096;
+/// Largest `--report-interval`, seconds.
+pub const MAX_REPORT_INTERVAL_S: f64 = 3600.0;
 
 pub(crate) fn usage<T>(
     flag: &str,
@@ -83,11 +91,36 @@ pub(crate) fn parse_cpus(flag: &str, s: &str, topo: &CpuTopology) -> Result<CpuS
 /// (cyclictest/pmqtest `-i` and `-d`), at most one hour.
 pub fn thread_interval_us(base: u64, distance: u64, index: usize) -> Result<u64> {
     base.checked_add(distance.saturating_mul(index as u64))
-        .filter(|&v| v <= 3_600_000_000)
+        .filter(|&v| v <= MAX_INTERVAL_US)
         .map_or_else(
             || usage("-d", distance, "interval + index × distance exceeds 1 hour"),
             Ok,
         )
+}
+
+/// Where and how the `-h/-H` histogram is printed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistogramOutput {
+    /// `-H`: add a summary column over all threads.
+    pub summary_column: bool,
+    /// Row layout (2.7+ or legacy).
+    pub layout: crate::report::histogram::Layout,
+    /// `--histfile`, or standard output.
+    pub file: Option<PathBuf>,
+}
+
+/// How a measurement's results are shown and stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputSpec {
+    /// `-q`: no live lines; at exit the final lines (cyclic: only the histogram with
+    /// `-h`).
+    pub quiet: bool,
+    /// `-N`: text and rt-tests JSON fields in ns instead of µs.
+    pub nsecs: bool,
+    /// `-h/-H` dump.
+    pub histogram: Option<HistogramOutput>,
+    /// `--json` target; `-` is standard output.
+    pub json: Option<PathBuf>,
 }
 
 /// The validated [`RunFlags`] shared by every measuring subcommand.
@@ -123,7 +156,7 @@ pub fn run_options(f: &RunFlags, topo: &CpuTopology) -> Result<RunOptions> {
     if let Some(p) = &f.json {
         check_output_path("--json", p)?;
     }
-    if !(f.report_interval > 0.0 && f.report_interval <= 3600.0) {
+    if !(f.report_interval > 0.0 && f.report_interval <= MAX_REPORT_INTERVAL_S) {
         return usage(
             "--report-interval",
             f.report_interval,
@@ -147,4 +180,124 @@ pub fn run_options(f: &RunFlags, topo: &CpuTopology) -> Result<RunOptions> {
         report_every: (!f.quiet).then(|| Duration::from_secs_f64(f.report_interval)),
         pm_qos_us: (!f.default_system).then_some(f.latency),
     })
+}
+
+impl RunOptions {
+    /// The run control of a measurement with these options and the test's own
+    /// `-l` (0 = endless), `-h`, `-b` and `--tracemark`.
+    pub fn control(
+        &self,
+        loops: u64,
+        histogram: Option<HistogramSetting>,
+        break_ns: Option<u64>,
+        tracemark: bool,
+    ) -> RunControl {
+        RunControl {
+            duration: self.duration,
+            loops: (loops > 0).then_some(loops),
+            mlockall: self.mlockall,
+            pm_qos_us: self.pm_qos_us,
+            main_cpus: self.main_cpus.clone(),
+            report_every: self.report_every,
+            break_ns,
+            tracemark,
+            histogram,
+        }
+    }
+}
+
+/// `-i`: at most one hour (and, with `at_least_one`, not 0).
+pub(crate) fn check_interval(interval_us: u64, at_least_one: bool) -> Result<()> {
+    if at_least_one && interval_us == 0 {
+        return usage("-i", 0, "interval must be at least 1 µs");
+    }
+    if interval_us > MAX_INTERVAL_US {
+        return usage(
+            "-i",
+            interval_us,
+            format!("interval must be at most 1 hour ({MAX_INTERVAL_US} µs)"),
+        );
+    }
+    Ok(())
+}
+
+/// `-h N` (or `-H N`, named by `flag`): N buckets of 1 µs (1 ns with `-N`).
+pub(crate) fn histogram(
+    flag: &str,
+    buckets: Option<usize>,
+    nsecs: bool,
+) -> Result<Option<HistogramSetting>> {
+    match buckets {
+        None => Ok(None),
+        Some(n) if n == 0 || n > HIST_MAX => {
+            usage(flag, n, format!("expected 1..{HIST_MAX} buckets"))
+        }
+        Some(n) => Ok(Some(HistogramSetting {
+            buckets: n,
+            bucket_ns: unit_ns(nsecs),
+        })),
+    }
+}
+
+/// `-b USEC` (ns with `-N`) as a threshold in **ns**.
+pub(crate) fn break_ns(breaktrace: Option<u64>, nsecs: bool) -> Result<Option<u64>> {
+    if breaktrace == Some(0) {
+        return usage("-b", 0, "expected a threshold of at least 1 µs");
+    }
+    Ok(breaktrace.map(|b| b.saturating_mul(unit_ns(nsecs))))
+}
+
+/// `-p` outside 0..99.
+pub(crate) fn check_priority(priority: Option<i64>) -> Result<()> {
+    match priority {
+        Some(p) if !(0..=99).contains(&p) => usage("-p", p, "expected a priority of 0..99"),
+        _ => Ok(()),
+    }
+}
+
+/// What `-t` without NUM means, the one place cyclictest and pmqtest differ in
+/// placing threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AllCpus {
+    /// cyclictest: one thread per CPU of `-a` (or per online CPU), each pinned there.
+    PinnedPerCpu,
+    /// pmqtest: as many pairs as online CPUs, pinned only when `-a` is given.
+    CountOnline,
+}
+
+/// `-S`, `-a [CPUSET]` and `-t [NUM]` (`count`: `None` not given, `Some(None)`
+/// without NUM) → the CPU of each thread (`None`: not pinned), and a remark when `-S`
+/// overrides `-a`/`-t`. Without `-S`: round-robin over `-a`'s CPUs (thread N on CPU N
+/// of the list), else unpinned; one thread without `-t`.
+pub(crate) fn placement(
+    smp: bool,
+    affinity: Option<&str>,
+    count: Option<Option<usize>>,
+    all: AllCpus,
+    noun: &str,
+    topo: &CpuTopology,
+) -> Result<(Vec<Option<usize>>, Option<String>)> {
+    let online: Vec<usize> = topo.online.iter().collect();
+    if smp {
+        let remark = (affinity.is_some() || count.is_some())
+            .then(|| format!("# -S given: -a and -t are ignored (one {noun} per online CPU)"));
+        return Ok((online.iter().map(|&c| Some(c)).collect(), remark));
+    }
+    let set: Option<Vec<usize>> = match affinity {
+        None => None,
+        Some("") => Some(online.clone()),
+        Some(s) => Some(parse_cpus("-a", s, topo)?.iter().collect()),
+    };
+    let n = match (count, &set, all) {
+        (Some(Some(n)), _, _) => n,
+        (Some(None), Some(c), AllCpus::PinnedPerCpu) => c.len(),
+        (Some(None), _, _) => online.len(),
+        (None, _, _) => 1,
+    };
+    let cpus = match (&set, count, all) {
+        (Some(c), _, _) => (0..n).map(|i| Some(c[i % c.len()])).collect(),
+        (None, Some(None), AllCpus::PinnedPerCpu) => online.iter().map(|&c| Some(c)).collect(),
+        (None, _, _) => vec![None; n],
+    };
+    Ok((cpus, None))
 }

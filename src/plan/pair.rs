@@ -1,37 +1,32 @@
 //! `rtbench pmq` and `rtbench pipe`: flags → [`PairPlan`].
 
-use super::{parse_cpus, run_options, usage, DEFAULT_RT_PRIORITY, HIST_MAX};
+use super::{
+    break_ns, check_interval, check_priority, histogram, placement, run_options,
+    thread_interval_us, usage, AllCpus, HistogramOutput, OutputSpec, DEFAULT_RT_PRIORITY,
+    MAX_THREADS,
+};
 use crate::cli::pipe::PipeArgs;
 use crate::cli::pmq::PmqArgs;
 use crate::cli::PairFlags;
 use crate::error::Result;
 use crate::load::LoadSpec;
-use crate::measure::pair::{PairKind, PairSpec, PairThreads};
+use crate::measure::pair::{PairKind, PairSpec};
+use crate::measure::ThreadSpec;
+use crate::report::histogram::Layout;
 use crate::sys::cpus::CpuTopology;
 use crate::sys::sched::Policy;
-use std::path::PathBuf;
 use std::time::Duration;
 
-/// How pair results are shown and stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PairOutput {
-    /// `-q`: no live blocks.
-    pub quiet: bool,
-    /// `-N`: figures in ns.
-    pub nsecs: bool,
-    /// `-h`: print the histogram dump.
-    pub histogram: bool,
-    /// `--json` target; `-` is standard output.
-    pub json: Option<PathBuf>,
-}
+/// Longest `-T`/`-f` timeout, seconds (one day).
+pub const MAX_TIMEOUT_S: u64 = 86_400;
 
 /// A validated `rtbench pmq` / `rtbench pipe` invocation.
 #[derive(Debug, Clone)]
 pub struct PairPlan {
     /// What to measure.
     pub spec: PairSpec,
-    /// How to report it.
-    pub output: PairOutput,
+    /// How to report it (`-h`: cyclictest's current layout, one column per pair).
+    pub output: OutputSpec,
     /// Load to run meanwhile.
     pub load: Option<LoadSpec>,
     /// Remarks to print before starting.
@@ -72,24 +67,9 @@ fn build(
 ) -> Result<PairPlan> {
     let mut warnings = Vec::new();
     let run = run_options(&c.run, topo)?;
-    if kind == PairKind::Pmq && interval == 0 {
-        return usage("-i", 0, "interval must be at least 1 µs");
-    }
-    if interval > 3_600_000_000 {
-        return usage(
-            "-i",
-            interval,
-            "interval must be at most 1 hour (3600000000 µs)",
-        );
-    }
-    if let Some(n) = c.histogram {
-        if n == 0 || n > HIST_MAX {
-            return usage("-h", n, format!("expected 1..{HIST_MAX} buckets"));
-        }
-    }
-    if c.breaktrace == Some(0) {
-        return usage("-b", 0, "expected a threshold of at least 1 µs");
-    }
+    check_interval(interval, kind == PairKind::Pmq)?;
+    let hist = histogram("-h", c.histogram, run.nsecs)?;
+    let break_ns = break_ns(c.breaktrace, run.nsecs)?;
     match (c.forcetimeout, c.timeout) {
         (Some(_), None) => return usage("-f", c.forcetimeout.unwrap_or(0), "needs -T TO"),
         (Some(0), _) => return usage("-f", 0, "expected at least 1 s"),
@@ -99,66 +79,60 @@ fn build(
         return usage("-T", 0, "expected a timeout of at least 1 s");
     }
     for (flag, v) in [("-T", c.timeout), ("-f", c.forcetimeout)] {
-        if v.is_some_and(|t| t > 86_400) {
-            return usage(flag, v.unwrap_or(0), "expected at most 86400 s (one day)");
+        if v.is_some_and(|t| t > MAX_TIMEOUT_S) {
+            return usage(
+                flag,
+                v.unwrap_or(0),
+                format!("expected at most {MAX_TIMEOUT_S} s (one day)"),
+            );
         }
     }
+    check_priority(c.priority)?;
     let (policy, priority) = match c.priority {
-        Some(p) if !(0..=99).contains(&p) => return usage("-p", p, "expected a priority of 0..99"),
         Some(0) => (Policy::Other, 0),
         Some(p) => (Policy::Fifo, p as i32),
         None => (Policy::Fifo, DEFAULT_RT_PRIORITY),
     };
 
-    let online: Vec<usize> = topo.online.iter().collect();
-    let count_flag = match c.threads.as_deref() {
+    let count = match c.threads.as_deref() {
         None => None,
         Some("") => Some(None),
         Some(s) => match s.parse::<usize>() {
-            Ok(n) if (1..=4096).contains(&n) => Some(Some(n)),
-            _ => return usage("-t", s, "expected a number of pairs of 1..4096"),
+            Ok(n) if (1..=MAX_THREADS).contains(&n) => Some(Some(n)),
+            _ => {
+                return usage(
+                    "-t",
+                    s,
+                    format!("expected a number of pairs of 1..{MAX_THREADS}"),
+                )
+            }
         },
     };
-    let cpus: Vec<Option<usize>> = if c.smp {
-        if c.affinity.is_some() || count_flag.is_some() {
-            warnings.push("# -S given: -a and -t are ignored (one pair per online CPU)".into());
-        }
-        online.iter().map(|&c| Some(c)).collect()
-    } else {
-        let set: Option<Vec<usize>> = match c.affinity.as_deref() {
-            None => None,
-            Some("") => Some(online.clone()),
-            Some(s) => Some(parse_cpus("-a", s, topo)?.iter().collect()),
-        };
-        let n = match count_flag {
-            Some(Some(n)) => n,
-            Some(None) => online.len(),
-            None => 1,
-        };
-        match &set {
-            Some(s) => (0..n).map(|i| Some(s[i % s.len()])).collect(),
-            None => vec![None; n],
-        }
-    };
-    let same_prio = c.smp;
+    let (cpus, remark) = placement(
+        c.smp,
+        c.affinity.as_deref(),
+        count,
+        AllCpus::CountOnline,
+        "pair",
+        topo,
+    )?;
+    warnings.extend(remark);
     let mut pairs = Vec::with_capacity(cpus.len());
     for (i, cpu) in cpus.into_iter().enumerate() {
         // pmqtest: each further pair one priority lower (not below 1) unless -S.
-        let prio = if policy.is_realtime() && !same_prio {
+        let prio = if policy.is_realtime() && !c.smp {
             (priority - i as i32).max(1)
         } else {
             priority
         };
-        let interval_us = super::thread_interval_us(interval, distance, i)?;
-        pairs.push(PairThreads {
+        pairs.push(ThreadSpec {
             index: i,
             cpu,
             policy,
             priority: prio,
-            interval_us,
+            interval_us: thread_interval_us(interval, distance, i)?,
         });
     }
-    let unit_ns = if run.nsecs { 1 } else { 1000 };
     Ok(PairPlan {
         spec: PairSpec {
             kind,
@@ -166,20 +140,17 @@ fn build(
             fork,
             timeout: c.timeout.map(Duration::from_secs),
             force_timeout: c.forcetimeout.map(Duration::from_secs),
-            duration: run.duration,
-            loops: (c.loops > 0).then_some(c.loops),
-            mlockall: run.mlockall,
-            pm_qos_us: run.pm_qos_us,
-            main_cpus: run.main_cpus.clone(),
-            histogram: c.histogram.map(|n| (n, unit_ns)),
-            break_ns: c.breaktrace.map(|b| b.saturating_mul(unit_ns)),
-            report_every: run.report_every,
+            control: run.control(c.loops, hist, break_ns, false),
         },
-        output: PairOutput {
+        output: OutputSpec {
             quiet: run.quiet,
             nsecs: run.nsecs,
-            histogram: c.histogram.is_some(),
-            json: run.json.clone(),
+            histogram: hist.map(|_| HistogramOutput {
+                summary_column: false,
+                layout: Layout::Current,
+                file: None,
+            }),
+            json: run.json,
         },
         load: super::load::load(&c.load, topo)?,
         warnings,

@@ -16,6 +16,7 @@
 //! Text is XML-escaped; characters XML 1.0 forbids are replaced.
 
 use super::{Curve, LatencyPlot, Percentile};
+use crate::report::Sink;
 use std::fmt::Write;
 
 const WIDTH: f64 = 960.0;
@@ -116,6 +117,20 @@ fn decade_label(k: i32) -> String {
     match suffix.get(i) {
         Some(s) => format!("{}{s}", 10u64.pow((k % 3) as u32)),
         None => format!("1e{k}"),
+    }
+}
+
+/// The SVG format as a [`Sink`] (see [`render`]).
+pub struct Svg<'a> {
+    /// Replaces the title made from the input.
+    pub title: Option<&'a str>,
+    /// End of the latency axis in **µs**.
+    pub x_max_us: Option<f64>,
+}
+
+impl Sink<LatencyPlot> for Svg<'_> {
+    fn write(&self, plot: &LatencyPlot, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        out.write_all(render(plot, self.title, self.x_max_us).as_bytes())
     }
 }
 

@@ -26,7 +26,7 @@ pub struct HistogramDump {
     pub layout: Layout,
 }
 
-impl Sink for HistogramDump {
+impl Sink<RunReport<'_>> for HistogramDump {
     fn write(&self, r: &RunReport<'_>, out: &mut dyn Write) -> io::Result<()> {
         let unit = r.unit_ns();
         let threads = &r.result.threads;

@@ -1,10 +1,16 @@
-//! Structured journal entries (systemd journal native protocol through
+//! The self-test's structured journal entries — one function per entry kind, every
+//! field named `RTBENCH_*` — and their destination: journald (native protocol through
 //! systemd-journal-logger), or `key=value` lines on standard error where there is no
-//! journald (BusyBox init on Buildroot). Each entry type has a constant MESSAGE_ID,
+//! journald (BusyBox init on Buildroot). Each entry kind has a constant MESSAGE_ID,
 //! explained in `systemd/rtbench.catalog`.
 //!
 //! Source: systemd.journal-fields(7), sd_journal_send(3), journalctl(1) `--catalog`.
 
+use super::store::StoredRun;
+use super::summary::{ThreadSummary, Verdict};
+use crate::error::ConfigError;
+use crate::measure::harness::StopCause;
+use crate::tune::{ItemReport, Status};
 use std::io::Write;
 
 /// One test's result on one CPU (fields `RTBENCH_TEST`, `RTBENCH_CPU`, `RTBENCH_*_NS`, …).
@@ -155,6 +161,176 @@ impl Journal {
     pub fn is_journald(&self) -> bool {
         matches!(self, Journal::Journald(_))
     }
+}
+
+/// One tuning item's outcome (`RTBENCH_TUNE_ITEM`, `_STATUS`, `_CHANGED`, `_PATH`,
+/// `_ERRNO`).
+pub fn tuning_item(i: &ItemReport) -> Entry {
+    {
+        let priority = match i.status {
+            Status::Failed => Priority::Error,
+            Status::Deviation | Status::Unsupported => Priority::Warning,
+            Status::Ok | Status::NotApplicable => Priority::Info,
+        };
+        let mut e = Entry::new(
+            MSG_TUNING,
+            priority,
+            format!("tuning {}: {} ({})", i.item, i.status.as_str(), i.detail),
+        )
+        .field("RTBENCH_TUNE_ITEM", &i.item)
+        .field("RTBENCH_TUNE_STATUS", i.status.as_str())
+        .field("RTBENCH_TUNE_CHANGED", i.changed as u8);
+        if let Some(p) = &i.path {
+            e = e.field("RTBENCH_TUNE_PATH", p);
+        }
+        if let Some(n) = i.errno {
+            e = e.field("RTBENCH_TUNE_ERRNO", n);
+        }
+        e
+    }
+}
+
+/// One test's result on one CPU: the figures in **ns** as fields, the verdict of its
+/// checks (`pass`, `fail`, or `none` when nothing was judged).
+pub fn thread_result(test: &str, th: &ThreadSummary, verdict: &Verdict) -> Entry {
+    let checks: Vec<_> = verdict.checks_for(test, th.thread).collect();
+    let ok = checks.iter().all(|c| c.pass);
+    let word = if checks.is_empty() {
+        "none"
+    } else if ok {
+        "pass"
+    } else {
+        "fail"
+    };
+    let cpu = th.cpu.map_or_else(|| "-".to_string(), |c| c.to_string());
+    let limit = checks.iter().find(|c| c.what == "max").map(|c| c.limit);
+    let mut e = Entry::new(
+        MSG_RESULT,
+        if ok { Priority::Info } else { Priority::Warning },
+        format!(
+            "{test} CPU {cpu}: max {} us, p99.9 {} us, p99 {} us, avg {} us, {} overruns, {} samples: {word}",
+            th.max_ns / 1000,
+            th.p999_ns / 1000,
+            th.p99_ns / 1000,
+            th.avg_ns / 1000,
+            th.overruns,
+            th.count
+        ),
+    )
+    .field("RTBENCH_TEST", test)
+    .field("RTBENCH_CPU", &cpu)
+    .field("RTBENCH_THREAD", th.thread)
+    .field("RTBENCH_SAMPLES", th.count)
+    .field("RTBENCH_MIN_NS", th.min_ns)
+    .field("RTBENCH_AVG_NS", th.avg_ns)
+    .field("RTBENCH_P50_NS", th.p50_ns)
+    .field("RTBENCH_P99_NS", th.p99_ns)
+    .field("RTBENCH_P999_NS", th.p999_ns)
+    .field("RTBENCH_P9999_NS", th.p9999_ns)
+    .field("RTBENCH_MAX_NS", th.max_ns)
+    .field("RTBENCH_OVERRUNS", th.overruns);
+    if let Some(l) = limit {
+        e = e.field("RTBENCH_LIMIT_NS", l);
+    }
+    e.field("RTBENCH_VERDICT", word)
+}
+
+/// The self-test's summary and verdict, with the results file (empty when it could
+/// not be stored).
+pub fn summary(run: &StoredRun, stop: StopCause, results_file: &str) -> Entry {
+    let worst = run
+        .tests
+        .iter()
+        .flat_map(|t| t.threads.iter())
+        .map(|t| t.max_ns)
+        .max()
+        .unwrap_or(0);
+    let failed: Vec<String> = run
+        .verdict
+        .checks
+        .iter()
+        .filter(|c| !c.pass)
+        .map(|c| {
+            format!(
+                "{} cpu {} {} {} > {}",
+                c.test,
+                c.cpu.map_or_else(|| "-".into(), |x: usize| x.to_string()),
+                c.what,
+                c.value,
+                c.limit
+            )
+        })
+        .chain(run.verdict.problems.iter().cloned())
+        .collect();
+    let cpus: usize = run.tests.iter().map(|t| t.threads.len()).sum();
+    let mut msg = format!(
+        "rtbench self-test {}: {} on {cpus} threads for {:.0} s, worst max {} us",
+        run.verdict.word().to_uppercase(),
+        run.tests
+            .iter()
+            .map(|t| t.test.as_str())
+            .collect::<Vec<_>>()
+            .join("+"),
+        run.duration_s,
+        worst / 1000
+    );
+    if stop.interrupted() {
+        msg.push_str(" (interrupted)");
+    }
+    if run.verdict.checks.is_empty() {
+        msg.push_str(" (no [limits] configured: measured, nothing judged)");
+    }
+    if !failed.is_empty() {
+        msg.push_str(&format!("; failed: {}", failed.join("; ")));
+    }
+    Entry::new(
+        MSG_SUMMARY,
+        if run.verdict.pass {
+            Priority::Info
+        } else {
+            Priority::Error
+        },
+        msg,
+    )
+    .field("RTBENCH_VERDICT", run.verdict.word())
+    .field(
+        "RTBENCH_TESTS",
+        run.tests
+            .iter()
+            .map(|t| t.test.as_str())
+            .collect::<Vec<_>>()
+            .join(","),
+    )
+    .field("RTBENCH_THREADS", cpus)
+    .field("RTBENCH_DURATION_S", format!("{:.1}", run.duration_s))
+    .field("RTBENCH_MAX_NS", worst)
+    .field("RTBENCH_FAILED_CHECKS", failed.len())
+    .field("RTBENCH_INTERRUPTED", stop.interrupted() as u8)
+    .field("RTBENCH_KERNEL", &run.sysinfo.release)
+    .field("RTBENCH_PREEMPT_RT", run.sysinfo.realtime as u8)
+    .field(
+        "RTBENCH_LOAD",
+        if run.load.is_empty() {
+            "none"
+        } else {
+            &run.load
+        },
+    )
+    .field("RTBENCH_RESULTS_FILE", results_file)
+}
+
+/// An invalid configuration, its fields taken from the error: `RTBENCH_CONFIG` (the
+/// file), `RTBENCH_CONFIG_LINE` and `RTBENCH_CONFIG_KEY` when it has them.
+pub fn config_error(err: &ConfigError) -> Entry {
+    let mut e =
+        Entry::new(MSG_CONFIG, Priority::Error, err.to_string()).field("RTBENCH_CONFIG", &err.file);
+    if let Some(line) = err.line() {
+        e = e.field("RTBENCH_CONFIG_LINE", line);
+    }
+    if let Some(key) = err.key() {
+        e = e.field("RTBENCH_CONFIG_KEY", key);
+    }
+    e
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 
 use super::{RunReport, Sink};
 use crate::measure::cyclic::ThreadResult;
+use crate::measure::harness::{RunEnd, StopCause};
 use crate::measure::stats::LatencyStats;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
@@ -74,15 +75,14 @@ pub struct RtHeader<'a> {
 }
 
 impl<'a> RtHeader<'a> {
-    /// The header for a run of `argv` from `start_s` to `end_s` (seconds since the epoch)
-    /// ending with `return_code`, on `si`.
+    /// The header for a run of `argv` that ended as `end` with `return_code`, on `si`.
     pub fn new(
         argv: &[String],
-        start_s: i64,
-        end_s: i64,
+        end: &RunEnd,
         return_code: i32,
         si: &'a crate::sys::info::SysInfo,
     ) -> Self {
+        let (start_s, end_s) = (end.start_wall_s, end.end_wall_s);
         RtHeader {
             file_version: 1,
             cmdline: argv.join(" "),
@@ -201,17 +201,36 @@ pub fn latency_entries<M: SerializeMap>(m: &mut M, st: &LatencyStats) -> Result<
     Ok(())
 }
 
+/// How the run ended, in every `"rtbench"` object: `stop`, `interrupted` and
+/// `pm_qos_us` (**µs**).
+#[derive(Serialize)]
+pub struct Ended {
+    stop: StopCause,
+    interrupted: bool,
+    pm_qos_us: Option<i32>,
+}
+
+impl Ended {
+    /// The fields of `end`.
+    pub fn of(end: &RunEnd) -> Ended {
+        Ended {
+            stop: end.stop,
+            interrupted: end.stop.interrupted(),
+            pm_qos_us: end.pm_qos_us,
+        }
+    }
+}
+
 #[derive(Serialize)]
 struct Extension<'a> {
     version: &'static str,
     test: &'static str,
     units: Units,
-    stop: crate::measure::runner::StopCause,
-    interrupted: bool,
-    pm_qos_us: Option<i32>,
+    #[serde(flatten)]
+    ended: Ended,
     load: Option<&'a crate::load::LoadInfo>,
     #[serde(rename = "break")]
-    break_info: Option<crate::measure::cyclic::BreakInfo>,
+    break_info: Option<crate::measure::harness::BreakInfo>,
     sysinfo: &'a crate::sys::info::SysInfo,
     threads: Vec<ExtThread<'a>>,
 }
@@ -243,12 +262,12 @@ impl Serialize for ExtThread<'_> {
     }
 }
 
-impl Sink for Json {
+impl Sink<RunReport<'_>> for Json {
     fn write(&self, r: &RunReport<'_>, out: &mut dyn Write) -> io::Result<()> {
         let res = r.result;
         let si = r.sysinfo;
         let doc = Document {
-            header: RtHeader::new(r.argv, res.start_wall_s, res.end_wall_s, r.exit_code, si),
+            header: RtHeader::new(r.argv, &res.end, r.exit_code, si),
             num_threads: res.threads.len(),
             resolution_in_ns: r.nsecs as u8,
             thread: Threads {
@@ -259,11 +278,9 @@ impl Sink for Json {
                 version: env!("CARGO_PKG_VERSION"),
                 test: "cyclic",
                 units: Units::new(r.nsecs),
-                stop: res.stop,
-                interrupted: res.stop.interrupted(),
-                pm_qos_us: res.pm_qos_us,
+                ended: Ended::of(&res.end),
                 load: r.load,
-                break_info: res.break_info,
+                break_info: res.end.break_info,
                 sysinfo: si,
                 threads: res.threads.iter().map(|t| ExtThread { t }).collect(),
             },

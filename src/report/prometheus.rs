@@ -5,7 +5,17 @@
 //! textfile collector README. Latencies are exported in base units (seconds).
 
 use super::store::StoredRun;
+use super::Sink;
 use std::fmt::Write;
+
+/// The textfile as a sink (see [`render`]).
+pub struct Prometheus;
+
+impl Sink<StoredRun> for Prometheus {
+    fn write(&self, run: &StoredRun, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        out.write_all(render(run).as_bytes())
+    }
+}
 
 fn secs(ns: u64) -> String {
     format!("{:e}", ns as f64 / 1e9)

@@ -3,7 +3,17 @@
 //! serial console.
 
 use super::store::StoredRun;
+use super::Sink;
 use std::fmt::Write;
+
+/// The table as a sink (see [`render`]).
+pub struct Table;
+
+impl Sink<StoredRun> for Table {
+    fn write(&self, run: &StoredRun, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        out.write_all(render(run).as_bytes())
+    }
+}
 
 /// Renders the header line and the table for `run`.
 pub fn render(run: &StoredRun) -> String {

@@ -1,9 +1,9 @@
 //! cyclictest's text output: the `T:` line, the `-b` trailer, and rtbench's
 //! `#`-comment lines with percentiles and overruns (parsers of `T:` lines skip them).
 
-use super::{RunReport, Sink};
-use crate::measure::cyclic::ThreadSpec;
+use super::{Live, RunReport, Sink};
 use crate::measure::stats::LiveSnapshot;
+use crate::measure::ThreadSpec;
 use std::io::{self, Write};
 
 /// Figures for one `T:` line, already in the output unit (µs, or ns with `-N`).
@@ -69,7 +69,7 @@ impl TLine {
 /// followed by rtbench's percentile/overrun comment lines.
 pub struct TLines;
 
-impl Sink for TLines {
+impl Sink<RunReport<'_>> for TLines {
     fn write(&self, r: &RunReport<'_>, out: &mut dyn Write) -> io::Result<()> {
         let unit = r.unit_ns();
         for t in &r.result.threads {
@@ -91,10 +91,26 @@ impl Sink for TLines {
     }
 }
 
+/// The live `T:` lines (every report interval without `-q`, and the `SIGUSR1` status).
+pub struct LiveLines;
+
+impl Sink<Live<'_>> for LiveLines {
+    fn write(&self, l: &Live<'_>, out: &mut dyn Write) -> io::Result<()> {
+        for (t, s) in l.threads.iter().zip(l.live) {
+            writeln!(
+                out,
+                "{}",
+                TLine::from_live(t, s, l.unit_ns()).format(l.nsecs)
+            )?;
+        }
+        Ok(())
+    }
+}
+
 /// rtbench's extra lines, all `#` comments: percentiles, overruns, how the run ended.
 pub struct Summary;
 
-impl Sink for Summary {
+impl Sink<RunReport<'_>> for Summary {
     fn write(&self, r: &RunReport<'_>, out: &mut dyn Write) -> io::Result<()> {
         let unit = r.unit_ns();
         let u = if r.nsecs { "ns" } else { "us" };
@@ -113,11 +129,11 @@ impl Sink for Summary {
                 s.missed_periods,
             )?;
         }
-        if r.result.stop.interrupted() {
+        if r.result.end.stop.interrupted() {
             writeln!(
                 out,
                 "# interrupted ({:?}): results cover the run so far",
-                r.result.stop
+                r.result.end.stop
             )?;
         }
         Ok(())
@@ -127,14 +143,14 @@ impl Sink for Summary {
 /// cyclictest's `-b` trailer: `# Thread Ids:`, `# Break thread:`, `# Break value:`.
 pub struct BreakTrailer;
 
-impl Sink for BreakTrailer {
+impl Sink<RunReport<'_>> for BreakTrailer {
     fn write(&self, r: &RunReport<'_>, out: &mut dyn Write) -> io::Result<()> {
         write!(out, "# Thread Ids:")?;
         for t in &r.result.threads {
             write!(out, " {:05}", t.tid)?;
         }
         writeln!(out)?;
-        if let Some(b) = r.result.break_info {
+        if let Some(b) = r.result.end.break_info {
             writeln!(out, "# Break thread: {}", b.tid)?;
             writeln!(out, "# Break value: {}", b.latency_ns / r.unit_ns())?;
         }

@@ -2,10 +2,36 @@
 //! recovered and rolled-back changes, the suggested bootargs and a summary; and the
 //! text of `rtbench tune status`.
 
+use super::Sink;
 use crate::tune::journal::{Journal, JournalState};
 use crate::tune::{ItemReport, Status, TuningReport};
 use std::fmt::Write as _;
 use std::path::Path;
+
+/// `rtbench tune check|apply|revert`'s text report (see [`render`]) for the
+/// configuration file `config`.
+pub struct TuneText<'a> {
+    /// The configuration file, as named on the first line.
+    pub config: &'a str,
+}
+
+impl Sink<TuningReport> for TuneText<'_> {
+    fn write(&self, report: &TuningReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        out.write_all(render(report, self.config).as_bytes())
+    }
+}
+
+/// `rtbench tune status`'s text (see [`render_status`]) for the journal at `path`.
+pub struct StatusText<'a> {
+    /// The journal file.
+    pub path: &'a Path,
+}
+
+impl Sink<Option<Journal>> for StatusText<'_> {
+    fn write(&self, j: &Option<Journal>, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        out.write_all(render_status(self.path, j.as_ref()).as_bytes())
+    }
+}
 
 fn line(out: &mut String, r: &ItemReport) {
     let _ = write!(

@@ -8,7 +8,8 @@ pub mod verdict;
 
 use crate::config::limits::LimitSet;
 use crate::config::{Config, TuningMode};
-use crate::measure::cyclic::{CyclicSpec, ThreadSpec};
+use crate::measure::cyclic::CyclicSpec;
+use crate::measure::{RunControl, ThreadSpec};
 use crate::sys::clock::Clock;
 use crate::sys::cpus::CpuTopology;
 use crate::sys::sched::Policy;
@@ -74,18 +75,20 @@ pub fn plan(cfg: &Config, topo: &CpuTopology, path: &str, text: &str) -> Selftes
         cyclic: CyclicSpec {
             threads,
             clock: Clock::Monotonic,
-            duration: Some(cfg.duration),
-            loops: None,
-            mlockall: true,
-            pm_qos_us: Some(0),
-            main_cpus: topo
-                .housekeeping()
-                .first()
-                .map(|c| [c].into_iter().collect()),
-            histogram: None,
-            break_ns: None,
-            tracemark: false,
-            report_every: Some(Duration::from_secs(1)),
+            control: RunControl {
+                duration: Some(cfg.duration),
+                loops: None,
+                mlockall: true,
+                pm_qos_us: Some(0),
+                main_cpus: topo
+                    .housekeeping()
+                    .first()
+                    .map(|c| [c].into_iter().collect()),
+                report_every: Some(Duration::from_secs(1)),
+                break_ns: None,
+                tracemark: false,
+                histogram: None,
+            },
         },
         limits: cfg.limits.clone(),
         results_dir: cfg.output.results_dir.clone(),

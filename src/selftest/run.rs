@@ -4,28 +4,33 @@ use super::verdict::judge;
 use super::SelftestPlan;
 use crate::config::TuningMode;
 use crate::error::exit;
-use crate::measure::cyclic::{self, CyclicResult, Progress, ThreadSpec};
-use crate::measure::runner::StopCause;
+use crate::measure::cyclic::{self, CyclicResult};
+use crate::measure::harness::Progress;
 use crate::measure::stats::LiveSnapshot;
+use crate::measure::ThreadSpec;
 use crate::report::journal::{
-    Entry, Journal, Priority, MSG_READY, MSG_RESULT, MSG_SUMMARY, MSG_TUNING,
+    self as entries, Entry, Journal, Priority, MSG_READY, MSG_SUMMARY, MSG_TUNING,
 };
+use crate::report::output::{self, Output};
+use crate::report::prometheus::Prometheus;
 use crate::report::store::{Store, StoredRun};
-use crate::report::summary::Verdict;
 use crate::report::summary::{TestSummary, ThreadSummary};
-use crate::report::{prometheus, table};
-use crate::sys::atomic;
+use crate::report::table::Table;
+use crate::report::text::LiveLines;
+use crate::report::Live;
 use crate::sys::clock::Clock;
 use crate::sys::info::SysInfo;
 use crate::sys::SysRoot;
-use crate::tune::{self, Status, TuningReport};
+use crate::tune::{self, Status};
 use std::time::{Duration, Instant};
 
-/// Sends `STATUS=` progress and `WATCHDOG=1` to systemd while measuring.
+/// Sends `STATUS=` progress and `WATCHDOG=1` to systemd while measuring; notices,
+/// warnings and the `SIGUSR1` status (`T:` lines) go to `out`.
 struct NotifyProgress {
     started: Instant,
     duration: Duration,
     watchdog: bool,
+    out: Output,
 }
 
 impl Progress for NotifyProgress {
@@ -44,176 +49,21 @@ impl Progress for NotifyProgress {
     }
 
     fn status(&mut self, threads: &[ThreadSpec], live: &[LiveSnapshot]) {
-        for (t, l) in threads.iter().zip(live) {
-            eprintln!(
-                "{}",
-                crate::report::text::TLine::from_live(t, l, 1000).format(false)
-            );
-        }
+        let l = Live {
+            threads,
+            live,
+            nsecs: false,
+        };
+        let _ = self.out.to_stderr(&LiveLines, &l);
     }
 
     fn notice(&mut self, line: &str) {
-        println!("{line}");
+        self.out.line(line);
     }
 
     fn warning(&mut self, line: &str) {
-        eprintln!("{line}");
+        self.out.warn(line);
     }
-}
-
-fn tuning_entries(journal: &mut Journal, report: &TuningReport) {
-    for i in report
-        .recovered
-        .iter()
-        .chain(&report.items)
-        .chain(&report.rolled_back)
-    {
-        let priority = match i.status {
-            Status::Failed => Priority::Error,
-            Status::Deviation | Status::Unsupported => Priority::Warning,
-            Status::Ok | Status::NotApplicable => Priority::Info,
-        };
-        let mut e = Entry::new(
-            MSG_TUNING,
-            priority,
-            format!("tuning {}: {} ({})", i.item, i.status.as_str(), i.detail),
-        )
-        .field("RTBENCH_TUNE_ITEM", &i.item)
-        .field("RTBENCH_TUNE_STATUS", i.status.as_str())
-        .field("RTBENCH_TUNE_CHANGED", i.changed as u8);
-        if let Some(p) = &i.path {
-            e = e.field("RTBENCH_TUNE_PATH", p);
-        }
-        if let Some(n) = i.errno {
-            e = e.field("RTBENCH_TUNE_ERRNO", n);
-        }
-        journal.send(&e);
-    }
-}
-
-fn thread_entry(test: &str, th: &ThreadSummary, verdict: &Verdict) -> Entry {
-    let checks: Vec<_> = verdict.checks_for(test, th.thread).collect();
-    let ok = checks.iter().all(|c| c.pass);
-    let word = if checks.is_empty() {
-        "none"
-    } else if ok {
-        "pass"
-    } else {
-        "fail"
-    };
-    let cpu = th.cpu.map_or_else(|| "-".to_string(), |c| c.to_string());
-    let limit = checks.iter().find(|c| c.what == "max").map(|c| c.limit);
-    let mut e = Entry::new(
-        MSG_RESULT,
-        if ok { Priority::Info } else { Priority::Warning },
-        format!(
-            "{test} CPU {cpu}: max {} us, p99.9 {} us, p99 {} us, avg {} us, {} overruns, {} samples: {word}",
-            th.max_ns / 1000,
-            th.p999_ns / 1000,
-            th.p99_ns / 1000,
-            th.avg_ns / 1000,
-            th.overruns,
-            th.count
-        ),
-    )
-    .field("RTBENCH_TEST", test)
-    .field("RTBENCH_CPU", &cpu)
-    .field("RTBENCH_THREAD", th.thread)
-    .field("RTBENCH_SAMPLES", th.count)
-    .field("RTBENCH_MIN_NS", th.min_ns)
-    .field("RTBENCH_AVG_NS", th.avg_ns)
-    .field("RTBENCH_P50_NS", th.p50_ns)
-    .field("RTBENCH_P99_NS", th.p99_ns)
-    .field("RTBENCH_P999_NS", th.p999_ns)
-    .field("RTBENCH_P9999_NS", th.p9999_ns)
-    .field("RTBENCH_MAX_NS", th.max_ns)
-    .field("RTBENCH_OVERRUNS", th.overruns);
-    if let Some(l) = limit {
-        e = e.field("RTBENCH_LIMIT_NS", l);
-    }
-    e.field("RTBENCH_VERDICT", word)
-}
-
-fn summary_entry(run: &StoredRun, stop: StopCause, results_file: &str) -> Entry {
-    let worst = run
-        .tests
-        .iter()
-        .flat_map(|t| t.threads.iter())
-        .map(|t| t.max_ns)
-        .max()
-        .unwrap_or(0);
-    let failed: Vec<String> = run
-        .verdict
-        .checks
-        .iter()
-        .filter(|c| !c.pass)
-        .map(|c| {
-            format!(
-                "{} cpu {} {} {} > {}",
-                c.test,
-                c.cpu.map_or_else(|| "-".into(), |x: usize| x.to_string()),
-                c.what,
-                c.value,
-                c.limit
-            )
-        })
-        .chain(run.verdict.problems.iter().cloned())
-        .collect();
-    let cpus: usize = run.tests.iter().map(|t| t.threads.len()).sum();
-    let mut msg = format!(
-        "rtbench self-test {}: {} on {cpus} threads for {:.0} s, worst max {} us",
-        run.verdict.word().to_uppercase(),
-        run.tests
-            .iter()
-            .map(|t| t.test.as_str())
-            .collect::<Vec<_>>()
-            .join("+"),
-        run.duration_s,
-        worst / 1000
-    );
-    if stop.interrupted() {
-        msg.push_str(" (interrupted)");
-    }
-    if run.verdict.checks.is_empty() {
-        msg.push_str(" (no [limits] configured: measured, nothing judged)");
-    }
-    if !failed.is_empty() {
-        msg.push_str(&format!("; failed: {}", failed.join("; ")));
-    }
-    Entry::new(
-        MSG_SUMMARY,
-        if run.verdict.pass {
-            Priority::Info
-        } else {
-            Priority::Error
-        },
-        msg,
-    )
-    .field("RTBENCH_VERDICT", run.verdict.word())
-    .field(
-        "RTBENCH_TESTS",
-        run.tests
-            .iter()
-            .map(|t| t.test.as_str())
-            .collect::<Vec<_>>()
-            .join(","),
-    )
-    .field("RTBENCH_THREADS", cpus)
-    .field("RTBENCH_DURATION_S", format!("{:.1}", run.duration_s))
-    .field("RTBENCH_MAX_NS", worst)
-    .field("RTBENCH_FAILED_CHECKS", failed.len())
-    .field("RTBENCH_INTERRUPTED", stop.interrupted() as u8)
-    .field("RTBENCH_KERNEL", &run.sysinfo.release)
-    .field("RTBENCH_PREEMPT_RT", run.sysinfo.realtime as u8)
-    .field(
-        "RTBENCH_LOAD",
-        if run.load.is_empty() {
-            "none"
-        } else {
-            &run.load
-        },
-    )
-    .field("RTBENCH_RESULTS_FILE", results_file)
 }
 
 /// Runs the self-test `plan` (already validated) and returns the exit code: 0 pass,
@@ -244,7 +94,9 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         }
     };
     if let Some(r) = &tuning {
-        tuning_entries(journal, r);
+        for i in r.recovered.iter().chain(&r.items).chain(&r.rolled_back) {
+            journal.send(&entries::tuning_item(i));
+        }
         if r.exit_code() != exit::OK {
             problems.push(format!(
                 "tuning {}: {} failed, {} deviations",
@@ -296,9 +148,11 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
     let mut spec = plan.cyclic.clone();
     if watchdog && usec > 0 {
         let half = Duration::from_micros(usec / 2).max(Duration::from_millis(100));
-        spec.report_every = Some(spec.report_every.map_or(half, |r| r.min(half)));
+        spec.control.report_every = Some(spec.control.report_every.map_or(half, |r| r.min(half)));
     }
+    let out = Output::new(None);
     let mut progress = NotifyProgress {
+        out,
         started: Instant::now(),
         duration: plan.duration,
         watchdog,
@@ -351,10 +205,14 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
     }];
     let mut verdict = judge(&tests, &plan.limits);
     verdict.problems.extend(problems);
-    if result.stop.interrupted() {
+    if result.end.stop.interrupted() {
         // A cut-short run proves nothing: it cannot pass.
         verdict.problems.push(
-            format!("interrupted ({:?}) after {duration_s:.1} s", result.stop).to_lowercase(),
+            format!(
+                "interrupted ({:?}) after {duration_s:.1} s",
+                result.end.stop
+            )
+            .to_lowercase(),
         );
     }
     verdict.pass = verdict.pass && verdict.problems.is_empty();
@@ -372,11 +230,11 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         load: plan.load_label.clone(),
         tests,
         verdict,
-        interrupted: result.stop.interrupted(),
+        interrupted: result.end.stop.interrupted(),
     };
     for t in &run.tests {
         for th in &t.threads {
-            journal.send(&thread_entry(&t.test, th, &run.verdict));
+            journal.send(&entries::thread_result(&t.test, th, &run.verdict));
         }
     }
     let store = Store::new(&plan.results_dir, plan.keep);
@@ -395,7 +253,7 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         }
     };
     if let Some(p) = &plan.prometheus {
-        if let Err(e) = atomic::write(p, prometheus::render(&run).as_bytes()) {
+        if let Err(e) = output::write_file(p, &Prometheus, &run) {
             journal.send(&Entry::new(
                 MSG_SUMMARY,
                 Priority::Warning,
@@ -403,8 +261,8 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
             ));
         }
     }
-    journal.send(&summary_entry(&run, result.stop, &results_file));
-    print!("{}", table::render(&run));
+    journal.send(&entries::summary(&run, result.end.stop, &results_file));
+    let _ = out.text(&Table, &run);
     let _ = sd_notify::notify(
         false,
         &[sd_notify::NotifyState::Status(&format!(
@@ -412,9 +270,8 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
             run.verdict.word()
         ))],
     );
-    match result.stop {
-        StopCause::Sigint => exit::INTERRUPTED,
-        StopCause::Sigterm => 128 + libc::SIGTERM,
+    match result.end.stop {
+        s if s.interrupted() => s.exit_code(),
         _ if run.verdict.pass => exit::OK,
         _ => exit::FAIL,
     }

@@ -1,10 +1,18 @@
-//! Atomic file replacement: write a temporary file in the same directory, fsync it,
-//! rename it over the target, fsync the directory. A reader (or a crash) sees the old
-//! file or the new one, never a truncated one.
+//! Atomic file replacement, the one place rtbench writes a file: write a temporary
+//! file in the same directory, give it mode [`FILE_MODE`] (with `fchmod`, so the umask
+//! does not matter: collectors such as node_exporter read the files as another user),
+//! fsync it, rename it over the target, fsync the directory. A reader (or a crash)
+//! sees the old file or the new one, never a truncated one.
+//!
+//! Source: rename(2) (atomic replacement within a file system), fsync(2).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+
+/// Mode of every file rtbench writes: `rw-r--r--`.
+pub const FILE_MODE: u32 = 0o644;
 
 /// Writes `bytes` to `path` atomically (see module docs). On error the target is
 /// untouched and the temporary file is removed.
@@ -27,6 +35,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
             .create(true)
             .truncate(true)
             .open(&tmp)?;
+        f.set_permissions(fs::Permissions::from_mode(FILE_MODE))?;
         f.write_all(bytes)?;
         f.sync_all()?;
         drop(f);
@@ -53,6 +62,9 @@ mod tests {
         assert_eq!(fs::read(&p).unwrap(), b"new");
         assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
         assert!(write(&dir.join("missing/x"), b"x").is_err());
+        // The mode is fixed (tests/output_contract.rs checks it under umask 077).
+        let mode = fs::metadata(&p).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, FILE_MODE, "{mode:o}");
         fs::remove_dir_all(&dir).unwrap();
     }
 }

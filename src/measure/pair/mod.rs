@@ -26,21 +26,17 @@ mod responder;
 mod sender;
 
 use responder::{fork_responder, reap, respond, ResponderCfg};
-use sender::InitCtx;
+use sender::{Sender, SenderEnds};
 
-use super::cyclic::{BreakInfo, BreakTrace, THREAD_STACK_BYTES};
-use super::runner::{prepare_process, supervise, Say, Shared, StopCause, Tick};
-use super::stats::{LatencyStats, LiveStats};
+use super::harness::{Harness, Progress, RunEnd};
+use super::stats::LatencyStats;
 use super::transport::{pipe, MqQueue, PipeRead, PipeWrite};
-use crate::cpuset::CpuSet;
+use super::{RunControl, ThreadSpec, THREAD_STACK_BYTES};
 use crate::error::{Error, Result};
-use crate::sys::clock::Clock;
-use crate::sys::signals::Signals;
 use crate::sys::SysRoot;
-use std::io;
 use std::os::fd::{AsRawFd, RawFd};
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
-use std::sync::{mpsc, Arc};
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// `t0` of the message that tells the responder to finish.
@@ -62,20 +58,16 @@ pub enum PairKind {
     Pipe,
 }
 
-/// One sender/receiver pair, fully decided by the Plan: the same fields as a cyclic
-/// thread, for both ends (`index` is pmqtest's thread number; `cpu` the CPU both ends
-/// share). `interval_us` is, for pmq, the receiver's delay before it sends the sync
-/// message (pmqtest `-i` + `index × -d`); for pipe, the initiator's pause between round
-/// trips (0 = back to back, as perf does).
-pub type PairThreads = super::cyclic::ThreadSpec;
-
-/// A validated pair run.
+/// A validated pair run. Each [`ThreadSpec`] is one pair (`index` is pmqtest's pair
+/// number; `cpu` the CPU both ends share); its `interval_us` is, for pmq, the
+/// receiver's delay before it sends the sync message (pmqtest `-i` + `index × -d`); for
+/// pipe, the initiator's pause between round trips (0 = back to back, as perf does).
 #[derive(Debug, Clone)]
 pub struct PairSpec {
     /// pmq or pipe.
     pub kind: PairKind,
     /// The pairs.
-    pub pairs: Vec<PairThreads>,
+    pub pairs: Vec<ThreadSpec>,
     /// Pipe only: the responder runs in a forked child process.
     pub fork: bool,
     /// `-T`: the responder's receive times out after this long; each timeout is
@@ -84,29 +76,15 @@ pub struct PairSpec {
     /// `-f`: the sender waits this long before each message, so that every receive
     /// times out at least once (pmqtest's `-f`, a check of the timeout path).
     pub force_timeout: Option<Duration>,
-    /// Stop after this long, if set.
-    pub duration: Option<Duration>,
-    /// Stop each pair after this many cycles, if set.
-    pub loops: Option<u64>,
-    /// `mlockall` before starting (and in a forked responder).
-    pub mlockall: bool,
-    /// `/dev/cpu_dma_latency` value, **µs**, or `None`.
-    pub pm_qos_us: Option<i32>,
-    /// Where the main thread runs.
-    pub main_cpus: Option<CpuSet>,
-    /// `-h N`: linear histogram of N buckets of `bucket_ns`.
-    pub histogram: Option<(usize, u64)>,
-    /// `-b`: stop when a one-way latency exceeds this many **ns**.
-    pub break_ns: Option<u64>,
-    /// Live report period; `None` for `-q`.
-    pub report_every: Option<Duration>,
+    /// Duration, loops, process setup, reporting (`-b`: a one-way latency above it).
+    pub control: RunControl,
 }
 
 /// One pair's outcome. Latencies in **ns**.
 #[derive(Debug, Clone)]
 pub struct PairResult {
     /// The pair as specified.
-    pub spec: PairThreads,
+    pub spec: ThreadSpec,
     /// Thread id of the initiator (sender).
     pub sender_tid: i32,
     /// Thread id (or pid with `--fork`) of the responder (receiver).
@@ -148,42 +126,11 @@ pub struct PairRun {
     pub fork: bool,
     /// Per-pair results, in pair order.
     pub pairs: Vec<PairResult>,
-    /// Why the run ended.
-    pub stop: StopCause,
-    /// Set when `-b` fired.
-    pub break_info: Option<BreakInfo>,
-    /// PM QoS value held, **µs**.
-    pub pm_qos_us: Option<i32>,
-    /// Wall-clock start, seconds since the epoch.
-    pub start_wall_s: i64,
-    /// Wall-clock end.
-    pub end_wall_s: i64,
+    /// How the run ended.
+    pub end: RunEnd,
 }
 
-/// Live figures of one pair for progress lines.
-#[derive(Debug, Default)]
-pub struct LivePair {
-    /// Forward latency counters (tid = sender tid).
-    pub stats: LiveStats,
-    /// Receiver tid.
-    pub receiver_tid: AtomicI64,
-    /// Timeouts so far.
-    pub timeouts: AtomicU64,
-}
-
-/// Progress hooks for a pair run.
-pub trait PairProgress {
-    /// Every report period.
-    fn report(&mut self, pairs: &[PairThreads], live: &[Arc<LivePair>]);
-    /// On SIGUSR1.
-    fn status(&mut self, pairs: &[PairThreads], live: &[Arc<LivePair>]);
-    /// A setup fact for standard output.
-    fn notice(&mut self, line: &str);
-    /// A warning for standard error.
-    fn warning(&mut self, line: &str);
-}
-
-/// One pair's ends after forking.
+/// One pair's ends after forking: the sender's, and the responder's when it is a thread.
 enum Ends {
     Mq(Arc<MqQueue>, Arc<MqQueue>, ResponderCfg),
     Pipes((PipeRead, PipeWrite), (PipeRead, PipeWrite), ResponderCfg),
@@ -228,9 +175,10 @@ pub fn open_channels(spec: &PairSpec) -> Result<Vec<Channels>> {
         .collect()
 }
 
-/// Sets up the process (mlockall, PM QoS, main affinity), starts every pair on the
-/// given `channels` (from [`open_channels`]) and supervises them until loops/duration
-/// end, `-b` fires, or SIGINT/SIGTERM.
+/// Sets up the process, starts every pair on the given `channels` (from
+/// [`open_channels`]) — responders first (forked or as threads), then the senders as
+/// the harness's measuring threads — and supervises them until loops/duration end,
+/// `-b` fires, or SIGINT/SIGTERM (see [`Harness`]).
 ///
 /// Errors: [`Error::Refused`] when affinity, policy or mlockall is refused (in either
 /// end; no silent fallback), or when a transport fails during the run.
@@ -238,27 +186,10 @@ pub fn run(
     spec: &PairSpec,
     channels: Vec<Channels>,
     root: &SysRoot,
-    progress: &mut dyn PairProgress,
+    progress: &mut dyn Progress,
 ) -> Result<PairRun> {
-    let pm_qos = prepare_process(
-        spec.mlockall,
-        spec.pm_qos_us,
-        spec.main_cpus.as_ref(),
-        root,
-        &mut |kind, line| match kind {
-            Say::Notice => progress.notice(line),
-            Say::Warning => progress.warning(line),
-        },
-    )?;
-    let breaks = spec
-        .break_ns
-        .map(|ns| Arc::new(BreakTrace::open(root, ns, false)));
-    let signals = Signals::block();
-    let n = spec.pairs.len();
-    let shared = Arc::new(Shared::new(n));
-    let live: Vec<Arc<LivePair>> = (0..n).map(|_| Arc::new(LivePair::default())).collect();
-    let (setup_tx, setup_rx) = mpsc::channel::<Option<Error>>();
-    let start_wall_s = Clock::wall_secs();
+    let harness = Harness::prepare(&spec.control, spec.pairs.len(), root, progress)?;
+    let ctl = &spec.control;
     // Fork every responder first, while this process runs no other thread of ours.
     let all_fds: Vec<RawFd> = channels
         .iter()
@@ -273,13 +204,13 @@ pub fn run(
         })
         .collect();
     let mut children: Vec<libc::pid_t> = Vec::new();
-    let mut ends = Vec::with_capacity(n);
+    let mut ends = Vec::with_capacity(spec.pairs.len());
     for (p, ch) in spec.pairs.iter().zip(channels) {
         let rcfg = ResponderCfg {
             cpu: p.cpu,
             policy: p.policy,
             priority: p.priority,
-            mlock: spec.mlockall && spec.fork,
+            mlock: ctl.mlockall && spec.fork,
             sleep_ns: if spec.kind == PairKind::Pmq {
                 p.interval_us as i64 * 1000
             } else {
@@ -297,100 +228,63 @@ pub fn run(
                     }
                 };
                 children.push(pid);
-                live[p.index].receiver_tid.store(pid as i64, Relaxed);
+                harness.live(p.index).peer_tid.store(pid as i64, Relaxed);
                 Ends::Forked(fwd.1, bwd.0)
             }
             Channels::Pipe { fwd, bwd } => Ends::Pipes(fwd, bwd, rcfg),
             Channels::Mq(test, sync) => Ends::Mq(test, sync, rcfg),
         });
     }
-    let mut handles = Vec::with_capacity(n);
+    let mut senders = Vec::with_capacity(spec.pairs.len());
     let mut responders = Vec::new();
     for (p, e) in spec.pairs.iter().zip(ends) {
-        let ictx = InitCtx {
-            spec: p.clone(),
-            kind: spec.kind,
-            duration_ns: spec.duration.map(|d| d.as_nanos() as i64),
-            force_ns: spec.force_timeout.map_or(0, |d| d.as_nanos() as i64),
-            loops: spec.loops,
-            histogram: spec.histogram,
-            shared: Arc::clone(&shared),
-            live: Arc::clone(&live[p.index]),
-            breaks: breaks.clone(),
-        };
-        let tx = setup_tx.clone();
-        let sname = format!("rtbench-S{}", p.index);
         let rname = format!("rtbench-R{}", p.index);
-        let h = match e {
+        let shared = Arc::clone(harness.shared());
+        let forked = matches!(e, Ends::Forked(..));
+        let sender_ends = match e {
             Ends::Mq(test, sync, rcfg) => {
                 let (t2, s2) = (Arc::clone(&test), Arc::clone(&sync));
-                let sh = Arc::clone(&shared);
                 responders.push(spawn(rname, move || {
                     // Woken (EINTR) when the run stops, so a long -i ends at once.
-                    sh.register_sleeper();
+                    shared.register_sleeper();
                     let _ = respond(&s2, &t2, rcfg);
                 })?);
-                spawn(sname, move || ictx.run(&test, &sync, tx))?
+                SenderEnds::Mq(test, sync)
             }
             Ends::Pipes(fwd, bwd, rcfg) => {
                 let (fr, bw) = (fwd.0, bwd.1);
-                let sh = Arc::clone(&shared);
                 responders.push(spawn(rname, move || {
-                    sh.register_sleeper();
+                    shared.register_sleeper();
                     let _ = respond(&bw, &fr, rcfg);
                 })?);
-                spawn(sname, move || ictx.run(&fwd.1, &bwd.0, tx))?
+                SenderEnds::Pipe(fwd.1, bwd.0)
             }
-            Ends::Forked(ftx, brx) => spawn(sname, move || ictx.run(&ftx, &brx, tx))?,
+            Ends::Forked(ftx, brx) => SenderEnds::Pipe(ftx, brx),
         };
-        handles.push(h);
+        let pipe = spec.kind == PairKind::Pipe;
+        senders.push(Sender {
+            spec: p.clone(),
+            kind: spec.kind,
+            ends: sender_ends,
+            duration_ns: ctl.duration.map(|d| d.as_nanos() as i64),
+            force_ns: spec.force_timeout.map_or(0, |d| d.as_nanos() as i64),
+            loops: ctl.loops,
+            forked,
+            result: Some(PairResult {
+                spec: p.clone(),
+                sender_tid: 0,
+                receiver_tid: 0,
+                sender_cpu: p.cpu.map_or(-1, |c| c as i64),
+                receiver_cpu: p.cpu.map_or(-1, |c| c as i64),
+                forward: LatencyStats::new(ctl.histogram),
+                backward: pipe.then(|| LatencyStats::new(ctl.histogram)),
+                round_trip: pipe.then(|| LatencyStats::new(None)),
+                timeouts: 0,
+                total_ns: 0,
+            }),
+        });
     }
-    drop(setup_tx);
-
-    let mut first_err = None;
-    for _ in 0..n {
-        match setup_rx.recv() {
-            Ok(Some(e)) => {
-                first_err.get_or_insert(e);
-            }
-            Ok(None) => {}
-            Err(_) => break,
-        }
-    }
-    if first_err.is_some() {
-        shared.request_stop();
-    }
-    shared.barrier.wait();
-    let cause = if first_err.is_none() {
-        supervise(
-            &signals,
-            &shared,
-            spec.report_every,
-            || handles.iter().all(|h| h.is_finished()),
-            |tick| match tick {
-                Tick::Report => progress.report(&spec.pairs, &live),
-                Tick::Status => progress.status(&spec.pairs, &live),
-            },
-        )
-    } else {
-        None
-    };
-    let mut pairs = Vec::with_capacity(n);
-    let mut run_err = None;
-    for h in handles {
-        match h.join() {
-            Ok(Ok(r)) => pairs.push(r),
-            Ok(Err(e)) => {
-                run_err.get_or_insert(e);
-            }
-            Err(_) => {
-                run_err.get_or_insert(Error::refused(
-                    "a sender thread",
-                    io::Error::other("panicked"),
-                ));
-            }
-        }
-    }
+    let outcome = harness.run("S", &spec.pairs, senders, progress);
     // A responder ends on STOP; one that cannot get it (a failed send) is left to
     // process exit rather than hanging the run.
     for r in responders {
@@ -405,29 +299,16 @@ pub fn run(
         }
     }
     reap(&children, false);
-    let pm_qos_us = pm_qos.as_ref().map(|h| h.latency_us);
-    drop(pm_qos);
-    if let Some(e) = first_err.or(run_err) {
-        return Err(e);
-    }
-    let break_info = breaks.as_ref().and_then(|b| b.info.get().copied());
-    let stop = match (cause, break_info) {
-        (Some(c), _) => c,
-        (None, Some(_)) => StopCause::Break,
-        (None, None) => StopCause::Completed,
-    };
+    let (pairs, end) = outcome?;
     Ok(PairRun {
         kind: spec.kind,
         fork: spec.fork,
         pairs,
-        stop,
-        break_info,
-        pm_qos_us,
-        start_wall_s,
-        end_wall_s: Clock::wall_secs(),
+        end,
     })
 }
 
+/// Spawns a responder thread.
 fn spawn<T: Send + 'static>(
     name: String,
     f: impl FnOnce() -> T + Send + 'static,

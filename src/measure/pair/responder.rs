@@ -38,7 +38,7 @@ pub(super) fn responder_setup(
             return Err((STAGE_SCHED, errno()));
         }
     }
-    sched::prefault_stack(crate::measure::cyclic::PREFAULT_STACK_BYTES);
+    sched::prefault_stack(crate::measure::PREFAULT_STACK_BYTES);
     Ok(())
 }
 

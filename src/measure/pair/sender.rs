@@ -2,33 +2,42 @@
 //! reply and records every latency; the hot loop allocates nothing.
 
 use super::responder::{current_cpu, sleep_rel_ns};
-use super::{
-    LivePair, PairKind, PairResult, PairThreads, READY, STAGE_AFFINITY, STAGE_MLOCK, STOP,
-};
+use super::{PairKind, PairResult, READY, STAGE_AFFINITY, STAGE_MLOCK, STOP};
 use crate::error::{Error, Result};
-use crate::measure::cyclic::{BreakInfo, BreakTrace};
-use crate::measure::runner::Shared;
-use crate::measure::stats::LatencyStats;
-use crate::measure::transport::{Msg, Rx, Tx};
+use crate::measure::harness::{BreakInfo, ThreadCtx, Worker};
+use crate::measure::transport::{MqQueue, Msg, PipeRead, PipeWrite, Rx, Tx};
+use crate::measure::ThreadSpec;
 use crate::sys::clock::Clock;
-use crate::sys::sched;
 use std::io;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 
-pub(super) struct InitCtx {
-    pub(super) spec: PairThreads,
+/// How long a sender waits for its responder's READY message, **ns**.
+const READY_TIMEOUT_NS: i64 = 10_000_000_000;
+
+/// The sender's ends of its pair: (to the responder, from the responder).
+pub(super) enum SenderEnds {
+    /// Two message queues (test, sync).
+    Mq(Arc<MqQueue>, Arc<MqQueue>),
+    /// Forward pipe's write end, backward pipe's read end.
+    Pipe(PipeWrite, PipeRead),
+}
+
+/// One pair's sender, run by the harness on its measuring thread.
+pub(super) struct Sender {
+    pub(super) spec: ThreadSpec,
     pub(super) kind: PairKind,
+    pub(super) ends: SenderEnds,
     pub(super) duration_ns: Option<i64>,
     pub(super) force_ns: i64,
     pub(super) loops: Option<u64>,
-    pub(super) histogram: Option<(usize, u64)>,
-    pub(super) shared: Arc<Shared>,
-    pub(super) live: Arc<LivePair>,
-    pub(super) breaks: Option<Arc<BreakTrace>>,
+    /// Whether the responder is a forked process (for messages).
+    pub(super) forked: bool,
+    /// Allocated by the main thread (see `cyclic.rs` for why).
+    pub(super) result: Option<PairResult>,
 }
 
-fn setup_error(stage: i64, errno: i64, p: &PairThreads, fork: bool) -> Error {
+fn setup_error(stage: i64, errno: i64, p: &ThreadSpec, fork: bool) -> Error {
     let who = if fork {
         "the pipe responder process"
     } else {
@@ -54,72 +63,46 @@ fn setup_error(stage: i64, errno: i64, p: &PairThreads, fork: bool) -> Error {
     Error::refused(what, io::Error::from_raw_os_error(errno as i32))
 }
 
-impl InitCtx {
-    pub(super) fn run<T: Tx, R: Rx>(
-        self,
-        tx: &T,
-        rx: &R,
-        setup_tx: mpsc::Sender<Option<Error>>,
-    ) -> Result<PairResult> {
-        let tid = sched::gettid();
-        self.live.stats.tid.store(tid, Relaxed);
-        self.shared.register_sleeper();
-        let mut setup = (|| {
-            if let Some(cpu) = self.spec.cpu {
-                sched::set_affinity(&[cpu].into_iter().collect())?;
-            }
-            sched::set_scheduler(self.spec.policy, self.spec.priority)?;
-            sched::prefault_stack(crate::measure::cyclic::PREFAULT_STACK_BYTES);
-            Ok(())
-        })();
+impl Worker for Sender {
+    type Output = PairResult;
+
+    /// Waits for the responder's READY: its own setup result and thread id.
+    fn setup(&mut self, ctx: &ThreadCtx) -> Result<()> {
         let mut ready: Msg = [0; 4];
-        let got = rx.recv(&mut ready, Some(10_000_000_000));
-        let fork = self.live.receiver_tid.load(Relaxed) != 0;
+        let got = match &self.ends {
+            SenderEnds::Mq(_, rx) => rx.recv(&mut ready, Some(READY_TIMEOUT_NS)),
+            SenderEnds::Pipe(_, rx) => rx.recv(&mut ready, Some(READY_TIMEOUT_NS)),
+        };
+        let starting = || format!("starting the receiver of pair {}", self.spec.index);
         match got {
             Ok(true) if ready[0] == READY => {
-                self.live.receiver_tid.store(ready[3], Relaxed);
-                if ready[1] != 0 && setup.is_ok() {
-                    setup = Err(setup_error(ready[1], ready[2], &self.spec, fork));
+                ctx.live.peer_tid.store(ready[3], Relaxed);
+                if ready[1] != 0 {
+                    return Err(setup_error(ready[1], ready[2], &self.spec, self.forked));
                 }
+                Ok(())
             }
-            Ok(_) if setup.is_ok() => {
-                setup = Err(Error::refused(
-                    format!("starting the receiver of pair {}", self.spec.index),
-                    io::Error::other("no ready message within 10 s"),
-                ))
-            }
-            Err(e) if setup.is_ok() => {
-                setup = Err(Error::refused(
-                    format!("starting the receiver of pair {}", self.spec.index),
-                    e,
-                ))
-            }
-            _ => {}
+            Ok(_) => Err(Error::refused(
+                starting(),
+                io::Error::other("no ready message within 10 s"),
+            )),
+            Err(e) => Err(Error::refused(starting(), e)),
         }
-        let _ = setup_tx.send(setup.err());
-        drop(setup_tx);
-        self.shared.barrier.wait();
-        let mut r = PairResult {
-            spec: self.spec.clone(),
-            sender_tid: tid,
-            receiver_tid: self.live.receiver_tid.load(Relaxed) as i32,
-            sender_cpu: self.spec.cpu.map_or(-1, |c| c as i64),
-            receiver_cpu: self.spec.cpu.map_or(-1, |c| c as i64),
-            forward: LatencyStats::new(self.histogram),
-            backward: (self.kind == PairKind::Pipe).then(|| LatencyStats::new(self.histogram)),
-            round_trip: (self.kind == PairKind::Pipe).then(|| LatencyStats::new(None)),
-            timeouts: 0,
-            total_ns: 0,
+    }
+
+    fn run(mut self, ctx: &ThreadCtx, measure: bool) -> Result<PairResult> {
+        let mut r = self
+            .result
+            .take()
+            .expect("the result is set when the sender is made");
+        r.sender_tid = ctx.live.tid.load(Relaxed);
+        r.receiver_tid = ctx.live.peer_tid.load(Relaxed) as i32;
+        let outcome = match &self.ends {
+            SenderEnds::Mq(tx, rx) => self.exchange(ctx, tx, rx, &mut r, measure),
+            SenderEnds::Pipe(tx, rx) => self.exchange(ctx, tx, rx, &mut r, measure),
         };
-        let outcome = if self.shared.stopped() {
-            Ok(())
-        } else {
-            self.measure(tx, rx, &mut r)
-        };
-        // Always release the responder, even after an error.
-        let _ = tx.send(&[STOP, 0, 0, 0]);
         if outcome.is_err() {
-            self.shared.request_stop();
+            ctx.shared.request_stop();
         }
         outcome.map_err(|e| {
             Error::refused(
@@ -129,9 +112,35 @@ impl InitCtx {
         })?;
         Ok(r)
     }
+}
+
+impl Sender {
+    /// Measures (unless told not to), then always releases the responder.
+    fn exchange<T: Tx, R: Rx>(
+        &self,
+        ctx: &ThreadCtx,
+        tx: &T,
+        rx: &R,
+        r: &mut PairResult,
+        measure: bool,
+    ) -> io::Result<()> {
+        let outcome = if measure {
+            self.measure(ctx, tx, rx, r)
+        } else {
+            Ok(())
+        };
+        let _ = tx.send(&[STOP, 0, 0, 0]);
+        outcome
+    }
 
     /// The hot loop: no allocation, no lock between the stamps and the syscalls.
-    fn measure<T: Tx, R: Rx>(&self, tx: &T, rx: &R, r: &mut PairResult) -> io::Result<()> {
+    fn measure<T: Tx, R: Rx>(
+        &self,
+        ctx: &ThreadCtx,
+        tx: &T,
+        rx: &R,
+        r: &mut PairResult,
+    ) -> io::Result<()> {
         let clock = Clock::Monotonic;
         let interval = self.spec.interval_us as i64 * 1000;
         let pause = if self.kind == PairKind::Pipe {
@@ -160,7 +169,7 @@ impl InitCtx {
             match rx.recv(&mut reply, None) {
                 Ok(_) => {}
                 // The runner's wake signal: the run is over, this reply is not a sample.
-                Err(e) if e.kind() == io::ErrorKind::Interrupted && self.shared.stopped() => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted && ctx.shared.stopped() => break,
                 Err(e) => return Err(e),
             }
             let t3 = clock.now_ns();
@@ -176,9 +185,9 @@ impl InitCtx {
             }
             r.timeouts = reply[2] as u64;
             r.receiver_cpu = reply[3];
-            self.live.stats.publish(&r.forward);
-            self.live.timeouts.store(r.timeouts, Relaxed);
-            if let Some(b) = &self.breaks {
+            ctx.live.publish(&r.forward);
+            ctx.live.timeouts.store(r.timeouts, Relaxed);
+            if let Some(b) = &ctx.breaks {
                 if fwd > b.limit_ns {
                     b.trip(
                         BreakInfo {
@@ -186,17 +195,17 @@ impl InitCtx {
                             tid: r.receiver_tid,
                             latency_ns: fwd,
                         },
-                        &self.shared,
+                        &ctx.shared,
                     );
                     break;
                 }
             }
-            if r.forward.count >= loops || t3 >= stop_at || self.shared.stopped() {
+            if r.forward.count >= loops || t3 >= stop_at || ctx.shared.stopped() {
                 break;
             }
             if pause > 0 {
                 sleep_rel_ns(pause);
-                if self.shared.stopped() {
+                if ctx.shared.stopped() {
                     // Woken: this pause is not between two round trips.
                     break;
                 }

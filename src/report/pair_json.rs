@@ -5,8 +5,8 @@
 //! max and percentiles in **ns**, overruns, timeouts, the `-h` buckets, the pipe's
 //! round trip and switch time, the load and the system snapshot.
 
-use super::json::{latency_entries, RtHeader, Units};
-use super::pmq::PairReport;
+use super::json::{latency_entries, Ended, RtHeader, Units};
+use super::{PairReport, Sink};
 use crate::load::LoadInfo;
 use crate::measure::pair::{PairKind, PairResult};
 use crate::measure::stats::LatencyStats;
@@ -88,11 +88,10 @@ struct Extension<'a> {
     test: PairKind,
     fork: bool,
     units: Units,
-    stop: crate::measure::runner::StopCause,
-    interrupted: bool,
-    pm_qos_us: Option<i32>,
+    #[serde(flatten)]
+    ended: Ended,
     #[serde(rename = "break")]
-    break_info: Option<crate::measure::cyclic::BreakInfo>,
+    break_info: Option<crate::measure::harness::BreakInfo>,
     load: Option<&'a LoadInfo>,
     sysinfo: &'a SysInfo,
     pairs: Vec<ExtPair<'a>>,
@@ -153,12 +152,20 @@ impl Serialize for ExtPair<'_> {
     }
 }
 
-/// Writes the JSON document (pretty, trailing newline).
-pub fn write_json(r: &PairReport<'_>, out: &mut dyn Write) -> io::Result<()> {
-    let run = r.run;
+/// The pair tests' JSON document (pretty, trailing newline).
+pub struct PairJson;
+
+impl Sink<PairReport<'_>> for PairJson {
+    fn write(&self, r: &PairReport<'_>, out: &mut dyn Write) -> io::Result<()> {
+        write_json(r, out)
+    }
+}
+
+fn write_json(r: &PairReport<'_>, out: &mut dyn Write) -> io::Result<()> {
+    let run = r.result;
     let si = r.sysinfo;
     let doc = Document {
-        header: RtHeader::new(r.argv, run.start_wall_s, run.end_wall_s, r.exit_code, si),
+        header: RtHeader::new(r.argv, &run.end, r.exit_code, si),
         num_threads: run.pairs.len(),
         thread: Threads {
             pairs: &run.pairs,
@@ -169,10 +176,8 @@ pub fn write_json(r: &PairReport<'_>, out: &mut dyn Write) -> io::Result<()> {
             test: run.kind,
             fork: run.fork,
             units: Units::new(r.nsecs),
-            stop: run.stop,
-            interrupted: run.stop.interrupted(),
-            pm_qos_us: run.pm_qos_us,
-            break_info: run.break_info,
+            ended: Ended::of(&run.end),
+            break_info: run.end.break_info,
             load: r.load,
             sysinfo: si,
             pairs: run.pairs.iter().map(ExtPair).collect(),

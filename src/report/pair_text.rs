@@ -1,48 +1,18 @@
 //! Output of the pair tests (`pmq`, `pipe`): pmqtest's text lines, rtbench's `#`
 //! lines (percentiles, overruns, timeouts, the pipe's switch time), pmqtest's JSON
 //! (rt-tests `file_version` 1) plus the `"rtbench"` object, and the `-h` dump
-//! (cyclictest's layout, one column per pair, via [`super::histogram::HistogramDump`]).
-//! The JSON is in [`super::pmq_json`].
+//! (cyclictest's layout, one column per pair, via [`super::histogram::HistogramDump`]
+//! and [`as_cyclic`]). The JSON is in [`super::pair_json`].
 //!
 //! pmqtest formats (rt-tests `src/pmqtest/pmqtest.c`, `print_stat`):
 //! `#%1d: ID%d, P%d, CPU%d, I%ld; #%1d: ID%d, P%d, CPU%d, TO %d, Cycles %d` and
 //! `#%d -> #%d, Min %4d, Cur %4d, Avg %4d, Max %4d` (Avg rounded half up).
 
-use crate::measure::cyclic::{CyclicResult, ThreadResult, ThreadSpec};
-use crate::measure::pair::{LivePair, PairRun, PairThreads};
+use super::{Live, PairReport, Sink};
+use crate::measure::cyclic::{CyclicResult, ThreadResult};
+use crate::measure::pair::PairRun;
 use crate::measure::stats::LatencyStats;
-use crate::sys::info::SysInfo;
 use std::io::{self, Write};
-use std::sync::atomic::Ordering::Relaxed;
-use std::sync::Arc;
-
-/// Everything the pair sinks show about one run.
-#[derive(Debug, Clone, Copy)]
-pub struct PairReport<'a> {
-    /// The measurement.
-    pub run: &'a PairRun,
-    /// The system.
-    pub sysinfo: &'a SysInfo,
-    /// argv.
-    pub argv: &'a [String],
-    /// `-N`.
-    pub nsecs: bool,
-    /// Exit code (JSON `return_code`).
-    pub exit_code: i32,
-    /// Load, if any.
-    pub load: Option<&'a crate::load::LoadInfo>,
-}
-
-impl PairReport<'_> {
-    /// Unit of the pmqtest-compatible figures in **ns** (1000 = µs, 1 with `-N`).
-    pub fn unit_ns(&self) -> u64 {
-        if self.nsecs {
-            1
-        } else {
-            1000
-        }
-    }
-}
 
 /// pmqtest's first line for pair `i`.
 #[allow(clippy::too_many_arguments)]
@@ -94,49 +64,59 @@ fn arrows(i: usize) -> [String; 3] {
 }
 
 /// The live block (every report interval, and SIGUSR1): pmqtest's two lines per pair.
-pub fn live_block(pairs: &[PairThreads], live: &[Arc<LivePair>], unit: u64) -> String {
-    let mut s = String::new();
-    let cpu = |p: &PairThreads| p.cpu.map_or(-1, |c| c as i64);
-    for (p, l) in pairs.iter().zip(live) {
-        let st = l.stats.snapshot();
-        s += &header_line(
-            p.index,
-            l.receiver_tid.load(Relaxed),
-            p.priority,
-            cpu(p),
-            p.interval_us,
-            st.tid as i64,
-            p.priority,
-            cpu(p),
-            l.timeouts.load(Relaxed),
-            st.count,
-        );
-        s.push('\n');
+pub struct PairLive;
+
+impl Sink<Live<'_>> for PairLive {
+    fn write(&self, l: &Live<'_>, out: &mut dyn Write) -> io::Result<()> {
+        let unit = l.unit_ns();
+        let cpu = |p: &crate::measure::ThreadSpec| p.cpu.map_or(-1, |c| c as i64);
+        for (p, st) in l.threads.iter().zip(l.live) {
+            let line = header_line(
+                p.index,
+                st.peer_tid,
+                p.priority,
+                cpu(p),
+                p.interval_us,
+                st.tid as i64,
+                p.priority,
+                cpu(p),
+                st.timeouts,
+                st.count,
+            );
+            writeln!(out, "{line}")?;
+        }
+        for (p, st) in l.threads.iter().zip(l.live) {
+            let avg = if st.count == 0 {
+                0
+            } else {
+                (st.sum_ns as f64 / st.count as f64 / unit as f64 + 0.5) as u64
+            };
+            let line = latency_line(
+                &arrows(p.index)[0],
+                st.min_ns / unit,
+                st.last_ns / unit,
+                avg,
+                st.max_ns / unit,
+            );
+            writeln!(out, "{line}")?;
+        }
+        Ok(())
     }
-    for (p, l) in pairs.iter().zip(live) {
-        let st = l.stats.snapshot();
-        let avg = if st.count == 0 {
-            0
-        } else {
-            (st.sum_ns as f64 / st.count as f64 / unit as f64 + 0.5) as u64
-        };
-        s += &latency_line(
-            &arrows(p.index)[0],
-            st.min_ns / unit,
-            st.last_ns / unit,
-            avg,
-            st.max_ns / unit,
-        );
-        s.push('\n');
-    }
-    s
 }
 
 /// The final pmqtest lines (what `pmqtest -q` prints at exit), plus for pipes the
 /// backward and round-trip lines.
-pub fn write_lines(r: &PairReport<'_>, out: &mut dyn Write) -> io::Result<()> {
+pub struct PairLines;
+
+impl Sink<PairReport<'_>> for PairLines {
+    fn write(&self, r: &PairReport<'_>, out: &mut dyn Write) -> io::Result<()> {
+        write_lines(r, out)
+    }
+}
+
+fn write_lines(r: &PairReport<'_>, out: &mut dyn Write) -> io::Result<()> {
     let unit = r.unit_ns();
-    for p in &r.run.pairs {
+    for p in &r.result.pairs {
         let s = &p.spec;
         writeln!(
             out,
@@ -155,7 +135,7 @@ pub fn write_lines(r: &PairReport<'_>, out: &mut dyn Write) -> io::Result<()> {
             )
         )?;
     }
-    for p in &r.run.pairs {
+    for p in &r.result.pairs {
         let a = arrows(p.spec.index);
         writeln!(out, "{}", stat_line(&a[0], &p.forward, unit))?;
         if let (Some(b), Some(rt)) = (&p.backward, &p.round_trip) {
@@ -187,10 +167,18 @@ fn pct_line(
 
 /// rtbench's `#` lines: percentiles, overruns and timeouts per direction; for pipes the
 /// mean switch time next to perf's usecs/op; how the run ended.
-pub fn write_summary(r: &PairReport<'_>, out: &mut dyn Write) -> io::Result<()> {
+pub struct PairSummary;
+
+impl Sink<PairReport<'_>> for PairSummary {
+    fn write(&self, r: &PairReport<'_>, out: &mut dyn Write) -> io::Result<()> {
+        write_summary(r, out)
+    }
+}
+
+fn write_summary(r: &PairReport<'_>, out: &mut dyn Write) -> io::Result<()> {
     let unit = r.unit_ns();
     let u = if r.nsecs { "ns" } else { "us" };
-    for p in &r.run.pairs {
+    for p in &r.result.pairs {
         let a = arrows(p.spec.index);
         pct_line(
             out,
@@ -217,14 +205,14 @@ pub fn write_summary(r: &PairReport<'_>, out: &mut dyn Write) -> io::Result<()> 
             }
         }
     }
-    if r.run.stop.interrupted() {
+    if r.result.end.stop.interrupted() {
         writeln!(
             out,
             "# interrupted ({:?}): results cover the run so far",
-            r.run.stop
+            r.result.end.stop
         )?;
     }
-    if let Some(b) = r.run.break_info {
+    if let Some(b) = r.result.end.break_info {
         writeln!(out, "# Break thread: {}", b.tid)?;
         writeln!(out, "# Break value: {}", b.latency_ns / unit)?;
     }
@@ -239,22 +227,12 @@ pub fn as_cyclic(run: &PairRun) -> CyclicResult {
             .pairs
             .iter()
             .map(|p| ThreadResult {
-                spec: ThreadSpec {
-                    index: p.spec.index,
-                    cpu: p.spec.cpu,
-                    policy: p.spec.policy,
-                    priority: p.spec.priority,
-                    interval_us: p.spec.interval_us,
-                },
+                spec: p.spec.clone(),
                 tid: p.receiver_tid,
                 stats: p.forward.clone(),
             })
             .collect(),
-        stop: run.stop,
-        break_info: run.break_info,
-        pm_qos_us: run.pm_qos_us,
-        start_wall_s: run.start_wall_s,
-        end_wall_s: run.end_wall_s,
+        end: run.end,
     }
 }
 

@@ -1,0 +1,501 @@
+//! The one harness that runs measuring threads, for the cyclic test and the pair tests:
+//! prepare the process ([`RunControl`]: mlockall, PM QoS, main-thread CPUs), start every
+//! thread (pinned, prioritised and pre-faulted inside the thread before its first
+//! sample), wait until all are set up, start them together at a barrier, supervise
+//! (signals, live progress, `-b`), join them and say how the run ended ([`RunEnd`]).
+//!
+//! Signals: SIGINT, SIGTERM and SIGUSR1 are blocked before any measuring thread is
+//! spawned (threads inherit the mask) and taken by the main thread with
+//! `sigtimedwait(2)` ([`crate::sys::signals`]). A stop wakes sleeping measuring threads
+//! with [`wake_signal`], whose handler does nothing, so a long `clock_nanosleep` or
+//! blocking receive returns EINTR at once and the thread sees the stop flag.
+
+use super::stats::{LiveSnapshot, LiveStats};
+use super::{RunControl, ThreadSpec, PREFAULT_STACK_BYTES, THREAD_STACK_BYTES};
+use crate::error::{exit, Error, Result};
+use crate::sys::clock::Clock;
+use crate::sys::pmqos::PmQosHolder;
+use crate::sys::signals::Signals;
+use crate::sys::{sched, SysRoot};
+use std::fs::File;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Barrier, Mutex, Once, OnceLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How often the supervisor looks at its threads and signals.
+const POLL: Duration = Duration::from_millis(50);
+
+/// What a run tells the person running it while it runs.
+pub trait Progress {
+    /// Called every report period with each thread's live figures (**ns**).
+    fn report(&mut self, threads: &[ThreadSpec], live: &[LiveSnapshot]);
+    /// Called on SIGUSR1.
+    fn status(&mut self, threads: &[ThreadSpec], live: &[LiveSnapshot]);
+    /// A fact about the run's setup (e.g. `# /dev/cpu_dma_latency set to 0us`, which
+    /// cyclictest prints on standard output).
+    fn notice(&mut self, line: &str);
+    /// Something that may make the figures worse.
+    fn warning(&mut self, line: &str);
+}
+
+/// State shared by the main thread and every measuring thread of one run.
+#[derive(Debug)]
+pub struct Shared {
+    /// Set to end the run; measuring threads check it once per cycle.
+    stop: AtomicBool,
+    /// All measuring threads and the main thread meet here after setup, so the first
+    /// samples of every thread are taken together.
+    barrier: Barrier,
+    /// Threads to interrupt (with [`wake_signal`]) when the run stops.
+    sleepers: Mutex<Vec<libc::pthread_t>>,
+}
+
+/// The signal that interrupts a measuring thread's `clock_nanosleep` (or blocking
+/// receive) when the run stops, so SIGINT/SIGTERM take effect at once even with an
+/// interval of minutes (cyclictest does the same with SIGTERM to its threads).
+pub fn wake_signal() -> i32 {
+    libc::SIGRTMIN()
+}
+
+extern "C" fn on_wake(_: libc::c_int) {}
+
+fn install_wake_handler() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: a zeroed sigaction with a valid handler and an empty mask; no
+        // SA_RESTART, so clock_nanosleep returns EINTR.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_wake as extern "C" fn(libc::c_int) as usize;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(wake_signal(), &sa, std::ptr::null_mut());
+        }
+    });
+}
+
+impl Shared {
+    /// Shared state for `threads` measuring threads plus the main thread.
+    fn new(threads: usize) -> Self {
+        install_wake_handler();
+        Shared {
+            stop: AtomicBool::new(false),
+            barrier: Barrier::new(threads + 1),
+            sleepers: Mutex::new(Vec::with_capacity(threads)),
+        }
+    }
+
+    /// Registers the calling thread to be woken when the run stops (call during setup,
+    /// not in the hot loop).
+    pub fn register_sleeper(&self) {
+        // SAFETY: pthread_self cannot fail.
+        let me = unsafe { libc::pthread_self() };
+        self.sleepers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(me);
+    }
+
+    /// Interrupts every registered thread's sleep (see [`wake_signal`]).
+    fn wake_sleepers(&self) {
+        // SAFETY: pthread_self cannot fail.
+        let me = unsafe { libc::pthread_self() };
+        let sleepers = self.sleepers.lock().unwrap_or_else(|e| e.into_inner());
+        for &t in sleepers.iter() {
+            if t != me {
+                // SAFETY: t was a live thread of this run; a finished thread's id is
+                // only signalled while the main thread still holds its JoinHandle.
+                unsafe { libc::pthread_kill(t, wake_signal()) };
+            }
+        }
+    }
+
+    /// Whether the run should end.
+    #[inline(always)]
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Ends the run and wakes the sleeping measuring threads.
+    pub fn request_stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.wake_sleepers();
+    }
+}
+
+/// Why a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StopCause {
+    /// Duration or loop count reached.
+    Completed,
+    /// A sample exceeded the `-b` break threshold.
+    Break,
+    /// SIGINT (exit 130).
+    Sigint,
+    /// SIGTERM (exit 143).
+    Sigterm,
+}
+
+impl StopCause {
+    /// Whether the run was cut short by a signal.
+    pub fn interrupted(self) -> bool {
+        matches!(self, StopCause::Sigint | StopCause::Sigterm)
+    }
+
+    /// The exit code of a measuring command that ended this way: 0, 1 for `-b`,
+    /// 130/143 for SIGINT/SIGTERM (see [`crate::error::exit`]).
+    pub fn exit_code(self) -> i32 {
+        match self {
+            StopCause::Completed => exit::OK,
+            StopCause::Break => exit::FAIL,
+            StopCause::Sigint => exit::INTERRUPTED,
+            StopCause::Sigterm => exit::TERMINATED,
+        }
+    }
+}
+
+/// What `-b` caught: the first thread whose sample exceeded the threshold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct BreakInfo {
+    /// Thread (or pair) index.
+    pub thread: usize,
+    /// Kernel thread id (of a pair's receiver).
+    pub tid: i32,
+    /// The sample in **ns**.
+    pub latency_ns: u64,
+}
+
+/// How a run ended, for every output: why, what `-b` caught, the PM QoS value held and
+/// the wall-clock start and end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunEnd {
+    /// Why the run ended.
+    pub stop: StopCause,
+    /// Set when `-b` fired.
+    pub break_info: Option<BreakInfo>,
+    /// The PM QoS value held during the run, in **µs**, if any.
+    pub pm_qos_us: Option<i32>,
+    /// Wall-clock start, seconds since the epoch.
+    pub start_wall_s: i64,
+    /// Wall-clock end, seconds since the epoch.
+    pub end_wall_s: i64,
+}
+
+impl RunEnd {
+    /// The exit code of a measuring command (see [`StopCause::exit_code`]).
+    pub fn exit_code(&self) -> i32 {
+        self.stop.exit_code()
+    }
+}
+
+/// tracefs files `-b` writes: `tracing_on` (to stop the trace) and `trace_marker`.
+pub struct BreakTrace {
+    /// The threshold in **ns**.
+    pub limit_ns: u64,
+    tracing_on: Option<File>,
+    marker: Option<File>,
+    tripped: AtomicBool,
+    info: OnceLock<BreakInfo>,
+}
+
+impl BreakTrace {
+    fn open(root: &SysRoot, limit_ns: u64, tracemark: bool) -> BreakTrace {
+        let dir = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"]
+            .into_iter()
+            .find(|d| root.exists(&format!("{d}/tracing_on")));
+        let open = |name: &str| dir.and_then(|d| root.open_rw(&format!("{d}/{name}")).ok());
+        BreakTrace {
+            limit_ns,
+            tracing_on: open("tracing_on"),
+            marker: if tracemark {
+                open("trace_marker")
+            } else {
+                None
+            },
+            tripped: AtomicBool::new(false),
+            info: OnceLock::new(),
+        }
+    }
+
+    /// Called by the thread whose sample crossed the limit; only the first one acts:
+    /// writes the marker, stops tracing, ends the run.
+    pub fn trip(&self, info: BreakInfo, shared: &Shared) {
+        if self.tripped.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        if let Some(mut m) = self.marker.as_ref() {
+            let _ = write!(
+                m,
+                "hit latency threshold ({} > {})",
+                info.latency_ns / 1000,
+                self.limit_ns / 1000
+            );
+        }
+        if let Some(mut t) = self.tracing_on.as_ref() {
+            let _ = t.write_all(b"0");
+        }
+        let _ = self.info.set(info);
+        shared.request_stop();
+    }
+}
+
+/// What a measuring thread has to measure with: the run's shared state, its live
+/// counters and the `-b` trace, if any.
+pub struct ThreadCtx {
+    /// Stop flag and start barrier.
+    pub shared: Arc<Shared>,
+    /// This thread's published figures.
+    pub live: Arc<LiveStats>,
+    /// `-b`.
+    pub breaks: Option<Arc<BreakTrace>>,
+}
+
+/// One measuring thread's work. The harness runs it on a thread of its own that is
+/// already pinned, prioritised and pre-faulted as its [`ThreadSpec`] says.
+pub trait Worker: Send + 'static {
+    /// What the thread hands back.
+    type Output: Send + 'static;
+    /// More setup before the start barrier (e.g. waiting for a pair's responder).
+    /// An error ends the run before the first sample.
+    fn setup(&mut self, ctx: &ThreadCtx) -> Result<()> {
+        let _ = ctx;
+        Ok(())
+    }
+    /// Runs after the start barrier; `measure` is false when the run was stopped
+    /// before it began (a setup error elsewhere, a signal).
+    fn run(self, ctx: &ThreadCtx, measure: bool) -> Result<Self::Output>;
+}
+
+/// Pins, prioritises and pre-faults the calling thread (in this order, as cyclictest
+/// does). A refusal is an error: never a silent SCHED_OTHER fallback.
+fn enter(spec: &ThreadSpec) -> Result<()> {
+    if let Some(cpu) = spec.cpu {
+        sched::set_affinity(&[cpu].into_iter().collect())?;
+    }
+    sched::set_scheduler(spec.policy, spec.priority)?;
+    sched::prefault_stack(PREFAULT_STACK_BYTES);
+    Ok(())
+}
+
+/// A prepared run: the process is set up, the threads are not started yet.
+pub struct Harness {
+    signals: Signals,
+    shared: Arc<Shared>,
+    live: Vec<Arc<LiveStats>>,
+    breaks: Option<Arc<BreakTrace>>,
+    pm_qos: Option<PmQosHolder>,
+    report_every: Option<Duration>,
+    start_wall_s: i64,
+}
+
+impl Harness {
+    /// Prepares the process for `threads` measuring threads in cyclictest's order:
+    /// `mlockall` (when asked), the `/dev/cpu_dma_latency` request (held until the
+    /// run ends), the main thread's CPUs; opens the `-b` trace files; blocks the
+    /// signals the supervisor takes.
+    ///
+    /// Errors: [`Error::Refused`] when mlockall or the main thread's affinity is
+    /// refused. A PM QoS request that cannot be made is only a warning, as in cyclictest.
+    pub fn prepare(
+        control: &RunControl,
+        threads: usize,
+        root: &SysRoot,
+        progress: &mut dyn Progress,
+    ) -> Result<Harness> {
+        if control.mlockall {
+            sched::lock_memory()?;
+        }
+        let pm_qos = match control.pm_qos_us {
+            Some(us) => match PmQosHolder::hold(root, us) {
+                Ok(h) => {
+                    progress.notice(&format!("# /dev/cpu_dma_latency set to {us}us"));
+                    Some(h)
+                }
+                Err(e) => {
+                    progress.warning(&format!(
+                        "# /dev/cpu_dma_latency not set ({e}); C-state exits may add latency"
+                    ));
+                    None
+                }
+            },
+            None => None,
+        };
+        if let Some(cpus) = &control.main_cpus {
+            sched::set_affinity(cpus)?;
+        }
+        let breaks = control
+            .break_ns
+            .map(|ns| Arc::new(BreakTrace::open(root, ns, control.tracemark)));
+        let signals = Signals::block();
+        Ok(Harness {
+            signals,
+            shared: Arc::new(Shared::new(threads)),
+            live: (0..threads)
+                .map(|_| Arc::new(LiveStats::default()))
+                .collect(),
+            breaks,
+            pm_qos,
+            report_every: control.report_every,
+            start_wall_s: Clock::wall_secs(),
+        })
+    }
+
+    /// The run's shared state (for helper threads that must be woken on stop).
+    pub fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
+    /// Thread `i`'s live counters.
+    pub fn live(&self, i: usize) -> &Arc<LiveStats> {
+        &self.live[i]
+    }
+
+    /// The context a worker of thread `i` measures with.
+    pub fn ctx(&self, i: usize) -> ThreadCtx {
+        ThreadCtx {
+            shared: Arc::clone(&self.shared),
+            live: Arc::clone(&self.live[i]),
+            breaks: self.breaks.clone(),
+        }
+    }
+
+    /// Starts one thread per `threads[i]` running `workers[i]`, waits until every one
+    /// is set up, starts them together and supervises them until they end (duration,
+    /// loops, `-b`) or SIGINT/SIGTERM; SIGUSR1 and the report period call `progress`.
+    /// Returns the workers' outputs in thread order and how the run ended.
+    ///
+    /// Errors: the first setup error (the run is stopped before any sample), else the
+    /// first error a worker returned; a panicking thread is [`Error::Refused`].
+    pub fn run<W: Worker>(
+        self,
+        name: &str,
+        threads: &[ThreadSpec],
+        workers: Vec<W>,
+        progress: &mut dyn Progress,
+    ) -> Result<(Vec<W::Output>, RunEnd)> {
+        let (setup_tx, setup_rx) = mpsc::channel::<Option<Error>>();
+        let mut handles: Vec<JoinHandle<Result<W::Output>>> = Vec::with_capacity(threads.len());
+        for (t, mut w) in threads.iter().zip(workers) {
+            let ctx = self.ctx(t.index);
+            let tx = setup_tx.clone();
+            let spec = t.clone();
+            let h = std::thread::Builder::new()
+                .name(format!("rtbench-{name}{}", t.index))
+                .stack_size(THREAD_STACK_BYTES)
+                .spawn(move || {
+                    ctx.live.tid.store(sched::gettid(), Ordering::Relaxed);
+                    ctx.shared.register_sleeper();
+                    let setup = enter(&spec).and_then(|()| w.setup(&ctx));
+                    let _ = tx.send(setup.err());
+                    drop(tx);
+                    ctx.shared.barrier.wait();
+                    let measure = !ctx.shared.stopped();
+                    w.run(&ctx, measure)
+                })
+                .map_err(|e| Error::refused("spawning a measuring thread", e))?;
+            handles.push(h);
+        }
+        drop(setup_tx);
+        let mut first_err = None;
+        for _ in 0..handles.len() {
+            match setup_rx.recv() {
+                Ok(Some(e)) => {
+                    first_err.get_or_insert(e);
+                }
+                Ok(None) => {}
+                Err(_) => break,
+            }
+        }
+        if first_err.is_some() {
+            self.shared.request_stop();
+        }
+        self.shared.barrier.wait();
+        let cause = if first_err.is_none() {
+            self.supervise(threads, &handles, progress)
+        } else {
+            None
+        };
+        let mut outputs = Vec::with_capacity(handles.len());
+        let mut run_err = None;
+        for h in handles {
+            match h.join() {
+                Ok(Ok(o)) => outputs.push(o),
+                Ok(Err(e)) => {
+                    run_err.get_or_insert(e);
+                }
+                Err(_) => {
+                    run_err.get_or_insert(Error::refused(
+                        "a measuring thread",
+                        std::io::Error::other("panicked"),
+                    ));
+                }
+            }
+        }
+        let pm_qos_us = self.pm_qos.as_ref().map(|h| h.latency_us);
+        drop(self.pm_qos);
+        if let Some(e) = first_err.or(run_err) {
+            return Err(e);
+        }
+        let break_info = self.breaks.as_ref().and_then(|b| b.info.get().copied());
+        let stop = match (cause, break_info) {
+            (Some(c), _) => c,
+            (None, Some(_)) => StopCause::Break,
+            (None, None) => StopCause::Completed,
+        };
+        let end = RunEnd {
+            stop,
+            break_info,
+            pm_qos_us,
+            start_wall_s: self.start_wall_s,
+            end_wall_s: Clock::wall_secs(),
+        };
+        Ok((outputs, end))
+    }
+
+    /// The supervision loop on the main thread, until every measuring thread has
+    /// returned: SIGINT/SIGTERM stop the run, SIGUSR1 asks for a status, and every
+    /// report period gives live progress. Returns the signal that stopped the run.
+    fn supervise<T>(
+        &self,
+        threads: &[ThreadSpec],
+        handles: &[JoinHandle<T>],
+        progress: &mut dyn Progress,
+    ) -> Option<StopCause> {
+        let shared = &self.shared;
+        let snapshot = || self.live.iter().map(|l| l.snapshot()).collect::<Vec<_>>();
+        let mut cause = None;
+        let mut next_report = self.report_every.map(|d| Instant::now() + d);
+        while !handles.iter().all(|h| h.is_finished()) {
+            let mut wait = POLL;
+            if let Some(t) = next_report {
+                wait = wait.min(t.saturating_duration_since(Instant::now()));
+            }
+            if shared.stopped() {
+                // A thread may have checked the flag just before the first wake and
+                // gone back to sleep: wake again until every thread has returned.
+                shared.wake_sleepers();
+            }
+            match self.signals.wait(wait) {
+                Some(libc::SIGINT) => {
+                    cause.get_or_insert(StopCause::Sigint);
+                    shared.request_stop();
+                }
+                Some(libc::SIGTERM) => {
+                    cause.get_or_insert(StopCause::Sigterm);
+                    shared.request_stop();
+                }
+                Some(libc::SIGUSR1) => progress.status(threads, &snapshot()),
+                _ => {}
+            }
+            if let (Some(t), Some(every)) = (next_report, self.report_every) {
+                if Instant::now() >= t && !shared.stopped() {
+                    progress.report(threads, &snapshot());
+                    next_report = Some(t + every);
+                }
+            }
+        }
+        cause
+    }
+}

@@ -1,0 +1,155 @@
+//! The one output mechanism every command writes through, so the output contracts
+//! hold by construction:
+//!
+//! - **A document on standard output is alone there.** When a command writes a
+//!   machine-readable document to standard output (`--json -`, `sysinfo --json`,
+//!   `plot -o -`), every human line — results, live progress, setup notices — goes to
+//!   standard error instead.
+//! - **Files are whole or absent.** A file is written atomically (temporary file,
+//!   fsync, rename, directory fsync) with mode [`FILE_MODE`] whatever the umask, by
+//!   [`crate::sys::atomic::write`] — the only file writer.
+//! - **Diagnostics go to standard error**: warnings, remarks, `SIGUSR1` status.
+//!
+//! The journal is the self-test's other destination: [`super::journal::Journal`].
+
+use super::Sink;
+use crate::error::{Error, Result};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub use crate::sys::atomic::FILE_MODE;
+
+/// Where one document goes: standard output (`-` on the command line) or a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// Standard output.
+    Stdout,
+    /// A file, replaced atomically.
+    File(PathBuf),
+}
+
+impl Target {
+    /// `-` is standard output, anything else a file.
+    pub fn from_path(p: &Path) -> Target {
+        if p == Path::new("-") {
+            Target::Stdout
+        } else {
+            Target::File(p.to_path_buf())
+        }
+    }
+}
+
+/// A command's outputs (see the module documentation for the rules).
+#[derive(Debug, Clone, Copy)]
+pub struct Output {
+    /// Standard output carries a document: human text goes to standard error.
+    stdout_is_document: bool,
+}
+
+fn stdout_error(e: std::io::Error) -> Error {
+    Error::io("<stdout>", e)
+}
+
+impl Output {
+    /// Outputs of a command whose document (if any) goes to `document`.
+    pub fn new(document: Option<&Target>) -> Output {
+        Output {
+            stdout_is_document: document == Some(&Target::Stdout),
+        }
+    }
+
+    /// Outputs of a command with a `--json`/`-o` path (`-` = standard output).
+    pub fn for_path(document: Option<&Path>) -> Output {
+        Output::new(document.map(Target::from_path).as_ref())
+    }
+
+    /// Whether human text goes to standard error because standard output carries a
+    /// document.
+    pub fn text_to_stderr(&self) -> bool {
+        self.stdout_is_document
+    }
+
+    /// Human text (results, tables, live progress, notices): standard output, or
+    /// standard error when that carries a document. Flushed at once.
+    pub fn text<T: ?Sized>(&self, sink: &dyn Sink<T>, value: &T) -> Result<()> {
+        if self.stdout_is_document {
+            return self.to_stderr(sink, value);
+        }
+        let mut buf = Vec::new();
+        sink.write(value, &mut buf).map_err(stdout_error)?;
+        let mut out = std::io::stdout().lock();
+        out.write_all(&buf).map_err(stdout_error)?;
+        out.flush().map_err(stdout_error)
+    }
+
+    /// One line of human text (see [`Output::text`]).
+    pub fn line(&self, line: &str) {
+        let _ = self.text(&Line, line);
+    }
+
+    /// Text for standard error whatever else happens (a summary that must not disturb
+    /// a byte-compatible standard output, a `SIGUSR1` status).
+    pub fn to_stderr<T: ?Sized>(&self, sink: &dyn Sink<T>, value: &T) -> Result<()> {
+        let mut buf = Vec::new();
+        sink.write(value, &mut buf)
+            .map_err(|e| Error::io("<stderr>", e))?;
+        std::io::stderr()
+            .write_all(&buf)
+            .map_err(|e| Error::io("<stderr>", e))
+    }
+
+    /// A warning or remark, one line on standard error.
+    pub fn warn(&self, line: &str) {
+        let _ = self.to_stderr(&Line, line);
+    }
+
+    /// A document to `target`: standard output, or a file written atomically.
+    pub fn document<T: ?Sized>(
+        &self,
+        target: &Target,
+        sink: &dyn Sink<T>,
+        value: &T,
+    ) -> Result<()> {
+        match target {
+            Target::Stdout => {
+                let mut buf = Vec::new();
+                sink.write(value, &mut buf).map_err(stdout_error)?;
+                let mut out = std::io::stdout().lock();
+                out.write_all(&buf).map_err(stdout_error)?;
+                out.flush().map_err(stdout_error)
+            }
+            Target::File(p) => file(p, sink, value),
+        }
+    }
+}
+
+/// Writes `value` in `sink`'s format to the file `path`, atomically, mode
+/// [`FILE_MODE`]. Errors name the path.
+pub fn file<T: ?Sized>(path: &Path, sink: &dyn Sink<T>, value: &T) -> Result<()> {
+    write_file(path, sink, value).map_err(|e| Error::io(path, e))
+}
+
+/// [`file`] with the plain I/O error, for callers that report it themselves.
+pub fn write_file<T: ?Sized>(path: &Path, sink: &dyn Sink<T>, value: &T) -> std::io::Result<()> {
+    let mut buf = Vec::new();
+    sink.write(value, &mut buf)?;
+    crate::sys::atomic::write(path, &buf)
+}
+
+/// A line of text and a newline.
+struct Line;
+
+impl Sink<str> for Line {
+    fn write(&self, line: &str, out: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(out, "{line}")
+    }
+}
+
+/// Text as it is (already formatted).
+pub struct Verbatim;
+
+impl Sink<str> for Verbatim {
+    fn write(&self, text: &str, out: &mut dyn Write) -> std::io::Result<()> {
+        out.write_all(text.as_bytes())
+    }
+}
