@@ -6,6 +6,20 @@
 //! (one file per command) → [`tune`] / [`measure`] / [`load`] → [`report`] (every
 //! output format), with [`sys`] the only way to the kernel.
 
+/// The source revision this binary was built from: a 12-digit git commit id (with
+/// `-dirty` when the checkout had changes), what the packager passed in
+/// `RTBENCH_REVISION`, or `unknown` (see `build.rs` for the order of the sources).
+pub const REVISION: &str = env!("RTBENCH_REVISION");
+
+/// `rtbench --version`'s text after the name: the package version and the source
+/// revision, e.g. `0.1.0 (rev 1a2b3c4d5e6f)`.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (rev ",
+    env!("RTBENCH_REVISION"),
+    ")"
+);
+
 pub mod app;
 pub mod cli;
 pub mod config;
@@ -21,3 +35,8 @@ pub mod report;
 pub mod selftest;
 pub mod sys;
 pub mod tune;
+
+/// The build script's revision lookup, unit-tested here (it runs only in `build.rs`).
+#[cfg(test)]
+#[path = "../build/revision.rs"]
+mod build_revision;

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 
 /// Real-time Linux latency measurement, tuning and boot self-test.
 #[derive(Debug, Parser)]
-#[command(name = "rtbench", version, about, long_about = None, propagate_version = true)]
+#[command(name = "rtbench", version = crate::VERSION, about, long_about = None, propagate_version = true)]
 pub struct Cli {
     /// The subcommand.
     #[command(subcommand)]

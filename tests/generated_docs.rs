@@ -1,0 +1,325 @@
+//! The man pages (`docs/man/*.1`) and shell completions (`docs/completions/`) are
+//! generated from the clap definitions in `src/cli/` — the same ones `--help` prints —
+//! by clap_mangen and clap_complete, and checked in so that the Yocto recipe and the
+//! Buildroot package install them without running anything on the build host.
+//!
+//! This test regenerates them and fails when a checked-in file differs (a flag or help
+//! text changed without regenerating). To regenerate:
+//!
+//! ```sh
+//! RTBENCH_BLESS=1 cargo test --test generated_docs
+//! ```
+//!
+//! It also checks the pages with `man` (`groff` warnings) when it is installed, and the
+//! bash completion with `bash -n`.
+
+use clap::CommandFactory;
+use clap_complete::Shell;
+use clap_mangen::roff::{roman, Roff};
+use clap_mangen::Man;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The exit codes every rtbench command shares (src/error.rs, `exit`).
+const EXIT_STATUS: &str = "\
+0   success: the measurement ran, the self-test passed, no deviation
+1   a limit was exceeded (-b, [limits]), the self-test failed, tuning deviates
+2   bad command line or configuration; nothing was started or changed
+3   the environment refused (SCHED_FIFO, mlockall, not root, lock or journal)
+130 interrupted by SIGINT (143: SIGTERM), after writing what was measured";
+
+/// Files a command reads or writes, by subcommand name (top-level page: every one).
+fn files(name: &str) -> &'static [(&'static str, &'static str)] {
+    const CONFIG: (&str, &str) = (
+        "/etc/rtbench/rtbench.toml",
+        "configuration of rtbench selftest and rtbench tune",
+    );
+    const STORE: (&str, &str) = ("/var/lib/rtbench/", "stored self-test results (run-*.json)");
+    const RUN: (&str, &str) = ("/run/rtbench/", "tuning transaction journal and lock");
+    const PMQOS: (&str, &str) = (
+        "/dev/cpu_dma_latency",
+        "PM QoS request held while measuring",
+    );
+    match name {
+        "rtbench" => &[CONFIG, STORE, RUN, PMQOS],
+        "cyclic" | "pmq" | "pipe" => &[PMQOS],
+        "selftest" => &[CONFIG, STORE, RUN, PMQOS],
+        "tune" | "check" | "apply" | "revert" | "status" => &[CONFIG, RUN],
+        "report" => &[STORE],
+        _ => &[],
+    }
+}
+
+/// One man page per visible command, named like git's (`rtbench-tune-check.1`).
+fn man_pages() -> BTreeMap<String, Vec<u8>> {
+    let mut cmd = rtbench::cli::Cli::command().disable_help_subcommand(true);
+    cmd.build();
+    let mut pages = BTreeMap::new();
+    let names: Vec<String> = std::iter::once("rtbench".to_string())
+        .chain(all(&cmd).iter().map(page_name))
+        .collect();
+    add_pages(&cmd, &names, &mut pages);
+    pages
+}
+
+fn all(cmd: &clap::Command) -> Vec<clap::Command> {
+    let mut v = Vec::new();
+    for s in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        v.push(s.clone());
+        v.extend(all(s));
+    }
+    v
+}
+
+fn page_name(cmd: &clap::Command) -> String {
+    cmd.get_display_name()
+        .unwrap_or_else(|| cmd.get_name())
+        .to_string()
+}
+
+fn add_pages(cmd: &clap::Command, names: &[String], pages: &mut BTreeMap<String, Vec<u8>>) {
+    let name = page_name(cmd);
+    let man = Man::new(cmd.clone())
+        // The version without the revision: the pages change with releases, not commits.
+        .source(format!("rtbench {}", env!("CARGO_PKG_VERSION")))
+        .manual("rtbench manual");
+    let mut out = Vec::new();
+    man.render_title(&mut out).unwrap();
+    man.render_name_section(&mut out).unwrap();
+    man.render_synopsis_section(&mut out).unwrap();
+    man.render_description_section(&mut out).unwrap();
+    if cmd.get_arguments().any(|a| !a.is_hide_set()) {
+        man.render_options_section(&mut out).unwrap();
+    }
+    if cmd.get_subcommands().any(|s| !s.is_hide_set()) {
+        man.render_subcommands_section(&mut out).unwrap();
+    }
+    let mut roff = Roff::new();
+    if let Some(after) = cmd.get_after_help() {
+        after_help(&mut roff, &after.to_string());
+    }
+    roff.control("SH", ["EXIT STATUS"]);
+    preformatted(&mut roff, EXIT_STATUS);
+    let short = cmd.get_name();
+    let f = files(short);
+    if !f.is_empty() {
+        roff.control("SH", ["FILES"]);
+        for (path, what) in f {
+            roff.control("TP", []);
+            roff.text([clap_mangen::roff::bold(*path)]);
+            roff.text([roman(*what)]);
+        }
+    }
+    roff.control("SH", ["SEE ALSO"]);
+    let mut see: Vec<String> = names
+        .iter()
+        .filter(|n| **n != name)
+        .map(|n| format!("{n}(1)"))
+        .collect();
+    see.extend(["cyclictest(8)", "pmqtest(8)", "journalctl(1)"].map(String::from));
+    roff.text([roman(see.join(", "))]);
+    roff.control("PP", []);
+    roff.text([roman(
+        "README.md and docs/ in the rtbench source; systemd/rtbench.toml documents every \
+         configuration key.",
+    )]);
+    roff.to_writer(&mut out).unwrap();
+    pages.insert(format!("{name}.1"), out);
+    for s in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        add_pages(s, names, pages);
+    }
+}
+
+/// The `after_help` text (examples, notes): each paragraph that starts with a heading
+/// line (`Examples:`, `Differences from cyclictest (on purpose):`) becomes a section of
+/// that name; the other paragraphs belong to the section before them.
+fn after_help(roff: &mut Roff, text: &str) {
+    let mut first = true;
+    for para in text.split("\n\n") {
+        let (head, body) = para.split_once('\n').unwrap_or((para, ""));
+        if !head.starts_with(' ') && head.ends_with(':') {
+            let title = head.trim_end_matches(':').to_uppercase();
+            roff.control("SH", [title.as_str()]);
+            preformatted(roff, body);
+        } else {
+            if first {
+                roff.control("SH", ["NOTES"]);
+            } else {
+                roff.control("PP", []);
+            }
+            preformatted(roff, para);
+        }
+        first = false;
+    }
+}
+
+/// Lines as they are (examples are aligned in columns).
+fn preformatted(roff: &mut Roff, text: &str) {
+    roff.control("nf", []);
+    for line in text.lines() {
+        roff.text([roman(line)]);
+        roff.control("br", []);
+    }
+    roff.control("fi", []);
+}
+
+fn completions() -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    for (shell, name) in [
+        (Shell::Bash, "rtbench.bash"),
+        (Shell::Zsh, "_rtbench"),
+        (Shell::Fish, "rtbench.fish"),
+    ] {
+        let mut cmd = rtbench::cli::Cli::command();
+        let mut out = Vec::new();
+        clap_complete::generate(shell, &mut cmd, "rtbench", &mut out);
+        files.insert(name.to_string(), out);
+    }
+    files
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("docs")
+}
+
+/// Compares `files` with directory `dir` (exactly that set of files), or rewrites the
+/// directory with `RTBENCH_BLESS=1`.
+fn check(dir: &Path, files: &BTreeMap<String, Vec<u8>>) {
+    let bless = std::env::var_os("RTBENCH_BLESS").is_some();
+    if bless {
+        let _ = std::fs::remove_dir_all(dir);
+        std::fs::create_dir_all(dir).unwrap();
+        for (name, bytes) in files {
+            std::fs::write(dir.join(name), bytes).unwrap();
+        }
+        return;
+    }
+    let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    on_disk.sort();
+    let wanted: Vec<String> = files.keys().cloned().collect();
+    let hint = "regenerate with: RTBENCH_BLESS=1 cargo test --test generated_docs";
+    assert_eq!(
+        on_disk,
+        wanted,
+        "{}: file set differs; {hint}",
+        dir.display()
+    );
+    for (name, bytes) in files {
+        let old = std::fs::read(dir.join(name)).unwrap();
+        assert!(
+            old == *bytes,
+            "{}/{name} is stale (the clap definitions changed); {hint}",
+            dir.display()
+        );
+    }
+}
+
+#[test]
+fn man_pages_match_the_clap_definitions() {
+    let pages = man_pages();
+    // One page per visible command and subcommand.
+    for name in [
+        "rtbench.1",
+        "rtbench-cyclic.1",
+        "rtbench-tune-check.1",
+        "rtbench-selftest.1",
+    ] {
+        assert!(
+            pages.contains_key(name),
+            "{name} missing: {:?}",
+            pages.keys()
+        );
+    }
+    assert!(
+        !pages.contains_key("rtbench-load-worker.1"),
+        "hidden command has a page"
+    );
+    let cyclic = String::from_utf8(pages["rtbench-cyclic.1"].clone()).unwrap();
+    assert!(cyclic.contains(".SH EXAMPLES"), "{cyclic}");
+    assert!(cyclic.contains("\\-\\-mainaffinity"), "{cyclic}");
+    assert!(!cyclic.contains("(rev "), "revision leaked into a page");
+    check(&root().join("man"), &pages);
+}
+
+#[test]
+fn completions_match_the_clap_definitions() {
+    let files = completions();
+    let bash = String::from_utf8(files["rtbench.bash"].clone()).unwrap();
+    for word in ["cyclic", "selftest", "--mainaffinity", "--histogram-layout"] {
+        assert!(bash.contains(word), "bash completion lacks {word}");
+    }
+    check(&root().join("completions"), &files);
+}
+
+/// The pages are valid roff for the board's `man` (groff warns about bad requests).
+#[test]
+fn man_pages_render_without_warnings() {
+    if std::process::Command::new("groff")
+        .arg("-v")
+        .output()
+        .is_err()
+    {
+        eprintln!("groff not installed: rendering not checked");
+        return;
+    }
+    for (name, bytes) in man_pages() {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("groff -man -Tutf8 -ww -z 2>&1")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                use std::io::Write;
+                c.stdin.take().unwrap().write_all(&bytes)?;
+                c.wait_with_output()
+            })
+            .unwrap();
+        let warnings = String::from_utf8_lossy(&out.stdout);
+        assert!(warnings.trim().is_empty(), "{name}: {warnings}");
+    }
+}
+
+/// The bash completion parses.
+#[test]
+fn bash_completion_parses() {
+    let path = root().join("completions/rtbench.bash");
+    let st = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(&path)
+        .status()
+        .unwrap();
+    assert!(st.success(), "bash -n {}", path.display());
+}
+
+/// `rtbench --version` names the source revision: in a git checkout, its commit.
+#[test]
+fn version_names_the_source_revision() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rtbench"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let prefix = format!("rtbench {} (rev ", env!("CARGO_PKG_VERSION"));
+    let rev = text
+        .strip_prefix(&prefix)
+        .and_then(|r| r.strip_suffix(")\n"))
+        .unwrap_or_else(|| panic!("{text:?}"));
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    if std::env::var_os("RTBENCH_REVISION").is_none() && manifest.join(".git").exists() {
+        let head = std::process::Command::new("git")
+            .arg("-C")
+            .arg(manifest)
+            .args(["rev-parse", "--short=12", "HEAD"])
+            .output()
+            .unwrap();
+        let head = String::from_utf8(head.stdout).unwrap();
+        assert_eq!(rev.trim_end_matches("-dirty"), head.trim(), "{text:?}");
+    } else {
+        assert!(!rev.is_empty() && !rev.contains(' '), "{text:?}");
+    }
+}
