@@ -15,6 +15,11 @@ pub struct CpuSet {
     words: Vec<u64>,
 }
 
+/// CPU ids accepted where a kernel file is read without knowing `nr_cpu_ids`
+/// (`smp_affinity_list`, `possible`): Linux's `NR_CPUS` is at most 8192 on the
+/// architectures rtbench targets; twice that leaves room.
+pub const MAX_CPU_IDS: usize = 1 << 16;
+
 /// A cpu-list or mask that does not parse; the message says what was expected.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError(pub String);

@@ -4,6 +4,13 @@
 
 use std::time::Duration;
 
+/// Seconds per minute, hour and day (the `m`, `h` and `d` suffixes).
+pub const SECS_PER_MIN: u64 = 60;
+/// See [`SECS_PER_MIN`].
+pub const SECS_PER_HOUR: u64 = 3600;
+/// See [`SECS_PER_MIN`].
+pub const SECS_PER_DAY: u64 = 86_400;
+
 /// Parses `10`, `10s`, `5m`, `12h`, `1d` (also `M`, `H`, `D`). Returns the reason on
 /// error, e.g. for `5x`.
 pub fn parse(s: &str) -> Result<Duration, String> {
@@ -19,9 +26,9 @@ pub fn parse(s: &str) -> Result<Duration, String> {
     let n: u64 = num.parse().map_err(|_| format!("'{num}' is too large"))?;
     let mult = match suffix {
         "" | "s" | "S" => 1,
-        "m" | "M" => 60,
-        "h" | "H" => 3600,
-        "d" | "D" => 86400,
+        "m" | "M" => SECS_PER_MIN,
+        "h" | "H" => SECS_PER_HOUR,
+        "d" | "D" => SECS_PER_DAY,
         other => {
             return Err(format!(
                 "unknown suffix '{other}': expected s, m, h or d (e.g. 10s, 5m, 12h)"
@@ -36,12 +43,12 @@ pub fn parse(s: &str) -> Result<Duration, String> {
 /// Formats a duration the way it was most likely written (`90s`, `5m`, `12h`, `1d`).
 pub fn format(d: Duration) -> String {
     let s = d.as_secs();
-    if s != 0 && s % 86400 == 0 {
-        format!("{}d", s / 86400)
-    } else if s != 0 && s % 3600 == 0 {
-        format!("{}h", s / 3600)
-    } else if s != 0 && s % 60 == 0 {
-        format!("{}m", s / 60)
+    if s != 0 && s % SECS_PER_DAY == 0 {
+        format!("{}d", s / SECS_PER_DAY)
+    } else if s != 0 && s % SECS_PER_HOUR == 0 {
+        format!("{}h", s / SECS_PER_HOUR)
+    } else if s != 0 && s % SECS_PER_MIN == 0 {
+        format!("{}m", s / SECS_PER_MIN)
     } else {
         format!("{s}s")
     }

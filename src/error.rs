@@ -21,10 +21,12 @@ pub mod exit {
     pub const USAGE: i32 = 2;
     /// The environment refused something the run needs (SCHED_FIFO, mlockall, a device).
     pub const ENV: i32 = 3;
-    /// Stopped by SIGINT after writing what was measured (128 + SIGINT).
-    pub const INTERRUPTED: i32 = 128 + libc::SIGINT;
-    /// Stopped by SIGTERM after writing what was measured (128 + SIGTERM).
-    pub const TERMINATED: i32 = 128 + libc::SIGTERM;
+    /// A process ended by signal N exits with `SIGNAL_BASE + N`, as shells report it.
+    pub const SIGNAL_BASE: i32 = 128;
+    /// Stopped by SIGINT after writing what was measured (130).
+    pub const INTERRUPTED: i32 = SIGNAL_BASE + libc::SIGINT;
+    /// Stopped by SIGTERM after writing what was measured (143).
+    pub const TERMINATED: i32 = SIGNAL_BASE + libc::SIGTERM;
 }
 
 /// A bad command-line input: which flag (or argument), the value given, and what was

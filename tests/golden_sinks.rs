@@ -80,8 +80,9 @@ mod fixtures {
 
 mod cyclic {
     use super::*;
+    use rtbench::measure::breaktrace::BreakInfo;
     use rtbench::measure::cyclic::{CyclicResult, ThreadResult};
-    use rtbench::measure::harness::{BreakInfo, RunEnd, StopCause};
+    use rtbench::measure::harness::{RunEnd, StopCause};
     use rtbench::measure::ThreadSpec;
     use rtbench::report::histogram::HistogramDump;
     use rtbench::report::json::Json;

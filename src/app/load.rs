@@ -56,7 +56,7 @@ pub fn run(args: &LoadArgs) -> Result<i32> {
                 break;
             }
             Some(libc::SIGTERM) => {
-                code = 128 + libc::SIGTERM;
+                code = exit::TERMINATED;
                 break;
             }
             _ => {}

@@ -1,5 +1,5 @@
 //! The binary's glue, one file per command: parse → plan → run → output. This is the
-//! one place that prints an error and maps it to the exit code ([`Error::exit_code`]);
+//! one place that prints an error and maps it to the exit code ([`Error::exit_code`](crate::error::Error::exit_code));
 //! nothing else calls `exit`.
 
 mod cyclic;

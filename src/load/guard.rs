@@ -106,13 +106,15 @@ pub fn run(prog: &Path, argv0: &str, args: &[String]) -> io::Result<i32> {
         let sig = unsafe { libc::sigtimedwait(&set, std::ptr::null_mut(), &ts) };
         if sig == libc::SIGTERM || sig == libc::SIGINT {
             stop_group(pid, pid, &mut cmd_status);
-            return Ok(128 + sig);
+            return Ok(crate::error::exit::SIGNAL_BASE + sig);
         }
         reap_all(pid, &mut cmd_status);
         if let Some(st) = cmd_status {
             stop_group(pid, pid, &mut cmd_status);
             let es = std::process::ExitStatus::from_raw(st);
-            return Ok(es.code().unwrap_or_else(|| 128 + es.signal().unwrap_or(0)));
+            return Ok(es
+                .code()
+                .unwrap_or_else(|| crate::error::exit::SIGNAL_BASE + es.signal().unwrap_or(0)));
         }
     }
 }

@@ -6,7 +6,8 @@
 //! interval. A wakeup later than the following deadline is an **overrun**: it is counted
 //! and `next` moves past `now` (cyclictest skips such periods silently).
 
-use super::harness::{BreakInfo, Harness, Progress, RunEnd, ThreadCtx, Worker};
+use super::breaktrace::BreakInfo;
+use super::harness::{Harness, Progress, RunEnd, ThreadCtx, Worker};
 use super::stats::LatencyStats;
 use super::{RunControl, ThreadSpec};
 use crate::error::Result;

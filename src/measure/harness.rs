@@ -7,9 +7,11 @@
 //! Signals: SIGINT, SIGTERM and SIGUSR1 are blocked before any measuring thread is
 //! spawned (threads inherit the mask) and taken by the main thread with
 //! `sigtimedwait(2)` ([`crate::sys::signals`]). A stop wakes sleeping measuring threads
-//! with [`wake_signal`], whose handler does nothing, so a long `clock_nanosleep` or
+//! with [`wake_signal`](super::shared::wake_signal), whose handler does nothing, so a long `clock_nanosleep` or
 //! blocking receive returns EINTR at once and the thread sees the stop flag.
 
+use super::breaktrace::{BreakInfo, BreakTrace};
+use super::shared::Shared;
 use super::stats::{LiveSnapshot, LiveStats};
 use super::{RunControl, ThreadSpec, PREFAULT_STACK_BYTES, THREAD_STACK_BYTES};
 use crate::error::{exit, Error, Result};
@@ -17,10 +19,8 @@ use crate::sys::clock::Clock;
 use crate::sys::pmqos::PmQosHolder;
 use crate::sys::signals::Signals;
 use crate::sys::{sched, SysRoot};
-use std::fs::File;
-use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc, Barrier, Mutex, Once, OnceLock};
+use std::sync::atomic::Ordering;
+use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -38,90 +38,6 @@ pub trait Progress {
     fn notice(&mut self, line: &str);
     /// Something that may make the figures worse.
     fn warning(&mut self, line: &str);
-}
-
-/// State shared by the main thread and every measuring thread of one run.
-#[derive(Debug)]
-pub struct Shared {
-    /// Set to end the run; measuring threads check it once per cycle.
-    stop: AtomicBool,
-    /// All measuring threads and the main thread meet here after setup, so the first
-    /// samples of every thread are taken together.
-    barrier: Barrier,
-    /// Threads to interrupt (with [`wake_signal`]) when the run stops.
-    sleepers: Mutex<Vec<libc::pthread_t>>,
-}
-
-/// The signal that interrupts a measuring thread's `clock_nanosleep` (or blocking
-/// receive) when the run stops, so SIGINT/SIGTERM take effect at once even with an
-/// interval of minutes (cyclictest does the same with SIGTERM to its threads).
-pub fn wake_signal() -> i32 {
-    libc::SIGRTMIN()
-}
-
-extern "C" fn on_wake(_: libc::c_int) {}
-
-fn install_wake_handler() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        // SAFETY: a zeroed sigaction with a valid handler and an empty mask; no
-        // SA_RESTART, so clock_nanosleep returns EINTR.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_wake as extern "C" fn(libc::c_int) as usize;
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(wake_signal(), &sa, std::ptr::null_mut());
-        }
-    });
-}
-
-impl Shared {
-    /// Shared state for `threads` measuring threads plus the main thread.
-    fn new(threads: usize) -> Self {
-        install_wake_handler();
-        Shared {
-            stop: AtomicBool::new(false),
-            barrier: Barrier::new(threads + 1),
-            sleepers: Mutex::new(Vec::with_capacity(threads)),
-        }
-    }
-
-    /// Registers the calling thread to be woken when the run stops (call during setup,
-    /// not in the hot loop).
-    pub fn register_sleeper(&self) {
-        // SAFETY: pthread_self cannot fail.
-        let me = unsafe { libc::pthread_self() };
-        self.sleepers
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(me);
-    }
-
-    /// Interrupts every registered thread's sleep (see [`wake_signal`]).
-    fn wake_sleepers(&self) {
-        // SAFETY: pthread_self cannot fail.
-        let me = unsafe { libc::pthread_self() };
-        let sleepers = self.sleepers.lock().unwrap_or_else(|e| e.into_inner());
-        for &t in sleepers.iter() {
-            if t != me {
-                // SAFETY: t was a live thread of this run; a finished thread's id is
-                // only signalled while the main thread still holds its JoinHandle.
-                unsafe { libc::pthread_kill(t, wake_signal()) };
-            }
-        }
-    }
-
-    /// Whether the run should end.
-    #[inline(always)]
-    pub fn stopped(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
-    }
-
-    /// Ends the run and wakes the sleeping measuring threads.
-    pub fn request_stop(&self) {
-        self.stop.store(true, Ordering::Relaxed);
-        self.wake_sleepers();
-    }
 }
 
 /// Why a run ended.
@@ -156,17 +72,6 @@ impl StopCause {
     }
 }
 
-/// What `-b` caught: the first thread whose sample exceeded the threshold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub struct BreakInfo {
-    /// Thread (or pair) index.
-    pub thread: usize,
-    /// Kernel thread id (of a pair's receiver).
-    pub tid: i32,
-    /// The sample in **ns**.
-    pub latency_ns: u64,
-}
-
 /// How a run ended, for every output: why, what `-b` caught, the PM QoS value held and
 /// the wall-clock start and end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -187,57 +92,6 @@ impl RunEnd {
     /// The exit code of a measuring command (see [`StopCause::exit_code`]).
     pub fn exit_code(&self) -> i32 {
         self.stop.exit_code()
-    }
-}
-
-/// tracefs files `-b` writes: `tracing_on` (to stop the trace) and `trace_marker`.
-pub struct BreakTrace {
-    /// The threshold in **ns**.
-    pub limit_ns: u64,
-    tracing_on: Option<File>,
-    marker: Option<File>,
-    tripped: AtomicBool,
-    info: OnceLock<BreakInfo>,
-}
-
-impl BreakTrace {
-    fn open(root: &SysRoot, limit_ns: u64, tracemark: bool) -> BreakTrace {
-        let dir = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"]
-            .into_iter()
-            .find(|d| root.exists(&format!("{d}/tracing_on")));
-        let open = |name: &str| dir.and_then(|d| root.open_rw(&format!("{d}/{name}")).ok());
-        BreakTrace {
-            limit_ns,
-            tracing_on: open("tracing_on"),
-            marker: if tracemark {
-                open("trace_marker")
-            } else {
-                None
-            },
-            tripped: AtomicBool::new(false),
-            info: OnceLock::new(),
-        }
-    }
-
-    /// Called by the thread whose sample crossed the limit; only the first one acts:
-    /// writes the marker, stops tracing, ends the run.
-    pub fn trip(&self, info: BreakInfo, shared: &Shared) {
-        if self.tripped.swap(true, Ordering::SeqCst) {
-            return;
-        }
-        if let Some(mut m) = self.marker.as_ref() {
-            let _ = write!(
-                m,
-                "hit latency threshold ({} > {})",
-                info.latency_ns / 1000,
-                self.limit_ns / 1000
-            );
-        }
-        if let Some(mut t) = self.tracing_on.as_ref() {
-            let _ = t.write_all(b"0");
-        }
-        let _ = self.info.set(info);
-        shared.request_stop();
     }
 }
 
@@ -438,7 +292,7 @@ impl Harness {
         if let Some(e) = first_err.or(run_err) {
             return Err(e);
         }
-        let break_info = self.breaks.as_ref().and_then(|b| b.info.get().copied());
+        let break_info = self.breaks.as_ref().and_then(|b| b.info());
         let stop = match (cause, break_info) {
             (Some(c), _) => c,
             (None, Some(_)) => StopCause::Break,

@@ -7,9 +7,11 @@
 //! with a [`harness::RunEnd`]. The hot loops live in [`cyclic`] and
 //! `pair/sender.rs`.
 
+pub mod breaktrace;
 pub mod cyclic;
 pub mod harness;
 pub mod pair;
+pub mod shared;
 pub mod stats;
 pub mod transport;
 

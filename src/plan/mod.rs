@@ -160,7 +160,7 @@ pub fn run_options(f: &RunFlags, topo: &CpuTopology) -> Result<RunOptions> {
         return usage(
             "--report-interval",
             f.report_interval,
-            "expected 0 < SECS <= 3600",
+            format!("expected 0 < SECS <= {MAX_REPORT_INTERVAL_S}"),
         );
     }
     if f.latency < 0 {

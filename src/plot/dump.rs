@@ -1,4 +1,5 @@
-//! cyclictest's `-h`/`-H` histogram dump (reference/measurement.md §1.4), both layouts:
+//! cyclictest's `-h`/`-H` histogram dump (rt-tests src/lib/histogram.c and
+//! src/cyclictest/cyclictest.c; the writer is src/report/histogram.rs), both layouts:
 //! rt-tests ≤ 2.6 prints every row and a `# Total:` line; 2.7+ omits all-zero rows and
 //! `# Total:`. Rows are `%06d ` (bucket, µs) then one `%06lu` count per thread separated
 //! by tabs, plus the all-threads sum under `-H`. The trailer has `# Min Latencies:`
@@ -217,7 +218,7 @@ pub fn parse(text: &str) -> Result<LatencyPlot, String> {
 mod tests {
     use super::*;
 
-    // Captured shape (reference/measurement.md §1.4), 2 threads, -H, legacy layout.
+    // The shape Debian's cyclictest 2.4 prints: 2 threads, -H, legacy layout.
     const LEGACY_H: &str = "# Histogram
 000000 000000\t000000\t000000
 000001 000002\t000000\t000002

@@ -1,5 +1,6 @@
 //! JSON inputs of `rtbench plot`:
-//! - rt-tests `file_version` 1 (reference/measurement.md §1.5): `"thread": {"0":
+//! - rt-tests `file_version` 1 (`rt_write_json()` in rt-tests src/lib/rt-utils.c, the
+//!   writer is src/report/json.rs): `"thread": {"0":
 //!   {"histogram": {"<bucket>": count}, "cycles", "max", "cpu", ...}}`, buckets in µs (ns
 //!   when `"resolution_in_ns": 1`). rtbench adds an `"rtbench"` object whose
 //!   `threads[]` carry exact `p999_ns`/`max_ns`, `histogram_bucket_ns` and

@@ -8,13 +8,16 @@
 //! a test or a reader cannot tell a curve from a grid line. PNG would need a font at run
 //! time (ttf/font-kit, or an embedded font), so PNG is not offered.
 //!
-//! Shape (OSADL latency plot, reference/measurement.md §5): x = latency in µs, linear,
+//! Shape (OSADL latency plot, https://www.osadl.org/Latency-plots.latency-plots.0.html):
+//! x = latency in µs, linear,
 //! from 0; y = samples per bucket, log10, from 0.5 (an empty bucket lies on the x axis,
 //! so a lone sample shows as a spike). Each curve is one `<polyline class="histogram">`
 //! in `<g class="curve">`; its points above the x axis are exactly the input's non-empty
 //! buckets. Each maximum is a triangle with its value (`<g class="max">`).
 //! Text is XML-escaped; characters XML 1.0 forbids are replaced.
 
+use super::labels::{clip, decade_label, duration, nice_step};
+pub use super::labels::{count, esc, us};
 use super::{Curve, LatencyPlot, Percentile};
 use crate::report::Sink;
 use std::fmt::Write;
@@ -30,95 +33,6 @@ const COLORS: [&str; 10] = [
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
     "#bcbd22", "#17becf",
 ];
-
-/// Escapes `s` for XML text and attribute values.
-pub fn esc(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&apos;"),
-            '\t' | '\n' => o.push(' '),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => o.push('?'),
-            c => o.push(c),
-        }
-    }
-    o
-}
-
-/// `s` cut to `n` characters, with `…` when cut.
-fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    }
-}
-
-/// A latency in ns as µs text: whole µs when exact, else 1 or 2 decimals.
-pub fn us(ns: u64) -> String {
-    if ns % 1000 == 0 {
-        (ns / 1000).to_string()
-    } else if ns < 10_000 {
-        format!("{:.2}", ns as f64 / 1000.0)
-    } else {
-        format!("{:.1}", ns as f64 / 1000.0)
-    }
-}
-
-/// A count with thousands separators (`1,234,567`).
-pub fn count(n: u64) -> String {
-    let s = n.to_string();
-    let mut o = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            o.push(',');
-        }
-        o.push(c);
-    }
-    o
-}
-
-fn duration(s: f64) -> String {
-    if s < 120.0 {
-        format!("{s:.0} s")
-    } else if s < 7200.0 {
-        format!("{:.1} min", s / 60.0)
-    } else {
-        format!("{:.1} h", s / 3600.0)
-    }
-}
-
-/// 1, 2 or 5 × 10^k, the smallest not below `v`.
-fn nice_step(v: f64) -> f64 {
-    let e = 10f64.powf(v.log10().floor());
-    let f = v / e;
-    let m = if f <= 1.0 {
-        1.0
-    } else if f <= 2.0 {
-        2.0
-    } else if f <= 5.0 {
-        5.0
-    } else {
-        10.0
-    };
-    m * e
-}
-
-/// Count axis label for 10^k: 1, 10, 100, 1k, ... 100G.
-fn decade_label(k: i32) -> String {
-    let suffix = ["", "k", "M", "G", "T"];
-    let i = (k / 3) as usize;
-    match suffix.get(i) {
-        Some(s) => format!("{}{s}", 10u64.pow((k % 3) as u32)),
-        None => format!("1e{k}"),
-    }
-}
 
 /// The SVG format as a [`Sink`] (see [`render`]).
 pub struct Svg<'a> {

@@ -29,11 +29,17 @@ pub fn civil_from_days(z: i64) -> (i64, i64, i64) {
 
 /// UTC broken down: `(year, month, day, hour, minute, second, weekday 0 = Sunday)`.
 pub fn utc_parts(secs: i64) -> (i64, i64, i64, i64, i64, i64, usize) {
-    let days = secs.div_euclid(86_400);
-    let s = secs.rem_euclid(86_400);
+    use crate::duration::{SECS_PER_DAY, SECS_PER_HOUR, SECS_PER_MIN};
+    let (day, hour, min) = (
+        SECS_PER_DAY as i64,
+        SECS_PER_HOUR as i64,
+        SECS_PER_MIN as i64,
+    );
+    let days = secs.div_euclid(day);
+    let s = secs.rem_euclid(day);
     let (y, m, d) = civil_from_days(days);
     let wday = (days + 4).rem_euclid(7) as usize; // 1970-01-01 was a Thursday
-    (y, m, d, s / 3600, s / 60 % 60, s % 60, wday)
+    (y, m, d, s / hour, s / min % min, s % min, wday)
 }
 
 /// Month abbreviations as `%b` prints them in the C locale.

@@ -10,6 +10,7 @@ use super::store::StoredRun;
 use super::summary::{ThreadSummary, Verdict};
 use crate::error::ConfigError;
 use crate::measure::harness::StopCause;
+use crate::sys::clock::NS_PER_US;
 use crate::tune::{ItemReport, Status};
 use std::io::Write;
 
@@ -209,10 +210,10 @@ pub fn thread_result(test: &str, th: &ThreadSummary, verdict: &Verdict) -> Entry
         if ok { Priority::Info } else { Priority::Warning },
         format!(
             "{test} CPU {cpu}: max {} us, p99.9 {} us, p99 {} us, avg {} us, {} overruns, {} samples: {word}",
-            th.max_ns / 1000,
-            th.p999_ns / 1000,
-            th.p99_ns / 1000,
-            th.avg_ns / 1000,
+            th.max_ns / NS_PER_US,
+            th.p999_ns / NS_PER_US,
+            th.p99_ns / NS_PER_US,
+            th.avg_ns / NS_PER_US,
             th.overruns,
             th.count
         ),
@@ -272,7 +273,7 @@ pub fn summary(run: &StoredRun, stop: StopCause, results_file: &str) -> Entry {
             .collect::<Vec<_>>()
             .join("+"),
         run.duration_s,
-        worst / 1000
+        worst / NS_PER_US
     );
     if stop.interrupted() {
         msg.push_str(" (interrupted)");

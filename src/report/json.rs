@@ -230,7 +230,7 @@ struct Extension<'a> {
     ended: Ended,
     load: Option<&'a crate::load::LoadInfo>,
     #[serde(rename = "break")]
-    break_info: Option<crate::measure::harness::BreakInfo>,
+    break_info: Option<crate::measure::breaktrace::BreakInfo>,
     sysinfo: &'a crate::sys::info::SysInfo,
     threads: Vec<ExtThread<'a>>,
 }

@@ -34,8 +34,7 @@ use crate::measure::ThreadSpec;
 use crate::sys::info::SysInfo;
 use std::io::{self, Write};
 
-/// One µs in ns: the unit of cyclictest-compatible figures without `-N`.
-pub const NS_PER_US: u64 = 1000;
+pub use crate::sys::clock::NS_PER_US;
 
 /// The unit of cyclictest-compatible figures in **ns**: 1 µs, or 1 ns with `-N`.
 pub fn unit_ns(nsecs: bool) -> u64 {

@@ -129,7 +129,7 @@ pub fn file<T: ?Sized>(path: &Path, sink: &dyn Sink<T>, value: &T) -> Result<()>
     write_file(path, sink, value).map_err(|e| Error::io(path, e))
 }
 
-/// [`file`] with the plain I/O error, for callers that report it themselves.
+/// [`file()`] with the plain I/O error, for callers that report it themselves.
 pub fn write_file<T: ?Sized>(path: &Path, sink: &dyn Sink<T>, value: &T) -> std::io::Result<()> {
     let mut buf = Vec::new();
     sink.write(value, &mut buf)?;

@@ -91,7 +91,7 @@ struct Extension<'a> {
     #[serde(flatten)]
     ended: Ended,
     #[serde(rename = "break")]
-    break_info: Option<crate::measure::harness::BreakInfo>,
+    break_info: Option<crate::measure::breaktrace::BreakInfo>,
     load: Option<&'a LoadInfo>,
     sysinfo: &'a SysInfo,
     pairs: Vec<ExtPair<'a>>,

@@ -14,6 +14,10 @@ use crate::measure::pair::PairRun;
 use crate::measure::stats::LatencyStats;
 use std::io::{self, Write};
 
+/// Nanoseconds per second and per µs, for the floating-point figures of the switch line.
+const NS_PER_SEC: f64 = crate::sys::clock::NS_PER_SEC as f64;
+const NS_PER_US: f64 = crate::sys::clock::NS_PER_US as f64;
+
 /// pmqtest's first line for pair `i`.
 #[allow(clippy::too_many_arguments)]
 pub fn header_line(
@@ -197,10 +201,10 @@ fn write_summary(r: &PairReport<'_>, out: &mut dyn Write) -> io::Result<()> {
                     "# pair {}: {} round trips, total round-trip time {:.6} s, mean switch {:.3} us (= total / (2 x round trips); perf bench sched pipe: {:.6} usecs/op, {} ops/sec)",
                     p.spec.index,
                     rt.count,
-                    p.total_ns as f64 / 1e9,
-                    sw / 1000.0,
-                    sw * 2.0 / 1000.0,
-                    if sw > 0.0 { (1e9 / (sw * 2.0)) as u64 } else { 0 },
+                    p.total_ns as f64 / NS_PER_SEC,
+                    sw / NS_PER_US,
+                    sw * 2.0 / NS_PER_US,
+                    if sw > 0.0 { (NS_PER_SEC / (sw * 2.0)) as u64 } else { 0 },
                 )?;
             }
         }
@@ -242,7 +246,8 @@ mod tests {
 
     #[test]
     fn lines_match_pmqtest_printf() {
-        // Captured from pmqtest 2.4 (reference/measurement.md §2.1).
+        // Captured from Debian's pmqtest 2.4 (rt-tests src/pmqtest/pmqtest.c,
+        // print_stat()).
         assert_eq!(
             header_line(0, 14991, 80, 0, 1000, 14992, 80, 0, 0, 2839),
             "#0: ID14991, P80, CPU0, I1000; #1: ID14992, P80, CPU0, TO 0, Cycles 2839"

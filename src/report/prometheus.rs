@@ -6,6 +6,9 @@
 
 use super::store::StoredRun;
 use super::Sink;
+
+/// Nanoseconds per second: Prometheus wants seconds.
+const NS_PER_SEC: f64 = crate::sys::clock::NS_PER_SEC as f64;
 use std::fmt::Write;
 
 /// The textfile as a sink (see [`render`]).
@@ -18,7 +21,7 @@ impl Sink<StoredRun> for Prometheus {
 }
 
 fn secs(ns: u64) -> String {
-    format!("{:e}", ns as f64 / 1e9)
+    format!("{:e}", ns as f64 / NS_PER_SEC)
 }
 
 /// Renders `run` in the text exposition format.
@@ -46,7 +49,7 @@ pub fn render(run: &StoredRun) -> String {
                     secs(v)
                 );
             }
-            let sum = th.avg_ns as f64 * th.count as f64 / 1e9;
+            let sum = th.avg_ns as f64 * th.count as f64 / NS_PER_SEC;
             let _ = writeln!(s, "rtbench_latency_seconds_sum{{{labels}}} {sum:e}");
             let _ = writeln!(s, "rtbench_latency_seconds_count{{{labels}}} {}", th.count);
         }

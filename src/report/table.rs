@@ -4,6 +4,10 @@
 
 use super::store::StoredRun;
 use super::Sink;
+use crate::sys::clock::NS_PER_US;
+
+/// Nanoseconds per second, as the table's unsigned figures use it.
+const NS_PER_SEC: u64 = crate::sys::clock::NS_PER_SEC as u64;
 use std::fmt::Write;
 
 /// The table as a sink (see [`render`]).
@@ -63,11 +67,11 @@ pub fn render(run: &StoredRun) -> String {
     // never fills its column, so columns stay apart.
     let us = |ns: u64| {
         if ns < 10_000_000 {
-            format!("{:.1}", ns as f64 / 1000.0)
+            format!("{:.1}", ns as f64 / NS_PER_US as f64)
         } else if ns < 9_999_999_500 {
-            format!("{}", (ns + 500) / 1000)
+            format!("{}", (ns + NS_PER_US / 2) / NS_PER_US)
         } else {
-            format!("{}s", (ns + 500_000_000) / 1_000_000_000)
+            format!("{}s", (ns + NS_PER_SEC / 2) / NS_PER_SEC)
         }
     };
     for t in &run.tests {
@@ -76,7 +80,7 @@ pub fn render(run: &StoredRun) -> String {
             let limit = checks
                 .iter()
                 .find(|c| c.what == "max")
-                .map_or_else(|| "-".to_string(), |c| (c.limit / 1000).to_string());
+                .map_or_else(|| "-".to_string(), |c| (c.limit / NS_PER_US).to_string());
             let verdict = if checks.is_empty() {
                 "-"
             } else if checks.iter().all(|c| c.pass) {

@@ -175,7 +175,8 @@ mod tests {
             avg: 33,
             max: 7060,
         };
-        // Captured from cyclictest 2.4 (reference/measurement.md §1.3).
+        // Captured from Debian's cyclictest 2.4 (rt-tests src/cyclictest/cyclictest.c,
+        // print_stat()).
         assert_eq!(
             l.format(false),
             "T: 0 ( 7580) P:90 I:1000 C:   2961 Min:     11 Act:   14 Avg:   33 Max:    7060"

@@ -18,7 +18,7 @@ use crate::report::summary::{TestSummary, ThreadSummary};
 use crate::report::table::Table;
 use crate::report::text::LiveLines;
 use crate::report::Live;
-use crate::sys::clock::Clock;
+use crate::sys::clock::{Clock, NS_PER_US};
 use crate::sys::info::SysInfo;
 use crate::sys::SysRoot;
 use crate::tune::{self, Status};
@@ -35,7 +35,7 @@ struct NotifyProgress {
 
 impl Progress for NotifyProgress {
     fn report(&mut self, _threads: &[ThreadSpec], live: &[LiveSnapshot]) {
-        let max_us = live.iter().map(|l| l.max_ns).max().unwrap_or(0) / 1000;
+        let max_us = live.iter().map(|l| l.max_ns).max().unwrap_or(0) / NS_PER_US;
         let status = format!(
             "measuring: {}/{} s, max {max_us} us so far",
             self.started.elapsed().as_secs(),

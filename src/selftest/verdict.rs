@@ -3,6 +3,7 @@
 
 use crate::config::limits::LimitSet;
 use crate::report::summary::{Check, TestSummary, Verdict};
+use crate::sys::clock::NS_PER_US;
 
 /// Judges every thread of every test against `limits`.
 pub fn judge(tests: &[TestSummary], limits: &LimitSet) -> Verdict {
@@ -14,7 +15,7 @@ pub fn judge(tests: &[TestSummary], limits: &LimitSet) -> Verdict {
                 problems.push(format!("{} thread {}: no samples", t.test, th.thread));
             }
             let l = limits.effective(&t.test, th.cpu);
-            let us = |v: Option<u64>| v.map(|x| x.saturating_mul(1000));
+            let us = |v: Option<u64>| v.map(|x| x.saturating_mul(NS_PER_US));
             let figures = [
                 ("max", th.max_ns, us(l.max_us)),
                 ("avg", th.avg_ns, us(l.avg_us)),

@@ -1,6 +1,11 @@
 //! Clocks for the measuring loops: raw `clock_gettime` / `clock_nanosleep` so the hot
 //! path makes exactly the syscalls cyclictest makes and nothing else.
 
+/// Nanoseconds per microsecond.
+pub const NS_PER_US: u64 = 1_000;
+/// Nanoseconds per second.
+pub const NS_PER_SEC: i64 = 1_000_000_000;
+
 /// A clock a measurement may run on (cyclictest `-c/--clock`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -57,7 +62,7 @@ impl Clock {
 
     /// Seconds of this clock since the epoch of CLOCK_REALTIME, for timestamps in output.
     pub fn wall_secs() -> i64 {
-        Clock::Realtime.now_ns() / 1_000_000_000
+        Clock::Realtime.now_ns() / NS_PER_SEC
     }
 }
 
@@ -65,15 +70,15 @@ impl Clock {
 #[inline(always)]
 #[allow(clippy::unnecessary_cast)] // time_t/c_long are 32-bit on armv7
 pub fn ts_to_ns(ts: &libc::timespec) -> i64 {
-    ts.tv_sec as i64 * 1_000_000_000 + ts.tv_nsec as i64
+    ts.tv_sec as i64 * NS_PER_SEC + ts.tv_nsec as i64
 }
 
 /// Converts **ns** to a normalised timespec.
 #[inline(always)]
 pub fn ns_to_ts(ns: i64) -> libc::timespec {
     libc::timespec {
-        tv_sec: ns.div_euclid(1_000_000_000) as libc::time_t,
-        tv_nsec: ns.rem_euclid(1_000_000_000) as _,
+        tv_sec: ns.div_euclid(NS_PER_SEC) as libc::time_t,
+        tv_nsec: ns.rem_euclid(NS_PER_SEC) as _,
     }
 }
 

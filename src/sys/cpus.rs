@@ -27,7 +27,7 @@ impl CpuTopology {
     pub fn read(root: &SysRoot) -> CpuTopology {
         let conf = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) };
         let fallback = if conf > 0 { conf as usize } else { 1 };
-        let big = 1 << 16;
+        let big = crate::cpuset::MAX_CPU_IDS;
         let possible = root
             .read("/sys/devices/system/cpu/possible")
             .ok()

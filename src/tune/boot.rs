@@ -2,8 +2,10 @@
 //! `rcu_nocbs=`, `irqaffinity=`, compared with the kernel's *effective* state.
 //!
 //! Why effective: a bad list makes the kernel ignore the parameter with only a
-//! `pr_warn` (reference/tuning.md §3.1), and `/sys/devices/system/cpu/isolated` shows
-//! only `domain` isolation (§3.3). rtbench never edits a bootloader; it prints the
+//! `pr_warn` (`housekeeping_setup()` in the kernel's kernel/sched/isolation.c), and
+//! `/sys/devices/system/cpu/isolated` shows only `domain` isolation
+//! (`print_cpus_isolated()` in drivers/base/cpu.c;
+//! Documentation/ABI/testing/sysfs-devices-system-cpu). rtbench never edits a bootloader; it prints the
 //! bootargs fragment that would satisfy the configuration ([`bootargs`]).
 
 use super::{Decision, Item, ItemReport, Status};

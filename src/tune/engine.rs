@@ -2,7 +2,10 @@
 //! original (fsync'd), write once, verify by re-reading; on the first failure restore
 //! this run's changes in reverse order. Also `revert` and crash recovery.
 //!
-//! Source of the procedure: reference/tuning.md §5.1–5.2, DESIGN.md §4.
+//! The procedure (journal before write, verify, reverse-order rollback, recovery of an
+//! interrupted apply) is described in docs/ARCHITECTURE.md, "Tuning"; tuned's
+//! `tuned-adm verify` and revert (github.com/redhat-performance/tuned) are the
+//! established model it improves on: tuned does not roll back a half-applied profile.
 
 use super::journal::{Entry, Journal, JournalState, Lock};
 use super::{boot, errno_name, Action, Decision, Item, ItemReport, Status, TuningReport};

@@ -1,7 +1,8 @@
 //! IRQ items: every movable IRQ to housekeeping CPUs, `default_smp_affinity`, and
 //! irqbalance (which rewrites affinities every 10 s and would undo the move).
 //!
-//! Semantics (reference/tuning.md §3.4): a write to `smp_affinity_list` of a per-CPU,
+//! Semantics (the kernel's kernel/irq/proc.c `write_irq_affinity()`, kernel/irq/manage.c,
+//! Documentation/core-api/irq/irq-affinity.rst): a write to `smp_affinity_list` of a per-CPU,
 //! chained or managed IRQ fails by design with EIO before Linux 6.12 and EPERM from
 //! 6.12 (`unsupported`); since 6.x such files are also created mode 0444, which `plan`
 //! takes as the same verdict without writing. EINVAL (no online CPU in the mask) and
@@ -69,7 +70,7 @@ impl IrqAffinity {
         let s = root
             .read(&format!("/proc/irq/{}/effective_affinity_list", self.irq))
             .ok()?;
-        CpuSet::parse_list(&s, 1 << 16).ok()
+        CpuSet::parse_list(&s, crate::cpuset::MAX_CPU_IDS).ok()
     }
 
     fn effective_note(&self, root: &SysRoot, want: &CpuSet) -> String {
@@ -100,7 +101,7 @@ impl Item for IrqAffinity {
                 )
             }
         };
-        let Ok(now) = CpuSet::parse_list(&text, 1 << 16) else {
+        let Ok(now) = CpuSet::parse_list(&text, crate::cpuset::MAX_CPU_IDS) else {
             return Decision::Done(
                 ItemReport::new(
                     self.name(),
@@ -154,7 +155,8 @@ impl Item for IrqAffinity {
 
     fn verify(&self, root: &SysRoot, steps: &[Step]) -> Result<String, (String, String)> {
         super::verify_steps(root, steps)?;
-        let want = CpuSet::parse_list(&steps[0].desired, 1 << 16).unwrap_or_default();
+        let want =
+            CpuSet::parse_list(&steps[0].desired, crate::cpuset::MAX_CPU_IDS).unwrap_or_default();
         Ok(self.effective_note(root, &want))
     }
 }

@@ -1,5 +1,11 @@
 //! Single-file knobs: sysctls (printk, overcommit with its CommitLimit guard, RT
-//! throttling, timer_migration, stat_interval), workqueue cpumask, THP. Semantics: reference/tuning.md §3.3, §3.8–3.11.
+//! throttling, timer_migration, stat_interval), workqueue cpumask, THP. Semantics: the
+//! kernel's Documentation/admin-guide/sysctl/kernel.rst (printk, sched_rt_runtime_us,
+//! timer_migration), Documentation/admin-guide/sysctl/vm.rst and
+//! Documentation/mm/overcommit-accounting.rst (overcommit, stat_interval),
+//! Documentation/scheduler/sched-rt-group.rst (RT throttling),
+//! Documentation/admin-guide/mm/transhuge.rst (THP) and the workqueue `cpumask`
+//! attribute (Documentation/core-api/workqueue.rst).
 
 use super::{
     already, not_applicable, plan_value, Decision, Item, ItemReport, Status, Step, ValueKind,

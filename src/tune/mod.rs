@@ -1,12 +1,13 @@
 //! RT tuning: check the kernel's effective state against `[tuning]`, change only what
-//! differs, record every change so it can be undone (DESIGN.md §4).
+//! differs, record every change so it can be undone (docs/ARCHITECTURE.md, "Tuning").
 //!
 //! An [`Item`] reads its kernel files and decides ([`Item::plan`]); the shared engine
 //! ([`engine`]) applies the decided [`Step`]s one `write(2)` each, after journalling the
 //! original value (fsync'd), lets the item verify by re-reading, and reverts in reverse
 //! order from the journal. Every item ends as one [`Status`].
 //!
-//! Kernel semantics and sources: reference/tuning.md §3; item list and schema: §5.
+//! Kernel semantics: each item file cites the kernel documentation it follows; the
+//! schema is documented in src/config/tuning.rs and systemd/rtbench.toml.
 
 pub mod boot;
 pub mod engine;
@@ -127,7 +128,7 @@ impl TuningReport {
     }
 
     /// 0 when no item is `deviation` or `failed` and every rollback/restore worked,
-    /// else 1 (DESIGN.md §5 exit codes).
+    /// else 1 (the exit codes in src/error.rs).
     pub fn exit_code(&self) -> i32 {
         let bad = |v: &[ItemReport]| {
             v.iter()
@@ -169,7 +170,7 @@ impl ValueKind {
             ValueKind::Mask => crate::cpuset::CpuSet::parse_mask(text)
                 .map(|s| s.to_list())
                 .unwrap_or_else(|_| words()),
-            ValueKind::List => crate::cpuset::CpuSet::parse_list(text, 1 << 16)
+            ValueKind::List => crate::cpuset::CpuSet::parse_list(text, crate::cpuset::MAX_CPU_IDS)
                 .map(|s| s.to_list())
                 .unwrap_or_else(|_| words()),
         }

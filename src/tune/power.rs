@@ -1,5 +1,7 @@
 //! Power items: the cpufreq governor per policy and cpuidle states per CPU.
-//! Semantics: reference/tuning.md §3.6 (idle states), §3.7 (cpufreq).
+//! Semantics: the kernel's Documentation/admin-guide/pm/cpuidle.rst (per-state
+//! `disable`, exit `latency` in µs) and Documentation/admin-guide/pm/cpufreq.rst
+//! (`scaling_governor`, `scaling_available_governors` per policy).
 
 use super::{
     already, not_applicable, plan_value, Absent, Decision, Item, ItemReport, Status, Step,

@@ -288,11 +288,11 @@ pub fn run(
     // A responder ends on STOP; one that cannot get it (a failed send) is left to
     // process exit rather than hanging the run.
     for r in responders {
-        for _ in 0..100 {
+        for _ in 0..responder::WAIT_POLLS {
             if r.is_finished() {
                 break;
             }
-            std::thread::sleep(Duration::from_millis(10));
+            std::thread::sleep(responder::WAIT_POLL);
         }
         if r.is_finished() {
             let _ = r.join();

@@ -10,6 +10,12 @@ use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::time::Duration;
 
+/// How long the main thread waits for a responder (thread or process) to end after
+/// STOP: [`WAIT_POLLS`] × [`WAIT_POLL`] (one second).
+pub(super) const WAIT_POLL: Duration = Duration::from_millis(10);
+/// See [`WAIT_POLL`].
+pub(super) const WAIT_POLLS: u32 = 100;
+
 /// How a responder sets itself up: raw syscalls only (no allocation; safe in a child
 /// forked from a multi-threaded process). Returns `(stage, errno)` on failure.
 pub(super) fn responder_setup(
@@ -154,13 +160,13 @@ pub(super) fn reap(children: &[libc::pid_t], kill: bool) {
         }
         let mut status = 0;
         let mut done = false;
-        for _ in 0..100 {
+        for _ in 0..WAIT_POLLS {
             // SAFETY: pid is our child; status is a valid out-pointer.
             if unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } != 0 {
                 done = true;
                 break;
             }
-            std::thread::sleep(Duration::from_millis(10));
+            std::thread::sleep(WAIT_POLL);
         }
         if !done {
             // SAFETY: pid is our unreaped child.

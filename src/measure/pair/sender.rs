@@ -4,7 +4,8 @@
 use super::responder::{current_cpu, sleep_rel_ns};
 use super::{PairKind, PairResult, READY, STAGE_AFFINITY, STAGE_MLOCK, STOP};
 use crate::error::{Error, Result};
-use crate::measure::harness::{BreakInfo, ThreadCtx, Worker};
+use crate::measure::breaktrace::BreakInfo;
+use crate::measure::harness::{ThreadCtx, Worker};
 use crate::measure::transport::{MqQueue, Msg, PipeRead, PipeWrite, Rx, Tx};
 use crate::measure::ThreadSpec;
 use crate::sys::clock::Clock;

@@ -44,7 +44,15 @@
 //! cpumask = true                # unbound workqueues on housekeeping CPUs
 //! ```
 //!
-//! Source of the semantics: reference/tuning.md §3 (kernel), §5.4 (schema).
+//! Sources of the semantics: the kernel's Documentation/admin-guide/kernel-parameters.txt
+//! (cpu lists, `isolcpus=`, `nohz_full=`, `irqaffinity=`),
+//! Documentation/admin-guide/sysctl/kernel.rst and vm.rst (printk, RT throttling,
+//! overcommit), Documentation/admin-guide/pm/cpufreq.rst and cpuidle.rst; the items
+//! that apply them are in src/tune/ (docs/ARCHITECTURE.md, "Tuning").
+
+mod raw;
+
+pub use raw::TuningToml;
 
 use super::Source;
 use crate::cpuset::CpuSet;
@@ -56,82 +64,6 @@ use toml::Spanned;
 
 /// The boot CPU: the kernel forces it back into housekeeping, so it can never be isolated.
 pub const BOOT_CPU: usize = 0;
-
-/// `[tuning]` as written.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TuningToml {
-    isolated: Option<Spanned<String>>,
-    housekeeping: Option<Spanned<String>>,
-    #[serde(default)]
-    require_preempt_rt: bool,
-    allow_unthrottled_rt: Option<Spanned<bool>>,
-    journal_dir: Option<Spanned<String>>,
-    #[serde(default)]
-    boot: BootToml,
-    #[serde(default)]
-    irq: IrqToml,
-    #[serde(default)]
-    sysctl: SysctlToml,
-    #[serde(default)]
-    power: PowerToml,
-    #[serde(default)]
-    memory: MemoryToml,
-    #[serde(default)]
-    workqueue: WorkqueueToml,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BootToml {
-    isolcpus: Option<Spanned<Vec<String>>>,
-    nohz_full: Option<Spanned<bool>>,
-    rcu_nocbs: Option<Spanned<bool>>,
-    irqaffinity: Option<Spanned<bool>>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct IrqToml {
-    affinity: Option<Spanned<bool>>,
-    default_affinity: Option<Spanned<bool>>,
-    #[serde(default)]
-    exclude: Vec<u32>,
-    #[serde(default)]
-    irqbalance: IrqbalancePolicy,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SysctlToml {
-    printk: Option<Spanned<i64>>,
-    overcommit_memory: Option<Spanned<i64>>,
-    overcommit_ratio: Option<Spanned<i64>>,
-    commit_headroom_pct: Option<Spanned<i64>>,
-    sched_rt_runtime_us: Option<Spanned<i64>>,
-    timer_migration: Option<Spanned<i64>>,
-    stat_interval: Option<Spanned<i64>>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PowerToml {
-    governor: Option<Spanned<String>>,
-    cpuidle_max_latency_us: Option<Spanned<i64>>,
-    cpuidle_cpus: Option<Spanned<String>>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MemoryToml {
-    thp: Option<Thp>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct WorkqueueToml {
-    cpumask: Option<Spanned<bool>>,
-}
 
 /// What to do when irqbalance runs and does not ban the isolated CPUs (it rewrites
 /// every IRQ's affinity on each rebalance, default every 10 s).
@@ -519,5 +451,4 @@ pub fn resolve(
 }
 
 #[cfg(test)]
-#[path = "tuning_tests.rs"]
 mod tests;

@@ -1,0 +1,94 @@
+//! The plot's text: XML escaping, clipping, and the labels of latencies (µs), counts,
+//! durations and axis steps.
+
+use crate::sys::clock::NS_PER_US;
+
+/// Escapes `s` for XML text and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&apos;"),
+            '\t' | '\n' => o.push(' '),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => o.push('?'),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// `s` cut to `n` characters, with `…` when cut.
+pub(super) fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// A latency in ns as µs text: whole µs when exact, else 1 or 2 decimals.
+pub fn us(ns: u64) -> String {
+    if ns % NS_PER_US == 0 {
+        (ns / NS_PER_US).to_string()
+    } else if ns < 10 * NS_PER_US {
+        format!("{:.2}", ns as f64 / NS_PER_US as f64)
+    } else {
+        format!("{:.1}", ns as f64 / NS_PER_US as f64)
+    }
+}
+
+/// A count with thousands separators (`1,234,567`).
+pub fn count(n: u64) -> String {
+    let s = n.to_string();
+    let mut o = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            o.push(',');
+        }
+        o.push(c);
+    }
+    o
+}
+
+/// A duration in seconds as `45 s`, `12.5 min` or `3.0 h`.
+pub(super) fn duration(s: f64) -> String {
+    if s < 120.0 {
+        format!("{s:.0} s")
+    } else if s < 7200.0 {
+        format!("{:.1} min", s / 60.0)
+    } else {
+        format!("{:.1} h", s / 3600.0)
+    }
+}
+
+/// 1, 2 or 5 × 10^k, the smallest not below `v`.
+pub(super) fn nice_step(v: f64) -> f64 {
+    let e = 10f64.powf(v.log10().floor());
+    let f = v / e;
+    let m = if f <= 1.0 {
+        1.0
+    } else if f <= 2.0 {
+        2.0
+    } else if f <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    m * e
+}
+
+/// Count axis label for 10^k: 1, 10, 100, 1k, ... 100G.
+pub(super) fn decade_label(k: i32) -> String {
+    let suffix = ["", "k", "M", "G", "T"];
+    let i = (k / 3) as usize;
+    match suffix.get(i) {
+        Some(s) => format!("{}{s}", 10u64.pow((k % 3) as u32)),
+        None => format!("1e{k}"),
+    }
+}
