@@ -10,18 +10,26 @@ HOMEPAGE = "https://git.example.org/rtbench"
 BUGTRACKER = "https://git.example.org/rtbench/issues"
 SECTION = "benchmark/tests"
 CVE_PRODUCT = "rtbench"
-# rtbench itself is MIT OR Apache-2.0. The binary also links crates that are
-# MIT only (nix, libm, simd-adler32, strsim, zmij); every other linked crate
-# offers MIT too. Their license texts are in the crates (cargo_home/bitbake).
+# rtbench itself is MIT OR Apache-2.0; the binary also links crates that offer
+# MIT but no Apache-2.0 (every linked crate offers MIT). Their licence texts
+# are in the crates (cargo_home/bitbake). CI checks this list against
+# Cargo.lock (scripts/release-packaging.py check):
+# Linked crates without an Apache-2.0 choice, used under MIT: byteorder, libm, memchr, nix, simd-adler32, strsim, winnow, zmij.
 LICENSE = "(MIT | Apache-2.0) & MIT"
 LIC_FILES_CHKSUM = "file://LICENSE-MIT;md5=c9c073ac51524943272cc3eb0f84b7a1 \
                     file://LICENSE-APACHE;md5=3b83ef96387f14655fc854ddc3c6bd57"
 
-# Placeholder address of the rtbench repository: point it at your mirror.
-# SRCREV must name a commit that contains systemd/ and this layer (a release
-# tag once there is one; then add ";tag=v${PV}" so bitbake checks it).
+# The rtbench repository at the release tag v${PV}; bitbake checks that SRCREV
+# is the tag's commit. The
+# address, SRCREV, HOMEPAGE and BUGTRACKER are filled in for each release by
+# scripts/release-packaging.py (docs/RELEASING.md); until the first release
+# they are placeholders: point SRC_URI at your mirror and SRCREV at a commit.
 # destsuffix=${BP}: the default S on scarthgap and wrynose alike.
-SRC_URI = "git://git.example.org/rtbench.git;protocol=https;branch=main;destsuffix=${BP}"
+# The tag is named from bitbake 2.10 on only: scarthgap's bitbake (2.8) takes
+# tag= as the revision itself and refuses it next to a SRCREV ("Conflicting
+# revisions"), so there SRCREV alone names the release commit.
+RTBENCH_GIT_TAG = "${@'' if 'scarthgap' in (d.getVar('LAYERSERIES_CORENAMES') or '').split() else ';tag=v' + d.getVar('PV')}"
+SRC_URI = "git://git.example.org/rtbench.git;protocol=https;branch=main;destsuffix=${BP}${RTBENCH_GIT_TAG}"
 SRCREV = "0000000000000000000000000000000000000000"
 
 # Generated from Cargo.lock: `bitbake -c update_crates rtbench`, or without a
@@ -29,6 +37,14 @@ SRCREV = "0000000000000000000000000000000000000000"
 require ${BPN}-crates.inc
 
 inherit cargo cargo-update-recipe-crates systemd update-rc.d
+
+# Cargo.toml's release profile strips the binary (strip = true) for plain
+# `cargo build`; here the build system strips and splits the debug info into
+# ${PN}-dbg itself, and a binary cargo already stripped fails do_package QA
+# (already-stripped, an ERROR_QA on scarthgap and wrynose). Line tables give
+# ${PN}-dbg source lines for gdb and perf without full debug info.
+export CARGO_PROFILE_RELEASE_STRIP = "false"
+export CARGO_PROFILE_RELEASE_DEBUG ?= "line-tables-only"
 
 # The self-test tunes the system at every boot, so it only starts when the
 # integrator asks for it: RTBENCH_AUTOSTART = "1" in local.conf or a distro
@@ -44,9 +60,20 @@ SYSTEMD_AUTO_ENABLE:${PN} = "${@'enable' if d.getVar('RTBENCH_AUTOSTART') == '1'
 INITSCRIPT_NAME = "rtbench"
 INITSCRIPT_PARAMS = "${@'start 95 2 3 4 5 .' if d.getVar('RTBENCH_AUTOSTART') == '1' else 'stop 05 0 1 6 .'}"
 
+# /etc/rtbench/rtbench.toml is the repository's systemd/rtbench.toml unless a
+# bbappend ships its own:
+#     FILESEXTRAPATHS:prepend := "${THISDIR}/files:"
+#     SRC_URI += "file://rtbench.toml"
+# file:// sources unpack into the directory that holds ${S} on both releases
+# (scarthgap: WORKDIR; wrynose: WORKDIR/sources), because the git source
+# unpacks into ${BP} there (destsuffix above), so one path fits both.
+RTBENCH_CONFIG = "${@os.path.join(os.path.dirname(d.getVar('S')), 'rtbench.toml') \
+                    if 'file://rtbench.toml' in [u.split(';')[0] for u in d.getVar('SRC_URI').split()] \
+                    else os.path.join(d.getVar('S'), 'systemd', 'rtbench.toml')}"
+
 do_install:append() {
     install -d ${D}${sysconfdir}/rtbench
-    install -m 0644 ${S}/systemd/rtbench.toml ${D}${sysconfdir}/rtbench/rtbench.toml
+    install -m 0644 ${RTBENCH_CONFIG} ${D}${sysconfdir}/rtbench/rtbench.toml
     if ${@bb.utils.contains('DISTRO_FEATURES', 'systemd', 'true', 'false', d)}; then
         install -d ${D}${systemd_system_unitdir}
         install -m 0644 ${S}/systemd/rtbench.service ${D}${systemd_system_unitdir}/rtbench.service
