@@ -4,13 +4,16 @@
 #
 ################################################################################
 
-# Placeholder address of the rtbench repository: point RTBENCH_SITE at your
-# mirror, RTBENCH_VERSION at a tag or commit that contains systemd/ and this
-# tree, and update rtbench.hash (see README.md).
+# The release tag and the rtbench repository, filled in with rtbench.hash
+# for each release by scripts/release-packaging.py (docs/RELEASING.md). Until
+# the first release the address is a placeholder: point RTBENCH_SITE at your
+# mirror and RTBENCH_VERSION at a tag or commit (README.md).
 RTBENCH_VERSION = v0.1.0
 RTBENCH_SITE = https://git.example.org/rtbench.git
 RTBENCH_SITE_METHOD = git
-RTBENCH_LICENSE = MIT or Apache-2.0
+# rtbench itself, and the linked crates that offer MIT but no Apache-2.0
+# (every linked crate offers MIT). CI checks the list against Cargo.lock.
+RTBENCH_LICENSE = MIT or Apache-2.0 (rtbench), MIT (crates byteorder, libm, memchr, nix, simd-adler32, strsim, winnow, zmij)
 RTBENCH_LICENSE_FILES = LICENSE-MIT LICENSE-APACHE
 
 define RTBENCH_INSTALL_CONFIG
