@@ -31,14 +31,21 @@
 #   status.txt, unit.txt, boot.txt, full.log   for people: status, journal text, boot time
 # and from the host: console.log (ttyS0), serial-full.log (ttyS2), qemu.log, time.txt.
 #
-# Environment: RTBENCH_VM_DIR (cache, default /var/tmp/rtbench-vm), RTBENCH_VM_CMDLINE
+# Environment: RTBENCH_VM_ARCH (x86_64 or aarch64: the guest, and the architecture --bin must
+# be built for; default x86_64), RTBENCH_VM_DIR (cache, default /var/tmp/rtbench-vm, for aarch64
+# /var/tmp/rtbench-vm-aarch64), RTBENCH_VM_CMDLINE
 # (default "isolcpus=1 nohz_full=1 rcu_nocbs=1 irqaffinity=0"), RTBENCH_VM_SMP (2),
 # RTBENCH_VM_MEM (1G), RTBENCH_VM_ACCEL (auto|tcg|kvm; auto = KVM only with vmx/svm and no
 # kvm_pvm, i.e. TCG on this project's machines), RTBENCH_VM_KEEP_RUNS (20 run dirs kept).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-cache=${RTBENCH_VM_DIR:-/var/tmp/rtbench-vm}
+arch=${RTBENCH_VM_ARCH:-x86_64}
+case $arch in
+  x86_64) cache=${RTBENCH_VM_DIR:-/var/tmp/rtbench-vm} elf_machine=3e ;;
+  aarch64) cache=${RTBENCH_VM_DIR:-/var/tmp/rtbench-vm-aarch64} elf_machine=b7 ;;
+  *) echo "boot.sh: RTBENCH_VM_ARCH=$arch: expected x86_64 or aarch64" >&2; exit 1 ;;
+esac
 isolation=${RTBENCH_VM_CMDLINE:-isolcpus=1 nohz_full=1 rcu_nocbs=1 irqaffinity=0}
 say() { printf '[boot %3ss] %s\n' "$SECONDS" "$*" >&2; }
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//' >&2; exit 1; }
@@ -65,6 +72,9 @@ done
 for f in "$bin" "$unit" "$config" ${catalog:+"$catalog"}; do
   [ -f "$f" ] || { echo "boot.sh: $f: no such file" >&2; exit 1; }
 done
+# ELF e_machine (bytes 18-19, little endian): 0x3e x86-64, 0xb7 AArch64
+[ "$(od -An -tx1 -j18 -N1 "$bin" | tr -d ' ')" = "$elf_machine" ] ||
+  { echo "boot.sh: --bin $bin is not an $arch executable (RTBENCH_VM_ARCH=$arch)" >&2; exit 1; }
 [[ $timeout =~ ^[0-9]+$ ]] && [ "$timeout" -ge 120 ] ||
   { echo "boot.sh: --timeout $timeout: expected whole seconds, at least 120" >&2; exit 1; }
 image=$cache/image
@@ -148,7 +158,14 @@ for f in rtbench-vm.target rtbench-vm-before.service rtbench-vm-collect.service;
 done
 install_file "$here/guest/before" /usr/libexec/rtbench-vm/before 755
 install_file "$here/guest/collect" /usr/libexec/rtbench-vm/collect 755
-printf 'UNIT=rtbench.service\nWAIT_S=%s\n' $(( timeout - 60 )) > "$out/guest.env"
+# Where the collector sends the archive and the boot journal: x86 has four UARTs, arm64 "virt"
+# one (the console), so there they are virtio-serial ports (named below, udev's symlinks).
+case $arch in
+  x86_64) archive_dev=/dev/ttyS1 full_dev=/dev/ttyS2 ;;
+  aarch64) archive_dev=/dev/virtio-ports/rtbench-vm.archive full_dev=/dev/virtio-ports/rtbench-vm.full ;;
+esac
+printf 'UNIT=rtbench.service\nWAIT_S=%s\nARCHIVE_DEV=%s\nFULL_DEV=%s\n' $(( timeout - 60 )) \
+  "$archive_dev" "$full_dev" > "$out/guest.env"
 install_file "$out/guest.env" /etc/rtbench-vm/env 644
 
 debugfs -w -f "$cmds" "$disk" > "$out/debugfs.log" 2>&1
@@ -168,6 +185,7 @@ say "enabled rtbench.service: $(awk '$1 == "symlink" { printf "%s ", $2 }' "$cmd
 
 # ---- boot ----------------------------------------------------------------------------------
 accel=${RTBENCH_VM_ACCEL:-auto}
+[ "$arch" = "$(uname -m)" ] || accel=tcg
 if [ "$accel" = auto ]; then
   # /dev/kvm on these machines comes from kvm_pvm, which runs a stock kernel's ring 0 emulated
   # and far slower than TCG: use KVM only with hardware virtualisation and no kvm_pvm.
@@ -182,18 +200,36 @@ case $accel in
   tcg) qaccel=(-accel tcg,thread=multi,tb-size=512 -cpu max) ;;
   *) echo "boot.sh: RTBENCH_VM_ACCEL=$accel: expected auto, tcg or kvm" >&2; exit 1 ;;
 esac
-cmdline="console=ttyS0,115200 root=/dev/vda rw rootfstype=ext4 panic=-1"
+# Per architecture: qemu, machine, console, and the two result channels (see guest.env above).
+# shellcheck disable=SC2054  # the commas are qemu's
+case $arch in
+  x86_64)
+    qemu_bin=qemu-system-x86_64 console=ttyS0,115200
+    qmachine=()
+    channels=(-serial "file:$out/serial-archive.txt" -serial "file:$out/serial-full.log") ;;
+  aarch64)
+    # pauth=off: emulated pointer authentication makes a boot ~4x slower
+    # (../../shared/tools/vmboot/AARCH64.md; 237 s vs 44 s).
+    qemu_bin=qemu-system-aarch64 console=ttyAMA0
+    qaccel=(-accel tcg,thread=multi,tb-size=512 -cpu max,pauth=off)
+    qmachine=(-M virt)
+    channels=(-device virtio-serial-pci
+              -chardev "file,id=archive,path=$out/serial-archive.txt"
+              -device virtserialport,chardev=archive,name=rtbench-vm.archive
+              -chardev "file,id=full,path=$out/serial-full.log"
+              -device virtserialport,chardev=full,name=rtbench-vm.full) ;;
+esac
+cmdline="console=$console root=/dev/vda rw rootfstype=ext4 panic=-1"
 cmdline+=" systemd.unit=rtbench-vm.target $isolation${append:+ $append}"
 echo "$cmdline" > "$out/cmdline"
-say "qemu ($accel, ${RTBENCH_VM_SMP:-2} CPUs, ${RTBENCH_VM_MEM:-1G}): $cmdline"
+say "$qemu_bin ($accel, ${RTBENCH_VM_SMP:-2} CPUs, ${RTBENCH_VM_MEM:-1G}): $cmdline"
 
 start=$(date +%s.%N)
-qemu-system-x86_64 "${qaccel[@]}" -smp "${RTBENCH_VM_SMP:-2}" -m "${RTBENCH_VM_MEM:-1G}" \
+"$qemu_bin" "${qmachine[@]}" "${qaccel[@]}" -smp "${RTBENCH_VM_SMP:-2}" -m "${RTBENCH_VM_MEM:-1G}" \
   -nodefaults -no-user-config -display none -no-reboot \
   -kernel "$out/vmlinuz" -initrd "$out/initrd.img" -append "$cmdline" \
   -drive "file=$disk,format=raw,if=virtio,cache=unsafe" \
-  -serial "file:$out/console.log" -serial "file:$out/serial-archive.txt" \
-  -serial "file:$out/serial-full.log" \
+  -serial "file:$out/console.log" "${channels[@]}" \
   > "$out/qemu.log" 2>&1 &
 qemu=$!
 trap 'kill "$qemu" 2>/dev/null || true' EXIT INT TERM
@@ -236,7 +272,7 @@ if [ $rc = 0 ]; then
   sed -n '/^==== rtbench-vm archive begin ====$/,/^==== rtbench-vm archive end/p' \
     "$out/serial-archive.txt" 2>/dev/null | sed '1d;$d' | base64 -d > "$out/archive.tar" 2>/dev/null || true
   if [ -z "$sum" ] || [ "$(sha256sum < "$out/archive.tar" | cut -d' ' -f1)" != "$sum" ]; then
-    say "no complete results archive on ttyS1 (qemu ran ${wall}s); last console lines:"
+    say "no complete results archive on $archive_dev (qemu ran ${wall}s); last console lines:"
     tail -n 30 "$out/console.log" | sed 's/^/  | /' >&2
     rc=1
   else

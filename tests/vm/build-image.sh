@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the cached guest image of rtbench's boot test: Debian bookworm (minbase) with systemd,
-# udev, kmod and Debian's PREEMPT_RT kernel (linux-image-rt-amd64). Nothing of rtbench is in
-# the image; boot.sh injects the binary, unit and config into a per-run copy.
+# udev, kmod and Debian's PREEMPT_RT kernel (linux-image-rt-amd64, or linux-image-rt-arm64 for
+# RTBENCH_VM_ARCH=aarch64). Nothing of rtbench is in the image; boot.sh injects the binary, unit
+# and config into a per-run copy.
 #
 #   tests/vm/build-image.sh            # as root; prints the image directory on stdout
 #
@@ -9,12 +10,14 @@
 #   rootfs-<P>/   debootstrap output, P = hash of the suite + packages.txt   (~3 min cold)
 #   image-<I>/    vmlinuz, initrd.img, base.raw (sparse ext4), manifest.txt,
 #                 I = hash of P + this script                                 (~15 s)
+# aarch64: the same under qemu-user (binfmt_misc): debootstrap ~4-5 min, initrd ~40 s.
 #   image         symlink to the current image-<I>
 # A complete stage is marked by a .ok file and reused; re-running is a no-op (< 1 s) when
 # nothing changed. Stale rootfs-*/image-* directories are removed after a successful build.
 #
 # Environment:
-#   RTBENCH_VM_DIR      cache directory (default /var/tmp/rtbench-vm)
+#   RTBENCH_VM_ARCH     x86_64 (default) or aarch64 (arm64 guest for qemu-system-aarch64)
+#   RTBENCH_VM_DIR      cache directory (default /var/tmp/rtbench-vm, /var/tmp/rtbench-vm-aarch64)
 #   RTBENCH_VM_MIRROR   Debian mirror (default: the first .../debian URI of the host's apt sources)
 #   RTBENCH_VM_SUITE    Debian suite (default bookworm)
 #   RTBENCH_VM_REBUILD  1 = ignore the cache and debootstrap again
@@ -22,7 +25,14 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-cache=${RTBENCH_VM_DIR:-/var/tmp/rtbench-vm}
+arch=${RTBENCH_VM_ARCH:-x86_64}
+case $arch in
+  x86_64) debarch=amd64 cache=${RTBENCH_VM_DIR:-/var/tmp/rtbench-vm}
+          qemu_tool=qemu-system-x86_64:qemu-system-x86 ;;
+  aarch64) debarch=arm64 cache=${RTBENCH_VM_DIR:-/var/tmp/rtbench-vm-aarch64}
+           qemu_tool="qemu-system-aarch64:qemu-system-arm qemu-aarch64-static:qemu-user-static" ;;
+  *) echo "build-image.sh: RTBENCH_VM_ARCH=$arch: expected x86_64 or aarch64" >&2; exit 1 ;;
+esac
 suite=${RTBENCH_VM_SUITE:-bookworm}
 say() { printf '[build-image %3ss] %s\n' "$SECONDS" "$*" >&2; }
 die() { say "error: $*"; exit 1; }
@@ -31,7 +41,7 @@ die() { say "error: $*"; exit 1; }
 
 # ---- host tools ---------------------------------------------------------------------------
 missing=()
-for tool in qemu-system-x86_64:qemu-system-x86 debootstrap:debootstrap mkfs.ext4:e2fsprogs \
+for tool in $qemu_tool debootstrap:debootstrap mkfs.ext4:e2fsprogs \
             debugfs:e2fsprogs jq:jq flock:util-linux; do
   command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool#*:}")
 done
@@ -49,8 +59,24 @@ mkdir -p "$cache"
 exec 9>"$cache/.lock"
 flock 9   # one build at a time; boot.sh takes this lock shared while it copies the image
 
+# A foreign-architecture rootfs runs its maintainer scripts under qemu-user: binfmt_misc must
+# know the qemu-aarch64 interpreter (the F flag in qemu-user-static's entry makes it work in
+# the chroot). Containers may have binfmt_misc unmounted.
+if [ "$arch" != "$(uname -m)" ]; then
+  [ -e /proc/sys/fs/binfmt_misc/register ] ||
+    mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null ||
+    die "binfmt_misc is not mounted and cannot be mounted: no way to run $arch programs"
+  if [ ! -e "/proc/sys/fs/binfmt_misc/qemu-$arch" ]; then
+    conf=/usr/lib/binfmt.d/qemu-$arch.conf
+    [ -r "$conf" ] || die "$conf missing (qemu-user-static)"
+    cat "$conf" > /proc/sys/fs/binfmt_misc/register || die "registering $conf with binfmt_misc failed"
+  fi
+fi
+
 # ---- cache keys ---------------------------------------------------------------------------
-mapfile -t pkgs < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$here/packages.txt" | grep -v '^$')
+# packages.txt names the kernel package linux-image-rt-@DEBARCH@.
+mapfile -t pkgs < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e "s/@DEBARCH@/$debarch/g" "$here/packages.txt" |
+                    grep -v '^$')
 [ ${#pkgs[@]} -gt 0 ] || die "$here/packages.txt lists no packages"
 pkey=$(printf '%s\n' "suite=$suite" "${pkgs[@]}" | sha256sum | cut -c1-16)
 ikey=$( { echo "$pkey"; cat "$0"; } | sha256sum | cut -c1-16)
@@ -84,8 +110,10 @@ if [ ! -e "$rootfs/.ok" ] || [ "${RTBENCH_VM_REBUILD:-0}" = 1 ]; then
   rm -rf "$rootfs"
   mkdir -p "$rootfs"
   include=$(IFS=,; echo "${pkgs[*]}")
-  if ! debootstrap --variant=minbase --include="$include" "$suite" "$rootfs" "$mirror" \
-       > "$cache/debootstrap.log" 2>&1; then
+  # INITRD=No: under qemu-user the kernel package would build a full initrd twice (> 20 min);
+  # stage 2 builds the small one.
+  if ! INITRD=No debootstrap --arch="$debarch" --variant=minbase --include="$include" "$suite" \
+       "$rootfs" "$mirror" > "$cache/debootstrap.log" 2>&1; then
     tail -n 25 "$cache/debootstrap.log" >&2
     unmount_under "$rootfs"
     die "debootstrap failed (full log: $cache/debootstrap.log)"
@@ -147,14 +175,18 @@ printf 'blacklist %s\n' floppy pcspkr i2c_piix4 ata_piix pata_acpi ata_generic s
 # look at the build host's hardware from inside the chroot.
 sed -i 's/^MODULES=.*/MODULES=list/' "$stage/etc/initramfs-tools/initramfs.conf"
 printf '%s\n' virtio_pci virtio_blk ext4 crc32c_generic > "$stage/etc/initramfs-tools/modules"
+# The arm64 guest has one UART: boot.sh gives it virtio-serial ports for the results.
+[ "$arch" = aarch64 ] && echo virtio_console > "$stage/etc/modules-load.d/rtbench-vm.conf"
 kver=$(cd "$stage/lib/modules" && ls | sort -V | tail -n1)
 [ -n "$kver" ] && [ -e "$stage/boot/vmlinuz-$kver" ] || die "no kernel found in $stage/boot"
-chroot "$stage" update-initramfs -u -k "$kver" > "$image.tmp/update-initramfs.log" 2>&1 ||
+mode=-u
+[ -e "$stage/boot/initrd.img-$kver" ] || mode=-c   # INITRD=No above
+chroot "$stage" update-initramfs "$mode" -k "$kver" > "$image.tmp/update-initramfs.log" 2>&1 ||
   { cat "$image.tmp/update-initramfs.log" >&2; die "update-initramfs failed"; }
 cp "$stage/boot/vmlinuz-$kver" "$image.tmp/vmlinuz"
 cp "$stage/boot/initrd.img-$kver" "$image.tmp/initrd.img"
 chroot "$stage" dpkg-query -W -f '${Package} ${Version}\n' > "$image.tmp/manifest.txt"
-{ echo "kernel $kver"; echo "suite $suite"; echo "packages-key $pkey"; } >> "$image.tmp/manifest.txt"
+{ echo "kernel $kver"; echo "suite $suite"; echo "arch $debarch"; echo "packages-key $pkey"; } >> "$image.tmp/manifest.txt"
 rm -rf "$stage"/var/cache/apt/archives/*.deb "$stage"/var/lib/apt/lists/* \
        "$stage"/usr/share/doc/* "$stage"/usr/share/man/* "$stage"/usr/share/info/* \
        "$stage"/usr/share/locale/*

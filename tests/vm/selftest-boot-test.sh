@@ -8,9 +8,11 @@
 #   fail  tests/vm/fail.toml (max_us = 1): verdict fail, unit failed with exit status 1
 # Assertions are on journal fields and unit state, never on latency values (TCG emulation).
 #
-#   tests/vm/selftest-boot-test.sh [BIN] [--unit PATH] [--catalog PATH] [--only pass|fail]
-#                                  [--timeout S]
-#     BIN        rtbench binary (default target/release/rtbench)
+#   tests/vm/selftest-boot-test.sh [BIN] [--arch x86_64|aarch64] [--unit PATH] [--catalog PATH]
+#                                  [--only pass|fail] [--timeout S]
+#     BIN        rtbench binary (default target/release/rtbench), built for --arch
+#     --arch     the guest: x86_64 (default; Debian's linux-image-rt-amd64) or aarch64 (arm64
+#                guest, linux-image-rt-arm64, qemu-system-aarch64 -M virt); the same assertions
 #     --unit     default systemd/rtbench.service
 #     --catalog  default systemd/rtbench.catalog when it exists; its MESSAGE_IDs are checked
 #     --only     run one of the two boots
@@ -26,10 +28,12 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 bin=$repo/target/release/rtbench unit=$repo/systemd/rtbench.service catalog="" only="" timeout=600
+export RTBENCH_VM_ARCH=${RTBENCH_VM_ARCH:-x86_64}
 pass_run="" fail_run=""
 [ -f "$repo/systemd/rtbench.catalog" ] && catalog=$repo/systemd/rtbench.catalog
 while [ $# -gt 0 ]; do
   case $1 in
+    --arch) RTBENCH_VM_ARCH=$2; shift 2 ;;
     --unit) unit=$2; shift 2 ;;
     --catalog) catalog=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
@@ -42,6 +46,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 case $only in "" | pass | fail) ;; *) echo "--only $only: expected pass or fail" >&2; exit 2 ;; esac
+case $RTBENCH_VM_ARCH in x86_64 | aarch64) ;; *) echo "--arch $RTBENCH_VM_ARCH: expected x86_64 or aarch64" >&2; exit 2 ;; esac
 for f in "$bin" "$unit" ${catalog:+"$catalog"}; do
   [ -f "$f" ] || { echo "selftest-boot-test.sh: $f: no such file" >&2; exit 2; }
 done
@@ -113,7 +118,7 @@ catalog_gaps() {  # "<MESSAGE_ID> <FIELD>" for each @FIELD@ of the catalog that 
 boot() {  # boot NAME CONFIG [RUN-DIR]: sets $run, returns non-zero when the boot gave no results
   local name=$1 config=$2 t0=$SECONDS
   if [ -n "${3:-}" ]; then run=$3; echo "--- '$name': checking $run (no boot)"; return 0; fi
-  echo "--- boot '$name': $(basename "$config") (qemu TCG, ~1 min)"
+  echo "--- boot '$name': $(basename "$config") ($RTBENCH_VM_ARCH guest, qemu TCG, ~1 min)"
   if run=$("$here/boot.sh" --bin "$bin" --unit "$unit" --config "$config" \
              ${catalog:+--catalog "$catalog"} --timeout "$timeout"); then
     pass "$name: guest booted, ran rtbench.service and sent its results ($((SECONDS - t0)) s, $run)"
