@@ -86,9 +86,9 @@ timeout "$timeout" qemu-system-x86_64 -accel tcg,thread=multi,tb-size=512 -cpu m
   -serial "file:$run/console.log" -serial "file:$run/archive.txt" > "$run/qemu.log" 2>&1 || true
 echo "qemu ran $((SECONDS - t0)) s; run directory $run"
 
-sum=$(sed -n 's/^==== rtbench-busybox archive end sha256=\([0-9a-f]*\) ====$/\1/p' "$run/archive.txt" 2> /dev/null)
-sed -n '/^==== rtbench-busybox archive begin ====$/,/^==== rtbench-busybox archive end/{//!p}' \
-  "$run/archive.txt" 2> /dev/null | base64 -d > "$run/archive.tar" 2> /dev/null || true
+sum=$(tr -d '\r' < "$run/archive.txt" 2> /dev/null | sed -n 's/^==== rtbench-busybox archive end sha256=\([0-9a-f]*\) ====$/\1/p')
+awk '/^==== rtbench-busybox archive end/ { on = 0 } on; /^==== rtbench-busybox archive begin ====/ { on = 1 }' \
+  "$run/archive.txt" 2> /dev/null | tr -d '\r' | base64 -d > "$run/archive.tar" 2> /dev/null || true
 if [ -z "$sum" ] || [ "$(sha256sum < "$run/archive.tar" | cut -d' ' -f1)" != "$sum" ]; then
   echo "FAIL: the guest sent no complete results archive; last console lines:"
   tail -n 30 "$run/console.log" | sed 's/^/  | /'
