@@ -306,6 +306,32 @@ fn bad_load_input_is_one_line_exit_2_and_starts_nothing() {
     }
 }
 
+/// Issue 12 point 5: a built-in worker that cannot run is named by the `--load` item as
+/// the user wrote it (`vm:1:512M`), not by rtbench's reading of it (`vm:536870912`).
+/// The address-space limit makes the vm worker's mmap fail at once (issue 12's
+/// example). The exit code is issue 12 point 1's business: only "not 0" here.
+#[test]
+fn a_worker_that_cannot_run_is_named_as_written() {
+    let tmp = TempDir::new("as-written");
+    for spec in ["vm:1:512M", "cpu:1, vm:1:512M"] {
+        let out = std::process::Command::new("prlimit")
+            .arg("--as=400000000")
+            .arg(env!("CARGO_BIN_EXE_rtbench"))
+            .args(["cyclic", "-p", "90", "-l", "200", "-q", "--load", spec])
+            .env("TMPDIR", &tmp.0)
+            .output()
+            .expect("prlimit (util-linux) runs rtbench");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(out.status.code(), Some(0), "{spec}: {err}");
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("rtbench: --load "))
+            .unwrap_or_else(|| panic!("{spec}: no --load line: {err}"));
+        assert!(line.contains("'vm:1:512M'"), "{spec}: {line}");
+        assert!(!line.contains("536870912"), "{spec}: {line}");
+    }
+}
+
 /// Live processes whose command line starts with `prefix`.
 fn procs_named(prefix: &str) -> Vec<Proc> {
     all_procs()

@@ -54,6 +54,9 @@ impl Worker {
 pub struct LoadSpec {
     /// Built-in workers, one process each.
     pub workers: Vec<Worker>,
+    /// For each worker, the item of `--load` it comes from as the user wrote it
+    /// (`vm:1:512M`), so that messages about it echo the user's words.
+    pub labels: Vec<String>,
     /// `--load` as given (for output).
     pub text: String,
     /// External command, split into program and arguments.
@@ -144,9 +147,12 @@ pub fn validate(
     topo: &crate::sys::cpus::CpuTopology,
 ) -> Result<Option<LoadSpec>, LoadError> {
     let invalid = |field, message: String| LoadError::Invalid { field, message };
-    let workers = match req.spec {
-        Some(s) => parse_workers(s).map_err(|e| invalid(LoadField::Spec, e))?,
-        None => Vec::new(),
+    let (workers, labels): (Vec<Worker>, Vec<String>) = match req.spec {
+        Some(s) => parse_labelled(s)
+            .map_err(|e| invalid(LoadField::Spec, e))?
+            .into_iter()
+            .unzip(),
+        None => Default::default(),
     };
     let (cmd, cmd_path) = match req.cmd {
         Some(s) => {
@@ -178,6 +184,7 @@ pub fn validate(
     }
     Ok(Some(LoadSpec {
         workers,
+        labels,
         text: req.spec.unwrap_or_default().to_string(),
         cmd,
         cmd_path,
@@ -234,6 +241,11 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 /// Parses `cpu:N,vm:N[:SIZE],io:N` into workers (kinds may repeat; counts add up).
 /// Errors name the offending item and what was expected.
 pub fn parse_workers(s: &str) -> Result<Vec<Worker>, String> {
+    Ok(parse_labelled(s)?.into_iter().map(|(w, _)| w).collect())
+}
+
+/// [`parse_workers`], each worker with the item it comes from as written (trimmed).
+pub fn parse_labelled(s: &str) -> Result<Vec<(Worker, String)>, String> {
     let mut v = Vec::new();
     for item in s.split(',').map(str::trim) {
         if item.is_empty() {
@@ -257,7 +269,7 @@ pub fn parse_workers(s: &str) -> Result<Vec<Worker>, String> {
                 } else {
                     Worker::Io
                 };
-                v.extend(std::iter::repeat(w).take(n));
+                v.extend(std::iter::repeat((w, item.to_string())).take(n));
             }
             "vm" if parts.len() == 2 || parts.len() == 3 => {
                 let n = count(parts.get(1))?;
@@ -265,7 +277,7 @@ pub fn parse_workers(s: &str) -> Result<Vec<Worker>, String> {
                     Some(sz) => parse_size(sz).map_err(|e| format!("'{item}': {e}"))?,
                     None => DEFAULT_VM_BYTES,
                 };
-                v.extend(std::iter::repeat(Worker::Vm { bytes }).take(n));
+                v.extend(std::iter::repeat((Worker::Vm { bytes }, item.to_string())).take(n));
             }
             "cpu" | "io" | "vm" => {
                 return Err(format!("'{item}': expected cpu:N, vm:N:SIZE or io:N"));

@@ -67,19 +67,15 @@ impl RunningLoad {
         let mut jobs: Vec<(String, Command)> = spec
             .workers
             .iter()
-            .map(|w| {
+            .zip(&spec.labels)
+            .map(|(w, label)| {
                 let mut c = Command::new(exe);
                 c.arg("load-worker").args(w.args());
                 if *w == super::Worker::Io {
                     c.arg(io_dir);
                 }
                 c.stdout(Stdio::null());
-                let label = match w {
-                    super::Worker::Cpu => "cpu".to_string(),
-                    super::Worker::Vm { bytes } => format!("vm:{bytes}"),
-                    super::Worker::Io => "io".to_string(),
-                };
-                (label, c)
+                (label.clone(), c)
             })
             .collect();
         if let (Some(argv), Some(path)) = (&spec.cmd, &spec.cmd_path) {

@@ -22,7 +22,7 @@ pub fn load(flags: &LoadFlags, topo: &CpuTopology) -> Result<Option<LoadSpec>> {
             LoadError::Invalid {
                 field: LoadField::Spec,
                 ..
-            } => Error::usage("--load", req.spec.unwrap_or_default(), message),
+            } => Error::usage("--load", as_written(req.spec), message),
             LoadError::Invalid {
                 field: LoadField::Cmd,
                 ..
@@ -34,10 +34,21 @@ pub fn load(flags: &LoadFlags, topo: &CpuTopology) -> Result<Option<LoadSpec>> {
             LoadError::Invalid {
                 field: LoadField::Cpus,
                 ..
-            } => Error::usage("--load-cpus", req.cpus.unwrap_or_default(), message),
+            } => Error::usage("--load-cpus", as_written(req.cpus), message),
             LoadError::CpusWithoutLoad => Error::usage("--load-cpus", "", message),
         }
     })
+}
+
+/// A flag's value as the user wrote it, quoted when it has white space in it or is
+/// empty (so that the message shows where it ends).
+fn as_written(v: Option<&str>) -> String {
+    let v = v.unwrap_or_default();
+    if v.is_empty() || v.contains(char::is_whitespace) {
+        format!("'{v}'")
+    } else {
+        v.to_string()
+    }
 }
 
 /// A validated `rtbench load`.
