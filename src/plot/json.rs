@@ -71,15 +71,21 @@ fn rt_tests(doc: &Value) -> Result<LatencyPlot, String> {
     let ext_threads = ext.and_then(|e| e.get("threads")).and_then(Value::as_array);
     let mut curves = Vec::new();
     for (i, t) in threads {
-        let Some(hist) = t.get("histogram").and_then(Value::as_object) else {
-            return Err(format!(
-                "thread {i} has no histogram: run rtbench cyclic or cyclictest with -h US"
-            ));
-        };
         let x = ext_threads.and_then(|v| {
             v.iter()
                 .find(|x| x.get("thread").and_then(Value::as_u64) == Some(i as u64))
         });
+        // rt-tests <= 2.6 (and rtbench) write `"histogram": {}` without -h; an empty
+        // one is a histogram only where rtbench says it ran with -h.
+        let Some(hist) = t
+            .get("histogram")
+            .and_then(Value::as_object)
+            .filter(|h| !h.is_empty() || u64_at(x, "histogram_bucket_ns").is_some())
+        else {
+            return Err(format!(
+                "thread {i} has no histogram: run rtbench cyclic or cyclictest with -h US"
+            ));
+        };
         let bucket_ns = u64_at(x, "histogram_bucket_ns").unwrap_or(unit_ns);
         let mut buckets = Vec::new();
         for (k, n) in hist {
@@ -360,5 +366,9 @@ mod tests {
         let e = parse(doc, None).unwrap_err();
         assert!(e.contains("thread 0 has no histogram"), "{e}");
         assert!(e.contains("-h US"), "{e}");
+        // rt-tests 2.4 (and rtbench) without -h: an empty histogram object.
+        let doc = r#"{"file_version": 1, "thread": {"0": {"histogram": {}, "cycles": 10, "min": 1, "max": 9, "avg": 2.0, "cpu": 0, "node": -1}}}"#;
+        let e = parse(doc, None).unwrap_err();
+        assert!(e.contains("thread 0 has no histogram"), "{e}");
     }
 }

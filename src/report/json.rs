@@ -118,10 +118,11 @@ struct Threads<'a> {
     unit_ns: u64,
 }
 
+/// One thread as rt-tests 2.4 writes it: `"histogram"` is always there, `{}` without
+/// `-h` (2.7+ leaves it out then; callers written for 2.4 look it up).
 #[derive(Serialize)]
 struct RtThread<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    histogram: Option<Buckets<'a>>,
+    histogram: Buckets<'a>,
     cycles: u64,
     min: u64,
     max: u64,
@@ -154,7 +155,7 @@ impl Serialize for Threads<'_> {
             m.serialize_entry(
                 &t.spec.index.to_string(),
                 &RtThread {
-                    histogram: st.linear.as_ref().map(|l| Buckets(&l.buckets)),
+                    histogram: Buckets(st.linear.as_ref().map_or(&[], |l| &l.buckets)),
                     cycles: st.count,
                     min: st.min() / self.unit_ns,
                     max: st.max_ns / self.unit_ns,
