@@ -44,7 +44,7 @@ complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -s d -l distance
 complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -s h -l histogram -d 'Latency histogram of US 1-µs buckets, printed at exit (same interval on all threads)' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -s H -l histofall -d 'Like -h, plus a summary column over all threads' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -l histfile -d 'Write the -h/-H histogram to PATH instead of standard output' -r -F
-complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -l histogram-layout -d 'Histogram layout of cyclictest 2.7+ (current) or <= 2.6 (legacy)' -r -f -a "current\t'cyclictest 2.7+: zero rows omitted, no `# Total:` line'
+complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -l histogram-layout -d 'Histogram layout of cyclictest 2.7+ (current) or <= 2.6 (legacy) [default: current; legacy when called as cyclictest]' -r -f -a "current\t'cyclictest 2.7+: zero rows omitted, no `# Total:` line'
 legacy\t'cyclictest <= 2.6: every row and a `# Total:` line (old OSADL scripts)'"
 complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -s i -l interval -d 'Base interval of the threads in µs' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -s l -l loops -d 'Number of cycles per thread; 0 = endless' -r
@@ -64,6 +64,7 @@ complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -s n -l nanoslee
 complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -l priospread -d 'Spread priorities: thread i gets PRIO - i'
 complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -s S -l smp -d 'Standard SMP testing: -a -t with the same priority on all threads'
 complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -l tracemark -d 'Write a trace marker when -b fires'
+complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -s u -l unbuffered -d 'Unbuffered output: every line is written at once (always so; accepted for cyclictest command lines)'
 complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -l no-mlockall -d 'Do not call mlockall'
 complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -s N -l nsecs -d 'Print results in ns instead of µs'
 complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -s q -l quiet -d 'Print only a summary at exit'

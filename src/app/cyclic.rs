@@ -6,7 +6,7 @@ use crate::measure::cyclic;
 use crate::report::histogram::HistogramDump;
 use crate::report::json::Json;
 use crate::report::output::{self, Output, Target};
-use crate::report::text::{BreakTrailer, LiveLines, Summary, TLines};
+use crate::report::text::{BreakTrailer, FinalTLines, LiveLines, Summary, TLines};
 use crate::report::RunReport;
 use crate::sys::cpus::CpuTopology;
 use crate::sys::info::SysInfo;
@@ -39,7 +39,12 @@ pub fn run(args: &CyclicArgs, argv: &[String]) -> Result<i32> {
     };
     let hist = plan.output.histogram.as_ref();
     if hist.is_none() || !plan.output.quiet {
-        out.text(&TLines, &report)?;
+        if plan.output.rt_tests_stdout {
+            out.text(&FinalTLines, &report)?;
+            let _ = out.to_stderr(&Summary, &report);
+        } else {
+            out.text(&TLines, &report)?;
+        }
     }
     if let Some(h) = hist {
         let dump = HistogramDump {

@@ -12,8 +12,9 @@ mod selftest;
 mod sysinfo;
 mod tune;
 
+use crate::cli::getopt::{self, Tool};
 use crate::cli::{Cli, Command};
-use crate::error::{exit, Result};
+use crate::error::{exit, Error, Result};
 use crate::load::{LoadInfo, LoadSpec};
 use crate::measure::harness::Progress;
 use crate::measure::stats::LiveSnapshot;
@@ -24,12 +25,19 @@ use clap::Parser;
 use std::ffi::OsString;
 
 /// Runs rtbench with `args` (including argv\[0\]) and returns the process exit code.
+/// Called as `cyclictest` or `pmqtest` (argv\[0\]) it is `rtbench cyclic` /
+/// `rtbench pmq`; the measuring commands' arguments are read as getopt_long reads
+/// them ([`crate::cli::getopt`]).
 pub fn main(args: Vec<OsString>) -> i32 {
     let argv: Vec<String> = args
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let cli = match Cli::try_parse_from(&args) {
+    let invocation = match getopt::prepare(&args) {
+        Ok(i) => i,
+        Err(e) => return fail(&Error::Usage(e)),
+    };
+    let cli = match Cli::try_parse_from(&invocation.args) {
         Ok(c) => c,
         Err(e) => {
             use clap::error::ErrorKind;
@@ -41,32 +49,79 @@ pub fn main(args: Vec<OsString>) -> i32 {
                     exit::OK
                 };
             }
-            // One line naming the input, like every other rtbench error.
-            let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("invalid command line");
-            Output::new(None).warn(&format!("rtbench: {}", first.trim_start_matches("error: ")));
+            Output::new(None).warn(&format!("rtbench: {}", clap_message(&e)));
             return exit::USAGE;
         }
     };
     let result = match cli.command {
-        Command::Cyclic(a) => cyclic::run(&a, &argv),
+        Command::Cyclic(mut a) => {
+            a.as_cyclictest = invocation.as_rt_tests == Some(Tool::Cyclic);
+            cyclic::run(&a, &argv)
+        }
         Command::Sysinfo(a) => sysinfo::run(&a),
         Command::Report(a) => report::run(&a),
         #[cfg(feature = "plot")]
         Command::Plot(a) => plot::run(&a),
         Command::Selftest(a) => Ok(selftest::run(&a)),
         Command::Tune(a) => tune::run(&a),
-        Command::Pmq(a) => pair::run_pmq(&a, &argv),
+        Command::Pmq(mut a) => {
+            a.as_pmqtest = invocation.as_rt_tests == Some(Tool::Pmq);
+            pair::run_pmq(&a, &argv)
+        }
         Command::Pipe(a) => pair::run_pipe(&a, &argv),
         Command::Load(a) => load::run(&a),
         Command::LoadWorker(a) => load::run_worker(&a),
     };
     match result {
         Ok(code) => code,
-        Err(e) => {
-            Output::new(None).warn(&format!("rtbench: {e}"));
-            e.exit_code()
+        Err(e) => fail(&e),
+    }
+}
+
+/// Prints `e` as one line on standard error and returns its exit code.
+fn fail(e: &Error) -> i32 {
+    Output::new(None).warn(&format!("rtbench: {e}"));
+    e.exit_code()
+}
+
+/// clap's whole message on one line: what was wrong, then what it adds — the missing
+/// arguments, "a similar argument exists: '--interval'", the possible values — joined
+/// with "; ". Left out: the `error:` prefix, the usage block and "For more
+/// information, try '--help'" (the command's `--help` is where usage lives).
+fn clap_message(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut out = String::new();
+    // After a line ending in ':' come indented items (the missing arguments).
+    let mut list = false;
+    let mut lines = text.lines().peekable();
+    while let Some(raw) = lines.next() {
+        let l = raw.trim();
+        if l.starts_with("Usage:") {
+            // The usage block runs to the next empty line.
+            while lines.peek().is_some_and(|n| !n.trim().is_empty()) {
+                lines.next();
+            }
+            continue;
         }
+        if l.is_empty() || l.starts_with("For more information, try") {
+            list = false;
+            continue;
+        }
+        let item = list && raw.starts_with(' ');
+        if !out.is_empty() {
+            out.push_str(match (out.ends_with(':'), item) {
+                (true, _) => " ",
+                (false, true) => ", ",
+                (false, false) => "; ",
+            });
+        }
+        out.push_str(l.trim_start_matches("error: "));
+        list = l.ends_with(':') || item;
+    }
+    if out.is_empty() {
+        "invalid command line".to_string()
+    } else {
+        out
     }
 }
 

@@ -59,7 +59,11 @@ fn run_pair(plan: PairPlan, argv: &[String]) -> Result<i32> {
         };
         out.text(&dump, &report.with(&columns))?;
     }
-    out.text(&PairSummary, &report)?;
+    if plan.output.rt_tests_stdout {
+        let _ = out.to_stderr(&PairSummary, &report);
+    } else {
+        out.text(&PairSummary, &report)?;
+    }
     if let Some(p) = &plan.output.json {
         out.document(&Target::from_path(p), &PairJson, &report)?;
     }

@@ -1,6 +1,6 @@
 //! `rtbench cyclic`: cyclictest's flags.
 
-use super::{HistogramLayout, LoadFlags, RunFlags};
+use super::{number, HistogramLayout, LoadFlags, RunFlags};
 use clap::{ArgAction, Args};
 use std::path::PathBuf;
 
@@ -32,7 +32,7 @@ pub struct CyclicArgs {
     pub affinity: Option<String>,
 
     /// Stop the test (and tracing) when a latency exceeds USEC µs; exit 1
-    #[arg(short = 'b', long = "breaktrace", value_name = "USEC")]
+    #[arg(short = 'b', long = "breaktrace", value_name = "USEC", value_parser = number::u64_arg)]
     pub breaktrace: Option<u64>,
 
     /// Clock: 0|monotonic (default) or 1|realtime
@@ -40,36 +40,38 @@ pub struct CyclicArgs {
     pub clock: String,
 
     /// Distance of thread intervals in µs (thread i: interval + i*DIST; 0 with -h)
-    #[arg(short = 'd', long = "distance", value_name = "DIST")]
+    #[arg(short = 'd', long = "distance", value_name = "DIST", value_parser = number::u64_arg)]
     pub distance: Option<u64>,
 
     /// Latency histogram of US 1-µs buckets, printed at exit (same interval on all threads)
-    #[arg(short = 'h', long = "histogram", value_name = "US")]
+    #[arg(short = 'h', long = "histogram", value_name = "US", value_parser = number::usize_arg)]
     pub histogram: Option<usize>,
 
     /// Like -h, plus a summary column over all threads
-    #[arg(short = 'H', long = "histofall", value_name = "US")]
+    #[arg(short = 'H', long = "histofall", value_name = "US", value_parser = number::usize_arg)]
     pub histofall: Option<usize>,
 
     /// Write the -h/-H histogram to PATH instead of standard output
     #[arg(long = "histfile", value_name = "PATH")]
     pub histfile: Option<PathBuf>,
 
-    /// Histogram layout of cyclictest 2.7+ (current) or <= 2.6 (legacy)
-    #[arg(long = "histogram-layout", value_enum, default_value = "current")]
-    pub histogram_layout: HistogramLayout,
+    /// Histogram layout of cyclictest 2.7+ (current) or <= 2.6 (legacy) [default:
+    /// current; legacy when called as cyclictest]
+    #[arg(long = "histogram-layout", value_enum)]
+    pub histogram_layout: Option<HistogramLayout>,
 
     /// Base interval of the threads in µs
     #[arg(
         short = 'i',
         long = "interval",
         value_name = "INTV",
-        default_value_t = 1000
+        default_value_t = 1000,
+        value_parser = number::u64_arg
     )]
     pub interval: u64,
 
     /// Number of cycles per thread; 0 = endless
-    #[arg(short = 'l', long = "loops", value_name = "LOOPS", default_value_t = 0)]
+    #[arg(short = 'l', long = "loops", value_name = "LOOPS", default_value_t = 0, value_parser = number::u64_arg)]
     pub loops: u64,
 
     /// Lock current and future memory (the default; kept for cyclictest command lines)
@@ -81,7 +83,7 @@ pub struct CyclicArgs {
     pub nanosleep: bool,
 
     /// Priority of the highest-priority thread (1..99 FIFO/RR; 0 = SCHED_OTHER)
-    #[arg(short = 'p', long = "priority", value_name = "PRIO")]
+    #[arg(short = 'p', long = "priority", value_name = "PRIO", value_parser = number::i64_arg)]
     pub priority: Option<i64>,
 
     /// Policy of the measuring threads: other, normal, batch, idle, fifo, rr
@@ -104,6 +106,11 @@ pub struct CyclicArgs {
     #[arg(long = "tracemark")]
     pub tracemark: bool,
 
+    /// Unbuffered output: every line is written at once (always so; accepted for
+    /// cyclictest command lines)
+    #[arg(short = 'u', long = "unbuffered")]
+    pub unbuffered: bool,
+
     /// Background load while measuring.
     #[command(flatten)]
     pub load: LoadFlags,
@@ -115,4 +122,10 @@ pub struct CyclicArgs {
     /// Print help
     #[arg(long = "help", action = ArgAction::Help)]
     pub help: Option<bool>,
+
+    /// rtbench was called as `cyclictest` (argv\[0\], see [`super::getopt`]): the
+    /// defaults of the rt-tests version such a caller expects (the ≤ 2.6 histogram
+    /// layout). Not a flag; set by the caller of the parser.
+    #[arg(skip)]
+    pub as_cyclictest: bool,
 }

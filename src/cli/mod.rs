@@ -5,12 +5,15 @@
 //! here.
 
 pub mod cyclic;
+pub mod getopt;
 pub mod load;
+pub mod number;
 pub mod pipe;
 #[cfg(feature = "plot")]
 pub mod plot;
 pub mod pmq;
 pub mod report;
+pub mod rt_tests;
 pub mod selftest;
 pub mod sysinfo;
 pub mod tune;
@@ -34,6 +37,7 @@ pub enum Command {
     #[command(
         disable_help_flag = true,
         allow_negative_numbers = true,
+        args_override_self = true,
         after_help = cyclic::EXAMPLES,
     )]
     Cyclic(Box<cyclic::CyclicArgs>),
@@ -56,6 +60,7 @@ pub enum Command {
     #[command(
         disable_help_flag = true,
         allow_negative_numbers = true,
+        args_override_self = true,
         after_help = pmq::EXAMPLES
     )]
     Pmq(Box<pmq::PmqArgs>),
@@ -63,6 +68,7 @@ pub enum Command {
     #[command(
         disable_help_flag = true,
         allow_negative_numbers = true,
+        args_override_self = true,
         after_help = pipe::EXAMPLES
     )]
     Pipe(Box<pipe::PipeArgs>),
@@ -116,7 +122,7 @@ pub struct RunFlags {
     pub report_interval: f64,
 
     /// PM QoS latency target written to /dev/cpu_dma_latency, in µs
-    #[arg(long = "latency", value_name = "PM_QOS", default_value_t = 0)]
+    #[arg(long = "latency", value_name = "PM_QOS", default_value_t = 0, value_parser = number::i32_arg)]
     pub latency: i32,
 
     /// Leave /dev/cpu_dma_latency alone
@@ -151,19 +157,19 @@ pub struct PairFlags {
     pub affinity: Option<String>,
 
     /// Stop (and stop tracing) when a latency exceeds USEC µs; exit 1
-    #[arg(short = 'b', long = "breaktrace", value_name = "USEC")]
+    #[arg(short = 'b', long = "breaktrace", value_name = "USEC", value_parser = number::u64_arg)]
     pub breaktrace: Option<u64>,
 
     /// Latency histogram of US buckets (1 µs, or 1 ns with -N), printed at exit
-    #[arg(short = 'h', long = "histogram", value_name = "US")]
+    #[arg(short = 'h', long = "histogram", value_name = "US", value_parser = number::usize_arg)]
     pub histogram: Option<usize>,
 
     /// Number of messages (cycles) per pair; 0 = endless
-    #[arg(short = 'l', long = "loops", value_name = "LOOPS", default_value_t = 0)]
+    #[arg(short = 'l', long = "loops", value_name = "LOOPS", default_value_t = 0, value_parser = number::u64_arg)]
     pub loops: u64,
 
     /// Priority (1..99 SCHED_FIFO; 0 = SCHED_OTHER); default 98
-    #[arg(short = 'p', long = "priority", alias = "prio", value_name = "PRIO")]
+    #[arg(short = 'p', long = "priority", alias = "prio", value_name = "PRIO", value_parser = number::i64_arg)]
     pub priority: Option<i64>,
 
     /// SMP testing: -a -t and the same priority for all pairs
@@ -175,11 +181,11 @@ pub struct PairFlags {
     pub threads: Option<String>,
 
     /// Receive with a timeout of TO seconds; each timeout is counted, the wait goes on
-    #[arg(short = 'T', long = "timeout", value_name = "TO")]
+    #[arg(short = 'T', long = "timeout", value_name = "TO", value_parser = number::u64_arg)]
     pub timeout: Option<u64>,
 
     /// Force timeouts: the sender waits TO seconds before each message (needs -T)
-    #[arg(short = 'f', long = "forcetimeout", value_name = "TO")]
+    #[arg(short = 'f', long = "forcetimeout", value_name = "TO", value_parser = number::u64_arg)]
     pub forcetimeout: Option<u64>,
 
     /// Run control shared with `cyclic`.

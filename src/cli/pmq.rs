@@ -23,14 +23,19 @@ Differences from pmqtest (on purpose):
 #[derive(Debug, Args)]
 pub struct PmqArgs {
     /// Distance of pair intervals in µs (pair i: interval + i*DIST)
-    #[arg(short, long, value_name = "DIST", default_value_t = 500)]
+    #[arg(short, long, value_name = "DIST", default_value_t = 500, value_parser = super::number::u64_arg)]
     pub distance: u64,
 
     /// Receiver's delay before it asks for the next message, µs (pmqtest's interval)
-    #[arg(short, long, value_name = "INTV", default_value_t = 1000)]
+    #[arg(short, long, value_name = "INTV", default_value_t = 1000, value_parser = super::number::u64_arg)]
     pub interval: u64,
 
     /// Flags shared with `pipe`.
     #[command(flatten)]
     pub common: PairFlags,
+
+    /// rtbench was called as `pmqtest` (argv\[0\], see [`super::getopt`]): standard
+    /// output as pmqtest's. Not a flag; set by the caller of the parser.
+    #[arg(skip)]
+    pub as_pmqtest: bool,
 }

@@ -80,10 +80,17 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
     if args.mlockall && args.run.no_mlockall {
         return usage("--no-mlockall", "", "contradicts -m/--mlockall");
     }
-    let clock = Clock::parse(&args.clock).map_or_else(
-        || usage("-c", &args.clock, "expected 0|monotonic or 1|realtime"),
-        Ok,
-    )?;
+    // A name, or a number as cyclictest's atoi reads it (`-c 1`, `"-c 1"`).
+    let clock = Clock::parse(&args.clock)
+        .or_else(|| match crate::cli::number::leading_integer(&args.clock) {
+            Ok(0) => Some(Clock::Monotonic),
+            Ok(1) => Some(Clock::Realtime),
+            _ => None,
+        })
+        .map_or_else(
+            || usage("-c", &args.clock, "expected 0|monotonic or 1|realtime"),
+            Ok,
+        )?;
     check_interval(args.interval, true)?;
     let (buckets, summary_column) = match (args.histogram, args.histofall) {
         (Some(_), Some(_)) => return usage("-h", "", "give -h or -H, not both"),
@@ -108,7 +115,7 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
     let count = match args.threads.as_deref() {
         None => None,
         Some("") => Some(None),
-        Some(s) => match s.parse::<usize>() {
+        Some(s) => match crate::cli::number::usize_arg(s) {
             Ok(n) if n >= 1 => Some(Some(n)),
             _ => return usage("-t", s, "expected a number of threads >= 1"),
         },
@@ -183,12 +190,18 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
             histogram: hist.map(|_| HistogramOutput {
                 summary_column,
                 layout: match args.histogram_layout {
-                    HistogramLayout::Current => Layout::Current,
-                    HistogramLayout::Legacy => Layout::Legacy,
+                    Some(HistogramLayout::Current) => Layout::Current,
+                    Some(HistogramLayout::Legacy) => Layout::Legacy,
+                    // Called as cyclictest: the layout of rt-tests <= 2.6, what the
+                    // rt-tests packages of Yocto scarthgap (2.6) and Debian 12 (2.4)
+                    // print (docs/COMPAT.md).
+                    None if args.as_cyclictest => Layout::Legacy,
+                    None => Layout::Current,
                 },
                 file: args.histfile.clone(),
             }),
             json: run.json,
+            rt_tests_stdout: args.as_cyclictest,
         },
         load: super::load::load(&args.load, topo)?,
         warnings,

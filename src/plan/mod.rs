@@ -121,6 +121,11 @@ pub struct OutputSpec {
     pub histogram: Option<HistogramOutput>,
     /// `--json` target; `-` is standard output.
     pub json: Option<PathBuf>,
+    /// Called as `cyclictest`/`pmqtest`: standard output carries only what that
+    /// program prints; rtbench's own summary lines (percentiles, overruns) go to
+    /// standard error, where line-oriented parsers of the program's output (`tail`,
+    /// `grep Max`, Linaro's `parse_rt_tests_results.py`) do not see them.
+    pub rt_tests_stdout: bool,
 }
 
 /// The validated [`RunFlags`] shared by every measuring subcommand.

@@ -38,9 +38,9 @@ pub fn pmq(args: &PmqArgs, topo: &CpuTopology) -> Result<PairPlan> {
     build(
         PairKind::Pmq,
         &args.common,
-        args.interval,
-        args.distance,
+        (args.interval, args.distance),
         false,
+        args.as_pmqtest,
         topo,
     )
 }
@@ -50,19 +50,20 @@ pub fn pipe(args: &PipeArgs, topo: &CpuTopology) -> Result<PairPlan> {
     build(
         PairKind::Pipe,
         &args.common,
-        args.interval,
-        args.distance,
+        (args.interval, args.distance),
         args.fork,
+        false,
         topo,
     )
 }
 
+/// `(interval, distance)` in µs; `as_pmqtest`: called as `pmqtest`.
 fn build(
     kind: PairKind,
     c: &PairFlags,
-    interval: u64,
-    distance: u64,
+    (interval, distance): (u64, u64),
     fork: bool,
+    as_pmqtest: bool,
     topo: &CpuTopology,
 ) -> Result<PairPlan> {
     let mut warnings = Vec::new();
@@ -97,7 +98,7 @@ fn build(
     let count = match c.threads.as_deref() {
         None => None,
         Some("") => Some(None),
-        Some(s) => match s.parse::<usize>() {
+        Some(s) => match crate::cli::number::usize_arg(s) {
             Ok(n) if (1..=MAX_THREADS).contains(&n) => Some(Some(n)),
             _ => {
                 return usage(
@@ -151,6 +152,7 @@ fn build(
                 file: None,
             }),
             json: run.json,
+            rt_tests_stdout: as_pmqtest,
         },
         load: super::load::load(&c.load, topo)?,
         warnings,

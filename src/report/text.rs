@@ -66,10 +66,20 @@ impl TLine {
 }
 
 /// The final `T:` lines (cyclictest `-q` without `-h`, or the last live screen),
-/// followed by rtbench's percentile/overrun comment lines.
+/// followed by rtbench's percentile/overrun comment lines ([`Summary`]).
 pub struct TLines;
 
 impl Sink<RunReport<'_>> for TLines {
+    fn write(&self, r: &RunReport<'_>, out: &mut dyn Write) -> io::Result<()> {
+        FinalTLines.write(r, out)?;
+        Summary.write(r, out)
+    }
+}
+
+/// The final `T:` lines alone, as cyclictest prints them.
+pub struct FinalTLines;
+
+impl Sink<RunReport<'_>> for FinalTLines {
     fn write(&self, r: &RunReport<'_>, out: &mut dyn Write) -> io::Result<()> {
         let unit = r.unit_ns();
         for t in &r.result.threads {
@@ -87,7 +97,7 @@ impl Sink<RunReport<'_>> for TLines {
             };
             writeln!(out, "{}", line.format(r.nsecs))?;
         }
-        Summary.write(r, out)
+        Ok(())
     }
 }
 

@@ -1,0 +1,124 @@
+//! Numeric option values read as rt-tests reads them: cyclictest and pmqtest convert
+//! every number with `atoi(3)` (that is `strtol(3)` in base 10), so leading white space
+//! is skipped and anything after the digits is ignored — `-h 3500` passed as one
+//! argument (rteval does that) gives the value `" 3500"`, which is 3500; `-i100us` is
+//! 100. Two deliberate differences, both refusals of what C would silently misread: a
+//! value without any digits is an error instead of 0, and a value outside the target
+//! type is an error instead of being truncated to `int` (glibc's `atoi` returns
+//! `(int) strtol(…)`, so `-i 4294967297` would run with an interval of 1 µs).
+//!
+//! The functions here are clap value parsers (`value_parser = number::u64_arg`); their
+//! error text follows clap's "invalid value 'V' for '--flag <X>': …".
+
+/// C's `isspace` in the "C" locale: space, `\t`, `\n`, `\v`, `\f`, `\r`.
+fn c_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\u{0b}' | '\u{0c}' | '\r')
+}
+
+/// The leading integer of `s` as `strtol(s, NULL, 10)` finds it: white space, an
+/// optional `+`/`-`, decimal digits; the rest is ignored. `Err` when there are no
+/// digits, or the number does not fit in an `i128` (it then fits no option either).
+pub fn leading_integer(s: &str) -> Result<i128, String> {
+    let t = s.trim_start_matches(c_space);
+    let (negative, t) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return Err("expected a number".into());
+    }
+    let mut n: i128 = 0;
+    for d in t[..digits].bytes() {
+        n = n
+            .checked_mul(10)
+            .and_then(|n| n.checked_add(i128::from(d - b'0')))
+            .ok_or("number too large")?;
+    }
+    Ok(if negative { -n } else { n })
+}
+
+macro_rules! c_number_parser {
+    ($(#[$doc:meta])* $name:ident, $t:ty) => {
+        $(#[$doc])*
+        pub fn $name(s: &str) -> Result<$t, String> {
+            let n = leading_integer(s)?;
+            <$t>::try_from(n).map_err(|_| {
+                format!("{n} is out of range ({}..{})", <$t>::MIN, <$t>::MAX)
+            })
+        }
+    };
+}
+
+c_number_parser!(
+    /// An unsigned 64-bit value (intervals in µs, loops, thresholds) read as `atoi`
+    /// does (see the module documentation).
+    u64_arg,
+    u64
+);
+c_number_parser!(
+    /// A count or size (`-h` buckets, `-t` threads) read as `atoi` does.
+    usize_arg,
+    usize
+);
+c_number_parser!(
+    /// A signed value (`-p`, checked for 0..99 later) read as `atoi` does.
+    i64_arg,
+    i64
+);
+c_number_parser!(
+    /// A C `int` (`--latency`, the PM QoS target in µs) read as `atoi` does.
+    i32_arg,
+    i32
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn reads_like_strtol() {
+        assert_eq!(u64_arg("3500"), Ok(3500));
+        assert_eq!(u64_arg(" 3500"), Ok(3500));
+        assert_eq!(u64_arg("\t\n 12"), Ok(12));
+        assert_eq!(u64_arg("100us"), Ok(100));
+        assert_eq!(u64_arg("+7"), Ok(7));
+        assert_eq!(i64_arg("-5"), Ok(-5));
+        assert_eq!(i64_arg("007"), Ok(7));
+        assert_eq!(u64_arg("1 000"), Ok(1));
+    }
+
+    #[test]
+    fn refuses_what_atoi_would_read_as_0_or_wrap() {
+        assert_eq!(u64_arg("abc"), Err("expected a number".into()));
+        assert_eq!(u64_arg(""), Err("expected a number".into()));
+        assert_eq!(u64_arg(" - 5"), Err("expected a number".into()));
+        assert_eq!(
+            u64_arg("-1"),
+            Err(format!("-1 is out of range (0..{})", u64::MAX))
+        );
+        assert!(i32_arg("4294967297").unwrap_err().contains("out of range"));
+        assert_eq!(
+            u64_arg("99999999999999999999999999999999999999999"),
+            Err("number too large".into())
+        );
+    }
+
+    proptest! {
+        /// Any u64 written with leading white space, a `+`, leading zeros and trailing
+        /// junk that does not start with a digit reads back as itself.
+        #[test]
+        fn round_trips_with_c_decorations(
+            n in any::<u64>(),
+            ws in "[ \t]{0,3}",
+            plus in any::<bool>(),
+            zeros in 0usize..3,
+            junk in "([a-zA-Z%][a-zA-Z0-9 ]{0,4})?",
+        ) {
+            let s = format!("{ws}{}{}{n}{junk}", if plus { "+" } else { "" }, "0".repeat(zeros));
+            prop_assert_eq!(u64_arg(&s), Ok(n));
+        }
+    }
+}
