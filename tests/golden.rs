@@ -347,7 +347,7 @@ fn selftest_configuration_errors_as_journal_entries() {
     for text in cases {
         std::fs::write(&cfg, text).unwrap();
         let o = rtbench()
-            .args(["selftest", "--config"])
+            .args(["selftest", "--log-format", "logfmt", "--config"])
             .arg(&cfg)
             .output()
             .unwrap();
@@ -365,6 +365,9 @@ fn shape_logfmt(line: &str, dir: &str) -> String {
         .unwrap()
         .replace_all(line, "RTBENCH_KERNEL=<release>")
         .replace(dir, "$DIR");
+    let masked = Regex::new(r"RTBENCH_BOOT_ID=\S+")
+        .unwrap()
+        .replace_all(&masked, "RTBENCH_BOOT_ID=<boot>");
     let stamp = Regex::new(r"run-\d{6}-\d{8}T\d{6}Z").unwrap();
     let masked = stamp.replace_all(&masked, "run-<seq>-<stamp>");
     let num = Regex::new(r"\d+(\.\d+)?").unwrap();
@@ -388,7 +391,7 @@ fn selftest_journal_entries_results_file_prometheus_and_report() {
     )
     .unwrap();
     let o = rtbench()
-        .args(["selftest", "--config"])
+        .args(["selftest", "--log-format", "logfmt", "--config"])
         .arg(&cfg)
         .output()
         .unwrap();
@@ -405,9 +408,13 @@ fn selftest_journal_entries_results_file_prometheus_and_report() {
         .map(|l| shape(l).trim_end().to_string())
         .collect();
     let kernel = Regex::new(r"(?m)^kernel .*$").unwrap();
+    let boot = Regex::new(r"\bboot [0-9a-f]{8}\b").unwrap();
     let mut all = format!(
         "=== stdout\n{}=== stderr, journal entries\n{}\n=== stderr, other\n{}\n",
-        shape(&kernel.replace_all(&stdout(&o), "kernel <release>")),
+        shape(&boot.replace_all(
+            &kernel.replace_all(&stdout(&o), "kernel <release>"),
+            "boot <boot>"
+        )),
         journal.join("\n"),
         other_stderr.join("\n")
     );
@@ -438,14 +445,16 @@ fn selftest_journal_entries_results_file_prometheus_and_report() {
         })
         .collect();
     all.push_str(&format!("=== prometheus\n{}\n", prom.join("\n")));
+    // report reads results_dir from the configuration (issue 10).
     let rep = rtbench()
-        .args(["report", "--dir"])
-        .arg(dir.join("results"))
+        .args(["report", "--config"])
+        .arg(&cfg)
         .output()
         .unwrap();
     let rep_text = transcript(&rep).replace(&d, "$DIR");
     let stamp = Regex::new(r"run-\d{6}-\d{8}T\d{6}Z").unwrap();
     let rep_text = stamp.replace_all(&rep_text, "run-<seq>-<stamp>");
+    let rep_text = boot.replace_all(&rep_text, "boot <boot>");
     all.push_str(&format!(
         "=== report\n{}",
         shape(&kernel.replace_all(&rep_text, "kernel <release>"))
@@ -477,6 +486,7 @@ fn json_shape(text: &str) -> String {
         "count",
         "keep",
         "limit",
+        "exit_code",
     ];
     const SKIP: &[&str] = &["histogram", "pids", "histogram_overflow_cycles", "tuning"];
     let re = Regex::new(r#"^(\s*)(?:"((?:[^"\\]|\\.)*)": )?(.*?)(,?)$"#).unwrap();
@@ -535,7 +545,8 @@ fn json_shape(text: &str) -> String {
             format!("\"{}\"", type_name(value))
         } else if value.starts_with('"') {
             match ctx.as_str() {
-                "start_time" | "end_time" | "rt_test_version:" | "version" | "rtbench_version" => {
+                "start_time" | "end_time" | "rt_test_version:" | "version" | "rtbench_version"
+                | "boot_id" | "machine_id" | "invocation_id" | "unit" => {
                     "\"<run-dependent>\"".to_string()
                 }
                 "cmdline:" => value.replace(&exe(), "rtbench"),

@@ -144,7 +144,7 @@ reset
 run start
 check "start prints OK and exits 0" test "$rc" -eq 0 -a "$out" = "Starting rtbench: OK"
 check "self-test finishes in the background" wait_done
-check "rtbench ran 'selftest' with no extra arguments" test "$(cat "$work/out/args")" = "selftest"
+check "rtbench ran 'selftest --log-format logfmt' (key=value lines for syslog) with no extra arguments" test "$(cat "$work/out/args")" = "selftest --log-format logfmt"
 check "rtbench output reaches syslog (daemon.info, tag rtbench)" \
 	syslog_has "daemon.info rtbench: event=tuning item=sysctl.printk state=ok"
 check "pass verdict logged as daemon.notice" syslog_has "daemon.notice rtbench: self-test verdict: pass (exit 0)"
@@ -154,7 +154,7 @@ check "status after a pass: exit 3 (not running), shows verdict" \
 	test "$rc" -eq 3 -a "$out" = "rtbench self-test is not running; last verdict: pass (exit 0)"
 
 # 2. Failing limits (exit 1) and configuration error (exit 2).
-for case in "1 fail" "2 configuration error" "3 environment refused"; do
+for case in "1 fail or unjudged" "2 configuration error" "3 environment refused"; do
 	code=${case%% *}
 	word=${case#* }
 	reset
@@ -212,12 +212,12 @@ reset
 printf 'RTBENCH_ARGS="--config /etc/rtbench/lab.toml"\nRTBENCH_WAIT=yes\n' > /etc/default/rtbench
 run start
 check "RTBENCH_WAIT=yes, pass: start exits 0 after the run" test "$rc" -eq 0 -a "$out" = "Starting rtbench: OK"
-check "RTBENCH_ARGS passed word-split" test "$(cat "$work/out/args")" = "selftest --config /etc/rtbench/lab.toml"
+check "RTBENCH_ARGS passed word-split" test "$(cat "$work/out/args")" = "selftest --log-format logfmt --config /etc/rtbench/lab.toml"
 check "RTBENCH_WAIT=yes: finished when start returns" test -s /var/run/rtbench.status -a ! -e /var/run/rtbench.pid
 rm -f /var/run/rtbench.*
 run start STUB_EXIT=1
-check "RTBENCH_WAIT=yes, fail: start exits 1 and says FAIL (fail)" \
-	test "$rc" -eq 1 -a "$out" = "Starting rtbench: FAIL (fail)"
+check "RTBENCH_WAIT=yes, fail: start exits 1 and says FAIL (fail or unjudged)" \
+	test "$rc" -eq 1 -a "$out" = "Starting rtbench: FAIL (fail or unjudged)"
 
 # 6. Errors.
 reset

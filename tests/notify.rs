@@ -17,7 +17,7 @@ fn ready_status_and_watchdog_reach_the_notify_socket() {
     std::fs::write(
         &cfg,
         format!(
-            "[selftest]\nmode = \"off\"\nduration = \"2s\"\n[output]\nresults_dir = \"{}\"\n",
+            "[selftest]\nmode = \"off\"\nduration = \"2s\"\n[limits]\nmax_us = 10000000\n[output]\nresults_dir = \"{}\"\n",
             dir.join("results").display()
         ),
     )
@@ -78,5 +78,82 @@ fn ready_status_and_watchdog_reach_the_notify_socket() {
         msgs.last().unwrap().1.contains("STATUS=self-test pass"),
         "{msgs:?}"
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 10 point 7: systemd in a container or a nested manager names an abstract
+/// socket (`NOTIFY_SOCKET=@name`); READY must reach it.
+#[test]
+fn ready_reaches_an_abstract_notify_socket() {
+    use std::os::linux::net::SocketAddrExt;
+    let dir = tempdir("notify-abstract");
+    let name = format!("rtbench-test-notify-{}", std::process::id());
+    let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+    let sock = UnixDatagram::bind_addr(&addr).unwrap();
+    sock.set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    let cfg = dir.join("rtbench.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[limits]\nmax_us = 10000000\n[cyclic]\ncpus = \"0\"\n\
+             [output]\nresults_dir = \"{}\"\n",
+            dir.join("results").display()
+        ),
+    )
+    .unwrap();
+    let o = rtbench()
+        .args(["selftest", "--config"])
+        .arg(&cfg)
+        .env("NOTIFY_SOCKET", format!("@{name}"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut msgs = Vec::new();
+    let mut buf = [0u8; 4096];
+    while let Ok(n) = sock.recv(&mut buf) {
+        msgs.push(String::from_utf8_lossy(&buf[..n]).into_owned());
+    }
+    assert!(
+        msgs.iter().any(|m| m.lines().any(|l| l == "READY=1")),
+        "READY=1 on @{name}: {msgs:?}; stderr: {}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("sd_notify"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 10 point 7: a notification that cannot be delivered is logged, once.
+#[test]
+fn undeliverable_notifications_are_logged_once() {
+    let dir = tempdir("notify-gone");
+    let cfg = dir.join("rtbench.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[selftest]\nmode = \"off\"\nduration = \"2s\"\n[limits]\nmax_us = 10000000\n[cyclic]\ncpus = \"0\"\n\
+             [output]\nresults_dir = \"{}\"\n",
+            dir.join("results").display()
+        ),
+    )
+    .unwrap();
+    let o = rtbench()
+        .args(["selftest", "--config"])
+        .arg(&cfg)
+        .env("NOTIFY_SOCKET", dir.join("no-such.sock"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let lines: Vec<_> = stderr(&o)
+        .lines()
+        .filter(|l| l.contains("sd_notify"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        lines.len(),
+        1,
+        "READY, STATUS every second and the end: one line: {lines:?}"
+    );
+    assert!(lines[0].contains("no-such.sock"), "{lines:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -101,7 +101,7 @@ fn selftest_config(dir: &Path) -> std::path::PathBuf {
         &p,
         format!(
             "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[cyclic]\ncpus = \"0\"\n\
-             [output]\nresults_dir = \"{0}/results\"\nprometheus = \"{0}/rtbench.prom\"\n",
+             [limits]\nmax_us = 60000000\n[output]\nresults_dir = \"{0}/results\"\nprometheus = \"{0}/rtbench.prom\"\n",
             dir.display()
         ),
     )

@@ -4,7 +4,6 @@
 
 mod common;
 use common::*;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
@@ -16,59 +15,15 @@ const SUMMARY: &str = "7b1dd0eea94d4cc4bd8f9e6c91b6465d";
 const RESULT: &str = "b338a16c561342608e6e5ef41b0a0813";
 const READY: &str = "6a9954f26ad8443b8423171c8abd3682";
 const CONFIG: &str = "007f10bc07da46b6b3fc256220fca838";
-
-/// Parses one logfmt line into fields (quoted values unescaped).
-fn logfmt(line: &str) -> HashMap<String, String> {
-    let mut m = HashMap::new();
-    let mut rest = line.trim();
-    while !rest.is_empty() {
-        let (k, after) = rest.split_once('=').expect("key=value");
-        let (v, tail) = if let Some(q) = after.strip_prefix('"') {
-            let mut out = String::new();
-            let mut chars = q.char_indices();
-            let mut end = q.len();
-            while let Some((i, c)) = chars.next() {
-                match c {
-                    '\\' => {
-                        if let Some((_, n)) = chars.next() {
-                            out.push(if n == 'n' { '\n' } else { n });
-                        }
-                    }
-                    '"' => {
-                        end = i + 1;
-                        break;
-                    }
-                    c => out.push(c),
-                }
-            }
-            (out, &q[end..])
-        } else {
-            let end = after.find(' ').unwrap_or(after.len());
-            (after[..end].to_string(), &after[end..])
-        };
-        m.insert(k.to_string(), v);
-        rest = tail.trim_start();
-    }
-    m
-}
-
-fn entries(o: &Output) -> Vec<HashMap<String, String>> {
-    stderr(o)
-        .lines()
-        .filter(|l| l.starts_with("MESSAGE_ID="))
-        .map(logfmt)
-        .collect()
-}
-
-fn with_id<'a>(e: &'a [HashMap<String, String>], id: &str) -> Vec<&'a HashMap<String, String>> {
-    e.iter().filter(|m| m["MESSAGE_ID"] == id).collect()
-}
+const DEFAULTS: &str = "ccf6df43a9334ab7b3aa20e9f71826dd";
+const OUTPUT: &str = "4ac37d680e7a4865822e0b39e581b9e0";
 
 fn write_config(dir: &Path, body: &str) -> PathBuf {
     let p = dir.join("rtbench.toml");
     let text = format!(
-        "{body}\n[output]\nresults_dir = \"{}\"\nkeep = 3\nprometheus = \"{}\"\n",
+        "{body}\n[output]\nresults_dir = \"{}\"\nfallback_dir = \"{}\"\nkeep = 3\nprometheus = \"{}\"\n",
         dir.join("results").display(),
+        dir.join("run").display(),
         dir.join("rtbench.prom").display()
     );
     std::fs::write(&p, text).unwrap();
@@ -77,7 +32,7 @@ fn write_config(dir: &Path, body: &str) -> PathBuf {
 
 fn selftest(config: &Path) -> Output {
     rtbench()
-        .args(["selftest", "--config"])
+        .args(["selftest", "--log-format", "logfmt", "--config"])
         .arg(config)
         .output()
         .unwrap()
@@ -122,7 +77,7 @@ fn passing_run_reports_every_cpu_stores_and_exports() {
         let p999: u64 = m["RTBENCH_P999_NS"].parse().unwrap();
         let max: u64 = m["RTBENCH_MAX_NS"].parse().unwrap();
         assert!(p99 <= p999 && p999 <= max, "{m:?}");
-        assert_eq!(m["RTBENCH_LIMIT_NS"], "10000000000");
+        assert_eq!(m["RTBENCH_LIMIT_MAX_NS"], "10000000000");
         assert_eq!(m["RTBENCH_VERDICT"], "pass");
     }
     let files = results(&dir);
@@ -222,7 +177,7 @@ fn missing_default_config_means_documented_defaults_said_in_the_journal() {
         "this test needs /etc/rtbench/rtbench.toml absent"
     );
     let child = rtbench()
-        .arg("selftest")
+        .args(["selftest", "--log-format", "logfmt"])
         .env("TMPDIR", std::env::temp_dir())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -232,7 +187,9 @@ fn missing_default_config_means_documented_defaults_said_in_the_journal() {
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let o = child.wait_with_output().unwrap();
     let e = entries(&o);
-    let c = with_id(&e, CONFIG);
+    // Its own MESSAGE_ID (issue 10): a notice is not a configuration error.
+    assert!(with_id(&e, CONFIG).is_empty(), "{}", stderr(&o));
+    let c = with_id(&e, DEFAULTS);
     assert_eq!(c.len(), 1, "{}", stderr(&o));
     assert!(c[0]["MESSAGE"].contains("using the documented defaults"));
     assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
@@ -269,7 +226,7 @@ fn apply_mode_tunes_before_ready_and_tune_revert_restores() {
     let cfg = write_config(
         &dir,
         &format!(
-            "[selftest]\nmode = \"apply\"\nduration = \"1s\"\n[tuning]\njournal_dir = \"{}\"\n[tuning.sysctl]\nprintk = {want}\n",
+            "[selftest]\nmode = \"apply\"\nduration = \"1s\"\n[limits]\nmax_us = 60000000\n[tuning]\njournal_dir = \"{}\"\n[tuning.sysctl]\nprintk = {want}\n",
             journal_dir.display()
         ),
     );
@@ -306,14 +263,14 @@ fn sigkill_while_writing_results_never_damages_previous_results() {
     let dir = tempdir("st-kill");
     let cfg = write_config(
         &dir,
-        "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[cyclic]\ninterval_us = 200\n",
+        "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[cyclic]\ninterval_us = 200\n[limits]\nmax_us = 60000000\n",
     );
     // One complete run first, so there is always a previous result to protect.
     assert_eq!(selftest(&cfg).status.code(), Some(0));
     let mut killed_late = 0;
     for i in 0..24u64 {
         let child = rtbench()
-            .args(["selftest", "--config"])
+            .args(["selftest", "--log-format", "logfmt", "--config"])
             .arg(&cfg)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -392,13 +349,15 @@ fn read_only_results_dir_still_reports_the_verdict() {
         "the verdict still sets the exit code"
     );
     let e = entries(&o);
-    let s = with_id(&e, SUMMARY);
+    let w = with_id(&e, OUTPUT);
     assert!(
-        s.iter()
-            .any(|m| m["MESSAGE"].contains("results not stored")),
+        w.iter().any(
+            |m| m["MESSAGE"].contains("results not stored") && m["RTBENCH_OUTPUT"] == "results"
+        ),
         "{}",
         stderr(&o)
     );
+    let s = with_id(&e, SUMMARY);
     assert_eq!(s.last().unwrap()["RTBENCH_VERDICT"], "fail");
     for (p, b) in before {
         assert_eq!(std::fs::read(&p).unwrap(), b, "{} changed", p.display());

@@ -1,33 +1,90 @@
-//! `rtbench report`: the stored self-test results as a table or JSON.
+//! `rtbench report`: this boot's self-test result (or every kept run) as a table or
+//! JSON. It never shows a run of another boot as this boot's: every run names its boot,
+//! and when this boot's run is missing or was not stored (read from the fallback copy)
+//! it says so and exits 1.
 
 use crate::cli::report::ReportArgs;
 use crate::error::{exit, Error, Result};
 use crate::report::output::{Output, Target};
+use crate::report::store::{self, Store, StoredRun};
 use crate::report::table::Table;
 use crate::report::PrettyJson;
+use std::path::PathBuf;
+
+/// `[output] results_dir` and `fallback_dir` of the configuration `args` names (the
+/// default file, or the defaults when that does not exist); `--dir` overrides the first.
+fn dirs(args: &ReportArgs) -> Result<(PathBuf, PathBuf)> {
+    let path = args
+        .config
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(crate::config::DEFAULT_PATH));
+    let shown = path.display().to_string();
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && args.config.is_none() => {
+            String::new()
+        }
+        Err(e) => {
+            return Err(Error::Config(crate::config::unreadable(
+                &shown,
+                format!("cannot read the configuration: {e}"),
+            )))
+        }
+    };
+    let cfg =
+        crate::config::parse(&text, &shown, &crate::sys::SysRoot::host()).map_err(Error::Config)?;
+    Ok((
+        args.dir.clone().unwrap_or(cfg.output.results_dir),
+        cfg.output.fallback_dir,
+    ))
+}
+
+/// One run to show: where it was read from and whether it is this boot's.
+struct Shown {
+    file: PathBuf,
+    run: StoredRun,
+}
+
+fn is_this_boot(run: &StoredRun, boot: &str) -> bool {
+    !boot.is_empty() && run.origin.boot_id == boot
+}
 
 /// `rtbench report`.
 pub fn run(args: &ReportArgs) -> Result<i32> {
-    use crate::report::store::Store;
+    let (dir, fallback_dir) = dirs(args)?;
     let out = Output::new(args.json.then_some(&Target::Stdout));
-    let store = Store::new(&args.dir, 1);
-    let files = store.list().map_err(|e| Error::io(&args.dir, e))?;
-    if files.is_empty() {
-        return Err(Error::usage(
-            "--dir",
-            args.dir.display(),
-            "no stored self-test results (run `rtbench selftest` first)",
-        ));
-    }
+    let boot = store::current_boot_id();
+    let store = Store::new(&dir, 1);
+    let files = match store.list() {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(Error::io(&dir, e)),
+    };
+    // This boot's result that the store could not take, if any.
+    let unstored = match store::load_fallback(&fallback_dir) {
+        Some(Ok(r)) if is_this_boot(&r, &boot) => Some(Shown {
+            file: store::fallback_path(&fallback_dir),
+            run: r,
+        }),
+        Some(Err(e)) => {
+            out.warn(&format!(
+                "rtbench: {}: skipped, not a stored result: {e}",
+                store::fallback_path(&fallback_dir).display()
+            ));
+            None
+        }
+        _ => None,
+    };
     // A damaged file (a foreign file, a disk error) is reported and skipped: the other
     // runs stay readable.
-    let mut runs = Vec::new();
-    let mut chosen = Vec::new();
+    let mut stored = Vec::new();
     for f in files.iter().rev() {
         match Store::load(f) {
-            Ok(r) => {
-                chosen.push(f.clone());
-                runs.push(r);
+            Ok(run) => {
+                stored.push(Shown {
+                    file: f.clone(),
+                    run,
+                });
                 if !args.all {
                     break;
                 }
@@ -38,27 +95,110 @@ pub fn run(args: &ReportArgs) -> Result<i32> {
             )),
         }
     }
-    if runs.is_empty() {
+    stored.reverse();
+    // A stored run of this boot newer than the fallback copy supersedes it.
+    let unstored = unstored.filter(|u| {
+        !stored
+            .last()
+            .is_some_and(|s| is_this_boot(&s.run, &boot) && s.run.start_s >= u.run.start_s)
+    });
+    if stored.is_empty() && unstored.is_none() {
         return Err(Error::usage(
             "--dir",
-            args.dir.display(),
-            "no readable self-test result",
+            dir.display(),
+            if files.is_empty() {
+                "no stored self-test results (run `rtbench selftest` first)"
+            } else {
+                "no readable self-test result"
+            },
         ));
     }
-    chosen.reverse();
-    runs.reverse();
+    let mut shown: Vec<&Shown> = if args.all || unstored.is_none() {
+        stored.iter().collect()
+    } else {
+        Vec::new()
+    };
+    if let Some(u) = &unstored {
+        shown.push(u);
+    }
+    if !args.all {
+        shown.drain(..shown.len().saturating_sub(1));
+    }
     if args.json {
+        let runs: Vec<&StoredRun> = shown.iter().map(|s| &s.run).collect();
         if args.all {
             out.document(&Target::Stdout, &PrettyJson, &runs)?;
         } else {
-            out.document(&Target::Stdout, &PrettyJson, &runs[0])?;
+            out.document(&Target::Stdout, &PrettyJson, runs[0])?;
         }
     } else {
-        for (f, r) in chosen.iter().zip(&runs) {
-            out.line(&format!("# {}", f.display()));
-            out.text(&Table, r)?;
+        for s in &shown {
+            out.line(&format!(
+                "# {}{}",
+                s.file.display(),
+                boot_note(&s.run, &boot)
+            ));
+            out.text(&Table, &s.run)?;
         }
     }
-    let last_pass = runs.last().is_some_and(|r| r.verdict.pass);
-    Ok(if last_pass { exit::OK } else { exit::FAIL })
+    // The verdict of this boot, said plainly.
+    let this_boot = match &unstored {
+        Some(u) => Some(&u.run),
+        None => stored
+            .last()
+            .map(|s| &s.run)
+            .filter(|r| is_this_boot(r, &boot)),
+    };
+    let say = |line: String| {
+        if args.json {
+            out.warn(&format!("rtbench: {line}"));
+        } else {
+            out.line(&line);
+        }
+    };
+    Ok(match (this_boot, &unstored) {
+        (Some(r), Some(u)) => {
+            say(format!(
+                "this boot's self-test ({}) was NOT STORED: {}; shown from {}",
+                r.verdict.word(),
+                r.store_error.as_deref().unwrap_or("unknown error"),
+                u.file.display()
+            ));
+            exit::FAIL
+        }
+        (Some(r), None) if r.accepted() => exit::OK,
+        (Some(_), None) => exit::FAIL,
+        (None, _) => {
+            let newest = stored.last().map(|s| &s.run);
+            say(format!(
+                "no self-test result of this boot ({}) in {} or {}{}",
+                short(&boot),
+                dir.display(),
+                fallback_dir.display(),
+                newest.map_or_else(String::new, |r| format!(
+                    "; the newest stored run is from boot {}",
+                    r.origin.short_boot()
+                ))
+            ));
+            exit::FAIL
+        }
+    })
+}
+
+fn short(boot: &str) -> String {
+    if boot.is_empty() {
+        "unknown".into()
+    } else {
+        boot.chars().filter(|c| *c != '-').take(8).collect()
+    }
+}
+
+/// `: boot 1a2b3c4d, this boot` / `: boot …, NOT this boot` after a file name.
+fn boot_note(run: &StoredRun, boot: &str) -> String {
+    let whose = if is_this_boot(run, boot) {
+        "this boot"
+    } else {
+        "NOT this boot"
+    };
+    format!(" (boot {}, {whose})", run.origin.short_boot())
 }

@@ -4,7 +4,7 @@
 
 use crate::cli::selftest::SelftestArgs;
 use crate::error::{exit, ConfigError};
-use crate::report::journal::{Entry, Journal, Priority, MSG_CONFIG};
+use crate::report::journal::{Journal, LogFormat};
 use crate::sys::cpus::CpuTopology;
 use crate::sys::SysRoot;
 use std::path::{Path, PathBuf};
@@ -15,7 +15,12 @@ use std::path::{Path, PathBuf};
 pub fn run(args: &SelftestArgs) -> i32 {
     let config = args.config.as_deref();
     let root = SysRoot::host();
-    let mut journal = Journal::open();
+    let mut journal = Journal::open(match args.log_format.as_str() {
+        "journal" => LogFormat::Journal,
+        "logfmt" => LogFormat::Logfmt,
+        "text" => LogFormat::Text,
+        _ => LogFormat::Auto,
+    });
     let explicit = config.is_some();
     let path = config.map_or_else(
         || PathBuf::from(crate::config::DEFAULT_PATH),
@@ -33,14 +38,7 @@ pub fn run(args: &SelftestArgs) -> i32 {
         }
     };
     if text.is_none() {
-        journal.send(
-            &Entry::new(
-                MSG_CONFIG,
-                Priority::Info,
-                format!("no configuration at {shown}: using the documented defaults"),
-            )
-            .field("RTBENCH_CONFIG", &shown),
-        );
+        journal.send(&crate::report::journal::defaults_used(&shown));
     }
     let text_ref = text.as_deref().unwrap_or("");
     let cfg = match crate::config::parse(text_ref, &shown, &root) {
@@ -52,6 +50,7 @@ pub fn run(args: &SelftestArgs) -> i32 {
         &cfg,
         &topo,
         if text.is_some() { &shown } else { "" },
+        &shown,
         text_ref,
     );
     crate::selftest::run::execute(&plan, &root, &mut journal)
@@ -61,7 +60,7 @@ pub fn run(args: &SelftestArgs) -> i32 {
 /// (see [`crate::report::journal::config_error`]); exit 2.
 fn config_error(journal: &mut Journal, err: &ConfigError) -> i32 {
     journal.send(&crate::report::journal::config_error(err));
-    if journal.is_journald() {
+    if journal.is_journald() && !journal.shows_text() {
         crate::report::output::Output::new(None).warn(&format!("rtbench: {err}"));
     }
     exit::USAGE

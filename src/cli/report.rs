@@ -6,9 +6,17 @@ use std::path::PathBuf;
 /// Examples for `rtbench report --help`.
 pub const EXAMPLES: &str = "\
 Examples:
-  rtbench report              the last self-test: verdict and per-CPU table
-  rtbench report --all        every kept run, oldest first
-  rtbench report --json       the last run's full result (histograms included)";
+  rtbench report              this boot's self-test: verdict, per-CPU table, what failed
+  rtbench report --all        every kept run, oldest first, each with its boot
+  rtbench report --json       the run shown, in full (histograms included)
+
+The results directory is [output] results_dir of the configuration (--config, default
+/etc/rtbench/rtbench.toml); --dir overrides it. A run that could not be stored is read
+from [output] fallback_dir (/run/rtbench).
+
+Exit codes: 0 this boot's run passed (or was accepted unjudged), 1 it failed, was
+unjudged, was not stored, or there is no run of this boot, 2 no results or invalid
+configuration.";
 
 /// `rtbench report` flags.
 #[derive(Debug, Args)]
@@ -19,7 +27,11 @@ pub struct ReportArgs {
     /// Every kept run instead of the last one
     #[arg(long)]
     pub all: bool,
-    /// Results directory
-    #[arg(long, value_name = "DIR", default_value = crate::report::store::DEFAULT_DIR)]
-    pub dir: PathBuf,
+    /// Results directory (default: [output] results_dir of the configuration)
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Configuration file to read [output] from (default /etc/rtbench/rtbench.toml;
+    /// when it is missing the documented defaults are used)
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }

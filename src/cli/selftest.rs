@@ -8,9 +8,12 @@ pub const EXAMPLES: &str = "\
 Examples:
   rtbench selftest                          /etc/rtbench/rtbench.toml, as rtbench.service runs it
   rtbench selftest --config factory.toml    another configuration
+  rtbench selftest --log-format logfmt      key=value entries on stderr (syslog without journald)
 
-Exit codes: 0 pass, 1 a limit failed (or tuning deviated), 2 invalid configuration
-(nothing tuned, nothing written), 3 the environment refused, 130/143 interrupted.";
+Exit codes: 0 pass, 1 a limit failed (or tuning deviated), or nothing was judged (no
+[limits]: verdict \"unjudged\"; 0 with [selftest] allow_unjudged = true), 2 invalid
+configuration (nothing tuned, nothing written), 3 the environment refused, 130/143
+interrupted.";
 
 /// `rtbench selftest` flags.
 #[derive(Debug, Args)]
@@ -19,4 +22,9 @@ pub struct SelftestArgs {
     /// documented defaults are used)
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Where the entries go: auto (journald, else text on stderr), logfmt (key=value
+    /// lines on stderr, for syslog)
+    #[arg(long, value_name = "FORMAT", default_value = "auto",
+          value_parser = clap::builder::PossibleValuesParser::new(["auto", "journal", "logfmt", "text"]))]
+    pub log_format: String,
 }

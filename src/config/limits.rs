@@ -69,6 +69,13 @@ pub struct LimitSet {
 }
 
 impl LimitSet {
+    /// True when no limit at all is configured (no `[limits]` key anywhere).
+    pub fn is_empty(&self) -> bool {
+        self.default == Limits::default()
+            && self.per_test.values().all(|l| *l == Limits::default())
+            && self.per_cpus.iter().all(|r| r.limits == Limits::default())
+    }
+
     /// The limits in force for `test` on `cpu`.
     pub fn effective(&self, test: &str, cpu: Option<usize>) -> Limits {
         let mut l = self.default.clone();

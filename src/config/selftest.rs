@@ -47,6 +47,10 @@ pub const MAX_INTERVAL_US: u64 = 1_000_000;
 pub const DEFAULT_RESULTS_DIR: &str = "/var/lib/rtbench";
 /// Default of `[output] keep`.
 pub const DEFAULT_KEEP: usize = 10;
+/// Default of `[output] fallback_dir`: where this boot's result goes when the results
+/// store cannot take it (`/run`: RAM, this boot only; rtbench.service's
+/// RuntimeDirectory).
+pub const DEFAULT_FALLBACK_DIR: &str = "/run/rtbench";
 
 /// `[selftest]` as written.
 #[derive(Debug, Default, Deserialize)]
@@ -54,6 +58,7 @@ pub const DEFAULT_KEEP: usize = 10;
 pub struct SelftestToml {
     mode: Option<TuningMode>,
     duration: Option<Spanned<String>>,
+    allow_unjudged: Option<bool>,
 }
 
 /// `[selftest]`, validated.
@@ -63,6 +68,10 @@ pub struct SelftestSection {
     pub mode: TuningMode,
     /// Measurement duration as written (`30s`, `5m`, `1h`).
     pub duration: String,
+    /// `allow_unjudged = true`: a run with nothing (or not everything) judged exits 0
+    /// instead of 1 — for images that only log measurements. Its verdict is still
+    /// `unjudged`, never `pass`. Default false: the self-test fails closed.
+    pub allow_unjudged: bool,
 }
 
 impl SelftestToml {
@@ -87,6 +96,7 @@ impl SelftestToml {
         let section = SelftestSection {
             mode: self.mode.unwrap_or_default(),
             duration: text,
+            allow_unjudged: self.allow_unjudged.unwrap_or(false),
         };
         Ok((section, d))
     }
@@ -251,6 +261,7 @@ pub struct OutputToml {
     results_dir: Option<Spanned<PathBuf>>,
     keep: Option<Spanned<usize>>,
     prometheus: Option<Spanned<PathBuf>>,
+    fallback_dir: Option<Spanned<PathBuf>>,
 }
 
 /// `[output]`, validated.
@@ -260,8 +271,13 @@ pub struct OutputSection {
     pub results_dir: PathBuf,
     /// Runs to keep (at least 1).
     pub keep: usize,
-    /// Prometheus textfile to write (e.g. for node_exporter's textfile collector).
+    /// Prometheus textfile to write (e.g. for node_exporter's textfile collector). A
+    /// missing directory is a warning at run time, not a configuration error: the
+    /// collector may be installed later, and an optional output never stops the test.
     pub prometheus: Option<PathBuf>,
+    /// Where this boot's result is kept when the results store cannot take it (see
+    /// [`DEFAULT_FALLBACK_DIR`]); `rtbench report` looks there too.
+    pub fallback_dir: PathBuf,
 }
 
 impl OutputToml {
@@ -278,30 +294,41 @@ impl OutputToml {
             Some(k) => *k.get_ref(),
             None => DEFAULT_KEEP,
         };
-        let results_dir = match &self.results_dir {
-            Some(d) if !d.get_ref().is_absolute() => {
-                return Err(src.value_error(
+        let absolute = |v: &Option<Spanned<PathBuf>>, key: &str, what: &str, default: &str| {
+            match v {
+                Some(d) if !d.get_ref().is_absolute() => Err(src.value_error(
                     d.span(),
-                    "output.results_dir",
+                    key,
                     format!(
-                        "\"{}\": expected an absolute path (a service has no useful working directory)",
+                        "\"{}\": expected an absolute {what} (a service has no useful working directory)",
                         d.get_ref().display()
                     ),
-                ));
+                )),
+                Some(d) => Ok(d.get_ref().clone()),
+                None => Ok(PathBuf::from(default)),
             }
-            Some(d) => d.get_ref().clone(),
-            None => DEFAULT_RESULTS_DIR.into(),
         };
+        let results_dir = absolute(
+            &self.results_dir,
+            "output.results_dir",
+            "path",
+            DEFAULT_RESULTS_DIR,
+        )?;
+        let fallback_dir = absolute(
+            &self.fallback_dir,
+            "output.fallback_dir",
+            "path",
+            DEFAULT_FALLBACK_DIR,
+        )?;
         if let Some(p) = &self.prometheus {
-            let path = p.get_ref();
-            let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-            if !path.is_absolute() || !dir.is_some_and(|d| d.is_dir()) {
+            absolute(&self.prometheus, "output.prometheus", "file path", "")?;
+            if p.get_ref().file_name().is_none() {
                 return Err(src.value_error(
                     p.span(),
                     "output.prometheus",
                     format!(
-                        "\"{}\": expected an absolute file path in an existing directory",
-                        path.display()
+                        "\"{}\": expected a file path, not a directory",
+                        p.get_ref().display()
                     ),
                 ));
             }
@@ -310,6 +337,7 @@ impl OutputToml {
             results_dir,
             keep,
             prometheus: self.prometheus.as_ref().map(|p| p.get_ref().clone()),
+            fallback_dir,
         })
     }
 }

@@ -162,6 +162,7 @@ fn rt_tests(doc: &Value) -> Result<LatencyPlot, String> {
             command: cmdline,
             duration_s,
             load: ext.and_then(|e| e.get("load")).map(load_text),
+            ..Meta::default()
         },
         curves,
     })
@@ -255,9 +256,41 @@ fn stored(run: &StoredRun, test: Option<&str>) -> Result<LatencyPlot, String> {
             } else {
                 run.load.clone()
             }),
+            verdict: Some(verdict_line(run)),
+            limits: limits_of(run, &chosen.test),
         },
         curves,
     })
+}
+
+/// `PASS`, `UNJUDGED: why`, or `FAIL: what failed; …` of a stored run.
+fn verdict_line(run: &StoredRun) -> String {
+    let word = run.verdict.word().to_uppercase();
+    let failures = run.verdict.failures();
+    if !failures.is_empty() {
+        format!("{word}: {}", failures.join("; "))
+    } else if !run.verdict.unjudged_reason().is_empty() {
+        format!("{word}: {}", run.verdict.unjudged_reason())
+    } else {
+        word
+    }
+}
+
+/// The distinct latency limits (statistic, **ns**) judged for `test`, in check order.
+fn limits_of(run: &StoredRun, test: &str) -> Vec<(String, u64)> {
+    let mut v: Vec<(String, u64)> = Vec::new();
+    for c in run
+        .verdict
+        .checks
+        .iter()
+        .filter(|c| c.test == test && c.is_latency())
+    {
+        let l = (c.statistic().to_string(), c.limit);
+        if !v.contains(&l) {
+            v.push(l);
+        }
+    }
+    v
 }
 
 /// The `-h`/`-H` bucket count from a cyclictest or rtbench command line

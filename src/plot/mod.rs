@@ -110,6 +110,12 @@ pub struct Meta {
     pub duration_s: Option<f64>,
     /// Load beside the test (`none` when the input says there was none).
     pub load: Option<String>,
+    /// A stored self-test result's verdict and what failed, e.g.
+    /// `FAIL: cyclic CPU 1 p99.9 2974.0 µs > limit 50 µs`.
+    pub verdict: Option<String>,
+    /// A stored self-test result's latency limits of the plotted test: (statistic,
+    /// limit in **ns**), drawn as vertical lines.
+    pub limits: Vec<(String, u64)>,
 }
 
 /// A parsed input: metadata and one curve per thread, in thread order.

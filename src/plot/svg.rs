@@ -87,6 +87,19 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
     if let Some(c) = &m.command {
         header.push(format!("command: {c}"));
     }
+    if let Some(v) = &m.verdict {
+        header.push(format!("verdict: {v}"));
+    }
+    if !m.limits.is_empty() {
+        header.push(format!(
+            "limits: {}",
+            m.limits
+                .iter()
+                .map(|(what, ns)| format!("{what} {} µs", us(*ns)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
 
     let top = 34.0 + LINE_H * header.len() as f64 + 8.0;
     let pw = WIDTH - LEFT - RIGHT;
@@ -260,6 +273,34 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
         let _ = writeln!(w, "\"/></g>");
     }
     let _ = writeln!(w, "</g>");
+
+    // Limits of a stored self-test result: a dashed vertical line each, labelled at the
+    // top; a limit beyond the axis is named in the header only.
+    if !m.limits.is_empty() {
+        let _ = writeln!(
+            w,
+            "<g id=\"limits\" stroke=\"#c00\" font-size=\"11\" fill=\"#c00\">"
+        );
+        for (i, (what, ns)) in m.limits.iter().enumerate() {
+            let x_us = *ns as f64 / 1000.0;
+            if x_us > x_max_us {
+                continue;
+            }
+            let x = px(x_us);
+            let _ = writeln!(
+                w,
+                "<g class=\"limit\" data-statistic=\"{}\" data-limit-ns=\"{ns}\"><line x1=\"{x:.2}\" \
+                 y1=\"{top}\" x2=\"{x:.2}\" y2=\"{bottom}\" stroke-dasharray=\"4 3\"/>\
+                 <text x=\"{:.2}\" y=\"{:.2}\" stroke=\"none\">limit {} {} µs</text></g>",
+                esc(what),
+                x + 3.0,
+                top + 12.0 + 12.0 * i as f64,
+                esc(what),
+                us(*ns)
+            );
+        }
+        let _ = writeln!(w, "</g>");
+    }
 
     // Maxima: a triangle above the point, the value above it, labels kept apart.
     // The white halo (stroke painted under the fill) keeps a label readable on curves.

@@ -1,16 +1,20 @@
 //! The self-test's structured journal entries — one function per entry kind, every
-//! field named `RTBENCH_*` — and their destination: journald (native protocol through
-//! systemd-journal-logger), or `key=value` lines on standard error where there is no
-//! journald (BusyBox init on Buildroot). Each entry kind has a constant MESSAGE_ID,
-//! explained in `systemd/rtbench.catalog`.
+//! field named `RTBENCH_*` — and their destination ([`Journal`]): journald (native
+//! protocol through systemd-journal-logger), human lines on standard error where there
+//! is no journald (a hand run, a container), or `key=value` lines on standard error
+//! when asked for (`--log-format logfmt`: the SysV init script sends them to syslog).
+//!
+//! Each entry kind has one constant MESSAGE_ID with one meaning, explained in
+//! `systemd/rtbench.catalog`; every `@FIELD@` the catalog uses for an ID is a field of
+//! every entry with that ID (tests/verdict.rs checks it). Figures are fields in **ns**
+//! (`*_NS`); the human MESSAGE speaks **µs**.
 //!
 //! Source: systemd.journal-fields(7), sd_journal_send(3), journalctl(1) `--catalog`.
 
 use super::store::StoredRun;
-use super::summary::{ThreadSummary, Verdict};
+use super::summary::{us, ThreadSummary, Verdict};
 use crate::error::ConfigError;
 use crate::measure::harness::StopCause;
-use crate::sys::clock::NS_PER_US;
 use crate::tune::{ItemReport, Status};
 use std::io::Write;
 
@@ -24,6 +28,25 @@ pub const MSG_TUNING: &str = "872270459a844055a01dbd7e3ccfd9a5";
 pub const MSG_CONFIG: &str = "007f10bc07da46b6b3fc256220fca838";
 /// Tuning is in place; READY=1 sent.
 pub const MSG_READY: &str = "6a9954f26ad8443b8423171c8abd3682";
+/// There is no configuration file: the documented defaults are used.
+pub const MSG_DEFAULTS: &str = "ccf6df43a9334ab7b3aa20e9f71826dd";
+/// An output of the self-test (results store, fallback copy, Prometheus textfile) was
+/// not written.
+pub const MSG_OUTPUT: &str = "4ac37d680e7a4865822e0b39e581b9e0";
+/// The self-test stopped before a verdict (tuning, load or measurement refused).
+pub const MSG_ABORTED: &str = "11388322edd8448fb26766740685d2fb";
+
+/// Every MESSAGE_ID rtbench logs.
+pub const ALL_IDS: [&str; 8] = [
+    MSG_RESULT,
+    MSG_SUMMARY,
+    MSG_TUNING,
+    MSG_CONFIG,
+    MSG_READY,
+    MSG_DEFAULTS,
+    MSG_OUTPUT,
+    MSG_ABORTED,
+];
 
 /// Syslog priority of an entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +89,25 @@ impl Entry {
         self
     }
 
+    /// The entry for people: the MESSAGE, `rtbench: warning: ` or `rtbench: ` before
+    /// warnings and errors.
+    pub fn to_text(&self) -> String {
+        match self.priority {
+            Priority::Error if self.message.starts_with("rtbench") => self.message.clone(),
+            Priority::Error => format!("rtbench: {}", self.message),
+            Priority::Warning => format!("rtbench: warning: {}", self.message),
+            Priority::Info => self.message.clone(),
+        }
+    }
+
+    /// The value of field `name`, if the entry has it.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
     /// The entry as one logfmt line: `MESSAGE_ID=… PRIORITY=… RTBENCH_…=… MESSAGE="…"`.
     pub fn to_logfmt(&self) -> String {
         let mut s = format!(
@@ -102,12 +144,35 @@ fn logfmt_value(v: &str) -> String {
     out
 }
 
+/// How entries are written when they do not go to journald (`--log-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LogFormat {
+    /// journald when its socket exists, else human lines on standard error.
+    #[default]
+    Auto,
+    /// journald (a warning and human lines on standard error when there is none).
+    Journal,
+    /// `MESSAGE_ID=… PRIORITY=… RTBENCH_…=… MESSAGE="…"` lines on standard error (for
+    /// syslog on images without journald: every field kept).
+    Logfmt,
+    /// Human lines on standard error: the MESSAGE only, warnings and errors marked.
+    Text,
+}
+
 /// Where entries go.
 pub enum Journal {
-    /// journald, through its native socket.
-    Journald(systemd_journal_logger::JournalLog),
+    /// journald, through its native socket; with `echo`, also human lines on standard
+    /// error (an interactive run on a systemd host: the person at the terminal sees them).
+    Journald {
+        /// The connection.
+        log: systemd_journal_logger::JournalLog,
+        /// Echo human lines on standard error.
+        echo: bool,
+    },
+    /// Human lines on standard error.
+    Text,
     /// `key=value` lines on standard error.
-    Stderr,
+    Logfmt,
     /// Collected in memory (tests).
     Memory(Vec<Entry>),
 }
@@ -115,22 +180,41 @@ pub enum Journal {
 /// The journald native socket (systemd-journald.service(8)).
 pub const JOURNAL_SOCKET: &str = "/run/systemd/journal/socket";
 
+fn stderr_is_terminal() -> bool {
+    // SAFETY: isatty only inspects the descriptor.
+    unsafe { libc::isatty(libc::STDERR_FILENO) == 1 }
+}
+
 impl Journal {
-    /// journald when its socket exists, else standard error.
-    pub fn open() -> Journal {
+    /// The destination `format` asks for (see [`LogFormat`]).
+    pub fn open(format: LogFormat) -> Journal {
+        match format {
+            LogFormat::Logfmt => return Journal::Logfmt,
+            LogFormat::Text => return Journal::Text,
+            LogFormat::Auto | LogFormat::Journal => {}
+        }
         if std::path::Path::new(JOURNAL_SOCKET).exists() {
             if let Ok(j) = systemd_journal_logger::JournalLog::new() {
-                return Journal::Journald(j.with_syslog_identifier("rtbench".into()));
+                return Journal::Journald {
+                    log: j.with_syslog_identifier("rtbench".into()),
+                    echo: stderr_is_terminal(),
+                };
             }
         }
-        Journal::Stderr
+        if format == LogFormat::Journal {
+            let _ = writeln!(
+                std::io::stderr(),
+                "rtbench: warning: no journald at {JOURNAL_SOCKET}: entries go to standard error"
+            );
+        }
+        Journal::Text
     }
 
     /// Sends one entry. A journald failure falls back to standard error, so the facts
     /// are never lost.
     pub fn send(&mut self, e: &Entry) {
         match self {
-            Journal::Journald(j) => {
+            Journal::Journald { log, echo } => {
                 let mut kvs: Vec<(&str, &str)> = vec![("MESSAGE_ID", e.message_id)];
                 kvs.extend(e.fields.iter().map(|(k, v)| (*k, v.as_str())));
                 let level = match e.priority {
@@ -139,7 +223,7 @@ impl Journal {
                     Priority::Info => log::Level::Info,
                 };
                 let kv_slice: &[(&str, &str)] = &kvs;
-                let r = j.journal_send(
+                let r = log.journal_send(
                     &log::Record::builder()
                         .args(format_args!("{}", e.message))
                         .level(level)
@@ -149,9 +233,14 @@ impl Journal {
                 );
                 if r.is_err() {
                     let _ = writeln!(std::io::stderr(), "{}", e.to_logfmt());
+                } else if *echo {
+                    let _ = writeln!(std::io::stderr(), "{}", e.to_text());
                 }
             }
-            Journal::Stderr => {
+            Journal::Text => {
+                let _ = writeln!(std::io::stderr(), "{}", e.to_text());
+            }
+            Journal::Logfmt => {
                 let _ = writeln!(std::io::stderr(), "{}", e.to_logfmt());
             }
             Journal::Memory(v) => v.push(e.clone()),
@@ -160,60 +249,112 @@ impl Journal {
 
     /// Whether entries reach journald.
     pub fn is_journald(&self) -> bool {
-        matches!(self, Journal::Journald(_))
+        matches!(self, Journal::Journald { .. })
+    }
+
+    /// Whether a person reads the entries on standard error as text (so a separate
+    /// human line would repeat them).
+    pub fn shows_text(&self) -> bool {
+        matches!(self, Journal::Text | Journal::Journald { echo: true, .. })
     }
 }
 
-/// One tuning item's outcome (`RTBENCH_TUNE_ITEM`, `_STATUS`, `_CHANGED`, `_PATH`,
-/// `_ERRNO`).
+/// One tuning item's outcome (`RTBENCH_TUNE_ITEM`, `_STATUS`, `_CHANGED`, and when
+/// known `_PATH`, `_ERRNO`, `_EXPECTED`, `_FOUND`).
 pub fn tuning_item(i: &ItemReport) -> Entry {
-    {
-        let priority = match i.status {
-            Status::Failed => Priority::Error,
-            Status::Deviation | Status::Unsupported => Priority::Warning,
-            Status::Ok | Status::NotApplicable => Priority::Info,
-        };
-        let mut e = Entry::new(
-            MSG_TUNING,
-            priority,
-            format!("tuning {}: {} ({})", i.item, i.status.as_str(), i.detail),
-        )
-        .field("RTBENCH_TUNE_ITEM", &i.item)
-        .field("RTBENCH_TUNE_STATUS", i.status.as_str())
-        .field("RTBENCH_TUNE_CHANGED", i.changed as u8);
-        if let Some(p) = &i.path {
-            e = e.field("RTBENCH_TUNE_PATH", p);
-        }
-        if let Some(n) = i.errno {
-            e = e.field("RTBENCH_TUNE_ERRNO", n);
-        }
-        e
+    let priority = match i.status {
+        Status::Failed => Priority::Error,
+        Status::Deviation | Status::Unsupported => Priority::Warning,
+        Status::Ok | Status::NotApplicable => Priority::Info,
+    };
+    let mut e = Entry::new(
+        MSG_TUNING,
+        priority,
+        format!("tuning {}: {} ({})", i.item, i.status.as_str(), i.detail),
+    )
+    .field("RTBENCH_TUNE_ITEM", &i.item)
+    .field("RTBENCH_TUNE_STATUS", i.status.as_str())
+    .field("RTBENCH_TUNE_CHANGED", i.changed as u8);
+    if let Some(p) = &i.path {
+        e = e.field("RTBENCH_TUNE_PATH", p);
+    }
+    if let Some(n) = i.errno {
+        e = e.field("RTBENCH_TUNE_ERRNO", n);
+    }
+    if let Some(v) = &i.expected {
+        e = e.field("RTBENCH_TUNE_EXPECTED", v);
+    }
+    if let Some(v) = &i.found {
+        e = e.field("RTBENCH_TUNE_FOUND", v);
+    }
+    e
+}
+
+/// The journal field of a limit on `what` (`max` → `RTBENCH_LIMIT_MAX_NS`).
+fn limit_field(what: &str) -> &'static str {
+    match what {
+        "max" => "RTBENCH_LIMIT_MAX_NS",
+        "avg" => "RTBENCH_LIMIT_AVG_NS",
+        "p99" => "RTBENCH_LIMIT_P99_NS",
+        "p999" => "RTBENCH_LIMIT_P999_NS",
+        "p9999" => "RTBENCH_LIMIT_P9999_NS",
+        _ => "RTBENCH_LIMIT_OVERRUNS",
     }
 }
 
-/// One test's result on one CPU: the figures in **ns** as fields, the verdict of its
-/// checks (`pass`, `fail`, or `none` when nothing was judged).
+/// One test's result on one CPU: the figures in **ns** as fields, every limit that
+/// applied (`RTBENCH_LIMIT_<STAT>_NS`, and `RTBENCH_LIMITS` for people, `none` when no
+/// limit applied), every failed check (`RTBENCH_FAILED`, `none` when none) and the
+/// verdict of this CPU (`pass`, `fail`, or `unjudged` when no limit applied).
 pub fn thread_result(test: &str, th: &ThreadSummary, verdict: &Verdict) -> Entry {
     let checks: Vec<_> = verdict.checks_for(test, th.thread).collect();
-    let ok = checks.iter().all(|c| c.pass);
+    let failed: Vec<String> = checks
+        .iter()
+        .filter(|c| !c.pass)
+        .map(|c| {
+            format!(
+                "{} {} > limit {}",
+                c.statistic(),
+                c.value_text(),
+                c.limit_text()
+            )
+        })
+        .collect();
     let word = if checks.is_empty() {
-        "none"
-    } else if ok {
+        "unjudged"
+    } else if failed.is_empty() {
         "pass"
     } else {
         "fail"
     };
+    let limits = if checks.is_empty() {
+        "none".to_string()
+    } else {
+        checks
+            .iter()
+            .map(|c| format!("{} {}", c.statistic(), c.limit_text()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let cpu = th.cpu.map_or_else(|| "-".to_string(), |c| c.to_string());
-    let limit = checks.iter().find(|c| c.what == "max").map(|c| c.limit);
+    let outcome = match word {
+        "fail" => format!("FAIL: {}", failed.join("; ")),
+        "unjudged" => "unjudged (no limit applies)".to_string(),
+        _ => format!("pass (limits: {limits})"),
+    };
     let mut e = Entry::new(
         MSG_RESULT,
-        if ok { Priority::Info } else { Priority::Warning },
+        if word == "pass" {
+            Priority::Info
+        } else {
+            Priority::Warning
+        },
         format!(
-            "{test} CPU {cpu}: max {} us, p99.9 {} us, p99 {} us, avg {} us, {} overruns, {} samples: {word}",
-            th.max_ns / NS_PER_US,
-            th.p999_ns / NS_PER_US,
-            th.p99_ns / NS_PER_US,
-            th.avg_ns / NS_PER_US,
+            "{test} CPU {cpu}: max {}, p99.9 {}, p99 {}, avg {}, {} overruns, {} samples: {outcome}",
+            us(th.max_ns),
+            us(th.p999_ns),
+            us(th.p99_ns),
+            us(th.avg_ns),
             th.overruns,
             th.count
         ),
@@ -230,15 +371,35 @@ pub fn thread_result(test: &str, th: &ThreadSummary, verdict: &Verdict) -> Entry
     .field("RTBENCH_P9999_NS", th.p9999_ns)
     .field("RTBENCH_MAX_NS", th.max_ns)
     .field("RTBENCH_OVERRUNS", th.overruns);
-    if let Some(l) = limit {
-        e = e.field("RTBENCH_LIMIT_NS", l);
+    for c in &checks {
+        e = e.field(limit_field(&c.what), c.limit);
     }
-    e.field("RTBENCH_VERDICT", word)
+    e.field("RTBENCH_LIMITS", limits)
+        .field(
+            "RTBENCH_FAILED",
+            if failed.is_empty() {
+                "none".to_string()
+            } else {
+                failed.join("; ")
+            },
+        )
+        .field("RTBENCH_VERDICT", word)
 }
 
-/// The self-test's summary and verdict, with the results file (empty when it could
-/// not be stored).
-pub fn summary(run: &StoredRun, stop: StopCause, results_file: &str) -> Entry {
+/// Where the run's results went.
+#[derive(Debug, Clone, Copy)]
+pub enum Storage<'a> {
+    /// Stored in the results store as this file.
+    Stored(&'a std::path::Path),
+    /// Not stored (the reason is the run's `store_error`); kept in this fallback file
+    /// when that could be written.
+    NotStored(Option<&'a std::path::Path>),
+}
+
+/// The self-test's summary and verdict: every failure by name (test, CPU, statistic,
+/// value and limit in **µs**; tuning item, expected, found), why nothing was judged,
+/// where the results went and the exit status.
+pub fn summary(run: &StoredRun, stop: StopCause, storage: Storage<'_>) -> Entry {
     let worst = run
         .tests
         .iter()
@@ -246,66 +407,85 @@ pub fn summary(run: &StoredRun, stop: StopCause, results_file: &str) -> Entry {
         .map(|t| t.max_ns)
         .max()
         .unwrap_or(0);
-    let failed: Vec<String> = run
-        .verdict
-        .checks
-        .iter()
-        .filter(|c| !c.pass)
-        .map(|c| {
-            format!(
-                "{} cpu {} {} {} > {}",
-                c.test,
-                c.cpu.map_or_else(|| "-".into(), |x: usize| x.to_string()),
-                c.what,
-                c.value,
-                c.limit
-            )
-        })
-        .chain(run.verdict.problems.iter().cloned())
-        .collect();
+    let failed = run.verdict.failures();
     let cpus: usize = run.tests.iter().map(|t| t.threads.len()).sum();
+    let names = run
+        .tests
+        .iter()
+        .map(|t| t.test.as_str())
+        .collect::<Vec<_>>();
+    let exit = run
+        .exit_code
+        .unwrap_or(if run.verdict.pass { 0 } else { 1 });
     let mut msg = format!(
-        "rtbench self-test {}: {} on {cpus} threads for {:.0} s, worst max {} us",
+        "rtbench self-test {}: {} on {cpus} threads for {:.0} s, worst max {}",
         run.verdict.word().to_uppercase(),
-        run.tests
-            .iter()
-            .map(|t| t.test.as_str())
-            .collect::<Vec<_>>()
-            .join("+"),
+        names.join("+"),
         run.duration_s,
-        worst / NS_PER_US
+        us(worst)
     );
     if stop.interrupted() {
         msg.push_str(" (interrupted)");
     }
-    if run.verdict.checks.is_empty() {
-        msg.push_str(" (no [limits] configured: measured, nothing judged)");
-    }
     if !failed.is_empty() {
         msg.push_str(&format!("; failed: {}", failed.join("; ")));
+    }
+    let unjudged = run.verdict.unjudged_reason();
+    if !unjudged.is_empty() {
+        msg.push_str(&format!("; not judged: {unjudged}"));
+    }
+    let results_file = match storage {
+        Storage::Stored(p) => p.display().to_string(),
+        Storage::NotStored(fallback) => {
+            msg.push_str(&format!(
+                "; not stored: {}",
+                run.store_error.as_deref().unwrap_or("unknown error")
+            ));
+            match fallback {
+                Some(f) => msg.push_str(&format!(" (this boot's copy: {})", f.display())),
+                None => msg.push_str(" (no copy kept)"),
+            }
+            String::new()
+        }
+    };
+    msg.push_str(&format!("; exit {exit}"));
+    if run.verdict.word() == "unjudged" && exit != 0 {
+        msg.push_str(" ([selftest] allow_unjudged = true accepts unjudged runs)");
     }
     Entry::new(
         MSG_SUMMARY,
         if run.verdict.pass {
             Priority::Info
+        } else if exit == 0 {
+            Priority::Warning
         } else {
             Priority::Error
         },
         msg,
     )
     .field("RTBENCH_VERDICT", run.verdict.word())
-    .field(
-        "RTBENCH_TESTS",
-        run.tests
-            .iter()
-            .map(|t| t.test.as_str())
-            .collect::<Vec<_>>()
-            .join(","),
-    )
+    .field("RTBENCH_EXIT_STATUS", exit)
+    .field("RTBENCH_TESTS", names.join(","))
     .field("RTBENCH_THREADS", cpus)
     .field("RTBENCH_DURATION_S", format!("{:.1}", run.duration_s))
     .field("RTBENCH_MAX_NS", worst)
     .field("RTBENCH_FAILED_CHECKS", failed.len())
+    .field(
+        "RTBENCH_FAILED",
+        if failed.is_empty() {
+            "none".to_string()
+        } else {
+            failed.join("; ")
+        },
+    )
+    .field(
+        "RTBENCH_UNJUDGED",
+        if unjudged.is_empty() {
+            "none"
+        } else {
+            &unjudged
+        },
+    )
     .field("RTBENCH_INTERRUPTED", stop.interrupted() as u8)
     .field("RTBENCH_KERNEL", &run.sysinfo.release)
     .field("RTBENCH_PREEMPT_RT", run.sysinfo.realtime as u8)
@@ -317,7 +497,13 @@ pub fn summary(run: &StoredRun, stop: StopCause, results_file: &str) -> Entry {
             &run.load
         },
     )
+    .field(
+        "RTBENCH_STORED",
+        matches!(storage, Storage::Stored(_)) as u8,
+    )
     .field("RTBENCH_RESULTS_FILE", results_file)
+    .field("RTBENCH_BOOT_ID", &run.origin.boot_id)
+    .field("RTBENCH_TRIGGER", &run.origin.trigger)
 }
 
 /// An invalid configuration, its fields taken from the error: `RTBENCH_CONFIG` (the
@@ -332,6 +518,82 @@ pub fn config_error(err: &ConfigError) -> Entry {
         e = e.field("RTBENCH_CONFIG_KEY", key);
     }
     e
+}
+
+/// No configuration file at `path`: the documented defaults are used (and, having no
+/// `[limits]`, the run will be unjudged).
+pub fn defaults_used(path: &str) -> Entry {
+    Entry::new(
+        MSG_DEFAULTS,
+        Priority::Warning,
+        format!(
+            "no configuration at {path}: using the documented defaults (no [limits]: \
+             the verdict will be unjudged)"
+        ),
+    )
+    .field("RTBENCH_CONFIG", path)
+}
+
+/// Which output was not written ([`output_not_written`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputKind {
+    /// The results store (`[output] results_dir`).
+    Results,
+    /// The fallback copy of this boot's result (`[output] fallback_dir`).
+    Fallback,
+    /// The Prometheus textfile (`[output] prometheus`).
+    Prometheus,
+}
+
+impl OutputKind {
+    /// `results`, `fallback`, `prometheus`: the value of `RTBENCH_OUTPUT`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutputKind::Results => "results",
+            OutputKind::Fallback => "fallback",
+            OutputKind::Prometheus => "prometheus",
+        }
+    }
+}
+
+/// An output of the self-test was not written: `RTBENCH_OUTPUT` (which),
+/// `RTBENCH_PATH` (the file or directory), `RTBENCH_ERROR` (why). The verdict is not
+/// changed by it.
+pub fn output_not_written(kind: OutputKind, path: &std::path::Path, why: &str) -> Entry {
+    let what = match kind {
+        OutputKind::Results => "results not stored in",
+        OutputKind::Fallback => "this boot's result not kept in",
+        OutputKind::Prometheus => "Prometheus textfile not written:",
+    };
+    Entry::new(
+        MSG_OUTPUT,
+        Priority::Warning,
+        format!("{what} {}: {why}", path.display()),
+    )
+    .field("RTBENCH_OUTPUT", kind.as_str())
+    .field("RTBENCH_PATH", path.display())
+    .field("RTBENCH_ERROR", why)
+}
+
+/// The self-test stopped at `stage` (`tuning`, `load`, `measurement`) before a verdict,
+/// exit status `exit`.
+pub fn aborted(stage: &str, error: &str, exit: i32) -> Entry {
+    Entry::new(
+        MSG_ABORTED,
+        Priority::Error,
+        format!("rtbench self-test stopped before a verdict: {stage}: {error} (exit {exit})"),
+    )
+    .field("RTBENCH_STAGE", stage)
+    .field("RTBENCH_ERROR", error)
+    .field("RTBENCH_EXIT_STATUS", exit)
+}
+
+/// READY=1 was sent: tuning in `mode` (`apply`, `check`, `off`) is done, `changed` items
+/// changed; `status` says what is measured next.
+pub fn ready(mode: &str, changed: usize, status: &str) -> Entry {
+    Entry::new(MSG_READY, Priority::Info, format!("READY: {status}"))
+        .field("RTBENCH_TUNING_MODE", mode)
+        .field("RTBENCH_TUNE_CHANGED", changed)
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! textfile collector README. Latencies are exported in base units (seconds).
 
 use super::store::StoredRun;
+use super::summary::Outcome;
 use super::Sink;
 
 /// Nanoseconds per second: Prometheus wants seconds.
@@ -91,9 +92,43 @@ pub fn render(run: &StoredRun) -> String {
     gauge(
         &mut s,
         "rtbench_selftest_pass",
-        "1 when the last self-test passed every limit, else 0.",
+        "1 when the last self-test passed every limit, else 0 (fail or unjudged).",
     );
     let _ = writeln!(s, "rtbench_selftest_pass {}", run.verdict.pass as u8);
+    gauge(
+        &mut s,
+        "rtbench_selftest_verdict",
+        "Verdict of the last self-test: 1 for the verdict it had (pass, fail, unjudged), 0 for the others.",
+    );
+    for o in [Outcome::Pass, Outcome::Fail, Outcome::Unjudged] {
+        let _ = writeln!(
+            s,
+            "rtbench_selftest_verdict{{verdict=\"{}\"}} {}",
+            o.as_str(),
+            (run.verdict.outcome == o) as u8
+        );
+    }
+    gauge(
+        &mut s,
+        "rtbench_selftest_exit_code",
+        "Exit code of the last self-test (0 accepted; 1 fail or unjudged; see rtbench selftest --help).",
+    );
+    let _ = writeln!(
+        s,
+        "rtbench_selftest_exit_code {}",
+        run.exit_code
+            .unwrap_or(if run.verdict.pass { 0 } else { 1 })
+    );
+    gauge(
+        &mut s,
+        "rtbench_selftest_stored",
+        "1 when the last self-test's result is in the results store, 0 when it could not be stored.",
+    );
+    let _ = writeln!(
+        s,
+        "rtbench_selftest_stored {}",
+        run.store_error.is_none() as u8
+    );
     gauge(
         &mut s,
         "rtbench_selftest_timestamp_seconds",

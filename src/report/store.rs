@@ -2,7 +2,10 @@
 //! (configurable), written atomically, the newest N kept.
 //!
 //! A full or read-only directory makes [`Store::save`] fail without touching the
-//! files already there; the caller still reports the verdict (journal, exit code).
+//! files already there; the caller still reports the verdict (journal, exit code) and
+//! keeps this boot's result in the fallback directory ([`save_fallback`], `/run/rtbench`
+//! by default), so that `rtbench report` never shows an older run as this boot's: every
+//! run records the boot it belongs to ([`Origin`]).
 
 use super::summary::TestSummary;
 use super::summary::Verdict;
@@ -24,6 +27,105 @@ pub fn sequence(p: &Path) -> Option<u64> {
     let name = p.file_name()?.to_str()?;
     let rest = name.strip_prefix(PREFIX)?.strip_suffix(".json")?;
     rest.split('-').next()?.parse().ok()
+}
+
+/// The kernel's ID of the running boot (random at every boot).
+/// Source: random(4), `/proc/sys/kernel/random/boot_id`.
+pub const BOOT_ID: &str = "/proc/sys/kernel/random/boot_id";
+/// The machine ID (machine-id(5)); may be absent on images without systemd.
+pub const MACHINE_ID: &str = "/etc/machine-id";
+/// File name of this boot's result in the fallback directory.
+pub const FALLBACK_FILE: &str = "unstored-run.json";
+
+/// Which boot and machine a run belongs to, and what started it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Origin {
+    /// `/proc/sys/kernel/random/boot_id` at the run (empty: unknown, e.g. a file
+    /// written by an older rtbench).
+    #[serde(default)]
+    pub boot_id: String,
+    /// `/etc/machine-id` (empty when the image has none).
+    #[serde(default)]
+    pub machine_id: String,
+    /// `systemd` (a unit: see `unit`), `boot` (an init script, which sets
+    /// `RTBENCH_TRIGGER=boot`), or `manual` (by hand).
+    #[serde(default)]
+    pub trigger: String,
+    /// The systemd unit that ran it (from `/proc/self/cgroup`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
+    /// systemd's `INVOCATION_ID` of that unit run, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocation_id: Option<String>,
+}
+
+fn read_id(path: &str) -> String {
+    std::fs::read_to_string(path)
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// The ID of the running boot (empty when `/proc` does not say).
+pub fn current_boot_id() -> String {
+    read_id(BOOT_ID)
+}
+
+impl Origin {
+    /// This process: the running boot and machine, and the trigger from the
+    /// environment (`INVOCATION_ID` is set by systemd for every unit it starts,
+    /// systemd.exec(5); `RTBENCH_TRIGGER` by the SysV init script).
+    pub fn current() -> Origin {
+        let invocation_id = std::env::var("INVOCATION_ID")
+            .ok()
+            .filter(|s| !s.is_empty());
+        let unit = std::fs::read_to_string("/proc/self/cgroup")
+            .ok()
+            .and_then(|c| unit_of_cgroup(&c));
+        let trigger = match std::env::var("RTBENCH_TRIGGER") {
+            Ok(t) if !t.is_empty() => t,
+            _ if invocation_id.is_some() => "systemd".into(),
+            _ => "manual".into(),
+        };
+        Origin {
+            boot_id: current_boot_id(),
+            machine_id: read_id(MACHINE_ID),
+            trigger,
+            unit: if invocation_id.is_some() { unit } else { None },
+            invocation_id,
+        }
+    }
+
+    /// `by systemd (rtbench.service)`, `at boot`, `by hand`: how it was started.
+    pub fn trigger_text(&self) -> String {
+        match (self.trigger.as_str(), &self.unit) {
+            ("systemd", Some(u)) => format!("by systemd ({u})"),
+            ("systemd", None) => "by systemd".into(),
+            ("boot", _) => "at boot (init script)".into(),
+            ("manual", _) => "by hand".into(),
+            ("", _) => "trigger not recorded".into(),
+            (t, _) => t.to_string(),
+        }
+    }
+
+    /// The boot ID shortened for tables (first 8 hex digits), `unknown` when empty.
+    pub fn short_boot(&self) -> String {
+        if self.boot_id.is_empty() {
+            "not recorded".into()
+        } else {
+            self.boot_id.chars().filter(|c| *c != '-').take(8).collect()
+        }
+    }
+}
+
+/// The unit name (`*.service`) in a `/proc/self/cgroup` text, if any (cgroup v2
+/// `0::/system.slice/rtbench.service`, or v1 `1:name=systemd:/...`).
+pub fn unit_of_cgroup(cgroup: &str) -> Option<String> {
+    cgroup.lines().find_map(|l| {
+        let path = l.splitn(3, ':').nth(2)?;
+        path.rsplit('/')
+            .find(|c| c.ends_with(".service") || c.ends_with(".scope"))
+            .map(str::to_string)
+    })
 }
 
 /// Everything one self-test run produced.
@@ -49,6 +151,65 @@ pub struct StoredRun {
     pub verdict: Verdict,
     /// True when the run was cut short by a signal.
     pub interrupted: bool,
+    /// The boot, machine and trigger of the run.
+    #[serde(default)]
+    pub origin: Origin,
+    /// The self-test's exit code (`None` in files of older rtbench versions).
+    #[serde(default)]
+    pub exit_code: Option<i32>,
+    /// Set only in the fallback copy: why the results store did not take this run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store_error: Option<String>,
+}
+
+impl StoredRun {
+    /// Whether the run was accepted: its exit code was 0 (a pass, or an unjudged run
+    /// with `allow_unjudged`). Older files without an exit code: a pass.
+    pub fn accepted(&self) -> bool {
+        self.exit_code.map_or(self.verdict.pass, |c| c == 0)
+    }
+}
+
+/// The fallback copy of this boot's result in `dir` ([`FALLBACK_FILE`]).
+pub fn fallback_path(dir: &Path) -> PathBuf {
+    dir.join(FALLBACK_FILE)
+}
+
+/// Keeps `run` (with its `store_error`) in `dir` when the store failed: written
+/// atomically, mode 0644; the directory is created (0755) if needed.
+pub fn save_fallback(dir: &Path, run: &StoredRun) -> io::Result<PathBuf> {
+    create_dir(dir)?;
+    let path = fallback_path(dir);
+    let mut bytes = serde_json::to_vec_pretty(run)?;
+    bytes.push(b'\n');
+    atomic::write(&path, &bytes)?;
+    Ok(path)
+}
+
+/// Removes the fallback copy once a later run of this boot was stored, so that it
+/// never stands for a newer stored run. A missing file is fine.
+pub fn clear_fallback(dir: &Path) {
+    let _ = std::fs::remove_file(fallback_path(dir));
+}
+
+/// Reads the fallback copy in `dir`, if there is one.
+pub fn load_fallback(dir: &Path) -> Option<io::Result<StoredRun>> {
+    let p = fallback_path(dir);
+    p.exists().then(|| Store::load(&p))
+}
+
+/// `mkdir -p` with mode 0755 whatever the umask: the files in it are read by other
+/// users (node_exporter, a field engineer's shell).
+fn create_dir(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    if dir.is_dir() {
+        return Ok(());
+    }
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o755)
+        .create(dir)?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755))
 }
 
 /// A directory of stored runs.
@@ -88,7 +249,7 @@ impl Store {
     /// Writes `run` atomically (creating the directory if needed), then deletes the
     /// oldest runs beyond `keep`. Returns the new file's path.
     pub fn save(&self, run: &StoredRun) -> io::Result<PathBuf> {
-        std::fs::create_dir_all(&self.dir)?;
+        create_dir(&self.dir)?;
         self.remove_stale_temps();
         let next = self
             .list()?
@@ -156,13 +317,38 @@ mod tests {
             tuning: serde_json::json!([]),
             load: String::new(),
             tests: vec![],
-            verdict: Verdict {
-                pass: true,
-                checks: vec![],
-                problems: vec![],
-            },
+            verdict: Verdict::new(vec![], vec![], vec![]),
             interrupted: false,
+            origin: Origin::current(),
+            exit_code: Some(0),
+            store_error: None,
         }
+    }
+
+    #[test]
+    fn unit_from_cgroup_v2_and_v1() {
+        assert_eq!(
+            unit_of_cgroup("0::/system.slice/rtbench.service\n").as_deref(),
+            Some("rtbench.service")
+        );
+        assert_eq!(
+            unit_of_cgroup("12:pids:/\n1:name=systemd:/system.slice/rtbench.service\n").as_deref(),
+            Some("rtbench.service")
+        );
+        assert_eq!(unit_of_cgroup("0::/\n"), None);
+    }
+
+    #[test]
+    fn older_files_without_origin_or_outcome_still_load() {
+        let mut v = serde_json::to_value(sample_run(0)).unwrap();
+        let o = v.as_object_mut().unwrap();
+        o.remove("origin");
+        o.remove("exit_code");
+        o["verdict"] = serde_json::json!({"pass": false, "checks": [], "problems": []});
+        let run: StoredRun = serde_json::from_value(v).unwrap();
+        assert_eq!(run.verdict.word(), "fail");
+        assert_eq!(run.origin.boot_id, "");
+        assert!(!run.accepted());
     }
 
     #[test]

@@ -103,7 +103,7 @@ pub struct TestSummary {
 /// One judged figure.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Check {
-    /// Test name.
+    /// Test name (`cyclic`; `pmq`, `pipe` once the self-test runs them).
     pub test: String,
     /// Thread index.
     pub thread: usize,
@@ -119,33 +119,250 @@ pub struct Check {
     pub pass: bool,
 }
 
-/// The self-test's verdict.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Verdict {
-    /// True when every check passed (and at least one sample was taken per thread).
-    pub pass: bool,
-    /// Every judged figure.
-    pub checks: Vec<Check>,
-    /// Problems that fail the run regardless of limits (e.g. a thread with no samples).
-    pub problems: Vec<String>,
-}
+impl Check {
+    /// The statistic as people write it: `max`, `avg`, `p99`, `p99.9`, `p99.99`,
+    /// `overruns`.
+    pub fn statistic(&self) -> &str {
+        statistic_name(&self.what)
+    }
 
-impl Verdict {
-    /// `pass` or `fail`, the value of `RTBENCH_VERDICT`.
-    pub fn word(&self) -> &'static str {
-        if self.pass {
-            "pass"
+    /// Whether the figure is a latency (**ns**) rather than a count.
+    pub fn is_latency(&self) -> bool {
+        self.what != "overruns"
+    }
+
+    /// `value` for people: **µs** for latencies (see [`us`]), a plain count otherwise.
+    pub fn value_text(&self) -> String {
+        self.amount(self.value)
+    }
+
+    /// `limit` for people, like [`Check::value_text`].
+    pub fn limit_text(&self) -> String {
+        self.amount(self.limit)
+    }
+
+    fn amount(&self, v: u64) -> String {
+        if self.is_latency() {
+            us(v)
         } else {
-            "fail"
+            v.to_string()
         }
     }
 
-    /// The worst (smallest-margin) check of `test` on `thread`, for one-line reports.
+    /// The CPU as shown: its number, or `-` when the thread was not pinned.
+    pub fn cpu_text(&self) -> String {
+        self.cpu.map_or_else(|| "-".to_string(), |c| c.to_string())
+    }
+
+    /// One line naming everything about a failed check, in **µs**:
+    /// `cyclic CPU 1 p99.9 2974.0 µs > limit 50 µs`.
+    pub fn failure_text(&self) -> String {
+        format!(
+            "{} CPU {} {} {} > limit {}",
+            self.test,
+            self.cpu_text(),
+            self.statistic(),
+            self.value_text(),
+            self.limit_text()
+        )
+    }
+}
+
+/// `p999` → `p99.9`, `p9999` → `p99.99`; other figure names unchanged.
+pub fn statistic_name(what: &str) -> &str {
+    match what {
+        "p999" => "p99.9",
+        "p9999" => "p99.99",
+        w => w,
+    }
+}
+
+/// A latency in **ns** as people read it, in **µs**: `2974.0 µs` (one decimal below
+/// 10 ms, whole µs above), `100 µs` for whole values.
+pub fn us(ns: u64) -> String {
+    use crate::sys::clock::NS_PER_US;
+    if ns % NS_PER_US == 0 {
+        format!("{} µs", ns / NS_PER_US)
+    } else if ns < 10_000 * NS_PER_US {
+        format!("{:.1} µs", ns as f64 / NS_PER_US as f64)
+    } else {
+        format!("{} µs", (ns + NS_PER_US / 2) / NS_PER_US)
+    }
+}
+
+/// The self-test's outcome: the value of `RTBENCH_VERDICT` and of the results file's
+/// `verdict.outcome`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Every measured thread was judged against at least one limit and nothing failed.
+    Pass,
+    /// A limit was exceeded, a tuning item deviated or failed, or the run itself went
+    /// wrong (no samples, load problems, interrupted).
+    Fail,
+    /// Nothing failed, but something measured was not judged (no `[limits]`, or no limit
+    /// applies to a CPU): not a pass. Exit 1 unless `[selftest] allow_unjudged = true`.
+    Unjudged,
+}
+
+impl Outcome {
+    /// `pass`, `fail` or `unjudged`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Fail => "fail",
+            Outcome::Unjudged => "unjudged",
+        }
+    }
+}
+
+/// A tuning item that deviated from the configuration or failed, by name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TuningFinding {
+    /// The item, e.g. `boot.isolcpus`, `sysctl.kernel.printk`.
+    pub item: String,
+    /// `deviation` or `failed`.
+    pub status: String,
+    /// What the configuration wants, when the item says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// What the system has, when the item says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found: Option<String>,
+    /// The item's own line (what was found, refused or expected).
+    pub detail: String,
+}
+
+impl TuningFinding {
+    /// `tuning boot.isolcpus deviation: expected 2-3, found none`, or with the item's
+    /// detail when it names no expected/found values.
+    pub fn text(&self) -> String {
+        match (&self.expected, &self.found) {
+            (Some(e), Some(f)) => format!(
+                "tuning {} {}: expected {e}, found {f}",
+                self.item, self.status
+            ),
+            _ => format!("tuning {} {}: {}", self.item, self.status, self.detail),
+        }
+    }
+}
+
+/// The self-test's verdict. The outcome is derived by [`Verdict::settle`]: fail when
+/// anything failed, else unjudged when anything measured was not judged, else pass.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    /// `pass`, `fail` or `unjudged`.
+    pub outcome: Outcome,
+    /// True only for [`Outcome::Pass`] (kept for readers of older results files).
+    pub pass: bool,
+    /// Every judged figure.
+    pub checks: Vec<Check>,
+    /// Problems that fail the run regardless of limits, each starting with what it
+    /// concerns (`cyclic thread 0: no samples`, `load: ...`, `interrupted ...`).
+    pub problems: Vec<String>,
+    /// Tuning items that deviated or failed.
+    pub tuning: Vec<TuningFinding>,
+    /// Why something measured was not judged (empty when everything was).
+    pub unjudged: Vec<String>,
+}
+
+/// [`Verdict`] as written by any rtbench version: older results files have only `pass`.
+#[derive(Deserialize)]
+struct VerdictFile {
+    outcome: Option<Outcome>,
+    pass: bool,
+    #[serde(default)]
+    checks: Vec<Check>,
+    #[serde(default)]
+    problems: Vec<String>,
+    #[serde(default)]
+    tuning: Vec<TuningFinding>,
+    #[serde(default)]
+    unjudged: Vec<String>,
+}
+
+impl<'de> Deserialize<'de> for Verdict {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let f = VerdictFile::deserialize(d)?;
+        let outcome = f
+            .outcome
+            .unwrap_or(if f.pass { Outcome::Pass } else { Outcome::Fail });
+        Ok(Verdict {
+            outcome,
+            pass: outcome == Outcome::Pass,
+            checks: f.checks,
+            problems: f.problems,
+            tuning: f.tuning,
+            unjudged: f.unjudged,
+        })
+    }
+}
+
+impl Verdict {
+    /// A verdict from its parts, settled (see [`Verdict::settle`]).
+    pub fn new(checks: Vec<Check>, problems: Vec<String>, unjudged: Vec<String>) -> Verdict {
+        let mut v = Verdict {
+            outcome: Outcome::Fail,
+            pass: false,
+            checks,
+            problems,
+            tuning: Vec::new(),
+            unjudged,
+        };
+        v.settle();
+        v
+    }
+
+    /// Recomputes `outcome` and `pass` after a part was added: fail when a check
+    /// failed or a problem or tuning finding exists; else unjudged when something was
+    /// not judged or nothing was checked at all; else pass.
+    pub fn settle(&mut self) {
+        self.outcome = if !self.failures().is_empty() {
+            Outcome::Fail
+        } else if !self.unjudged.is_empty() || self.checks.is_empty() {
+            Outcome::Unjudged
+        } else {
+            Outcome::Pass
+        };
+        self.pass = self.outcome == Outcome::Pass;
+    }
+
+    /// `pass`, `fail` or `unjudged`, the value of `RTBENCH_VERDICT`.
+    pub fn word(&self) -> &'static str {
+        self.outcome.as_str()
+    }
+
+    /// Every check of `test` on `thread`.
     pub fn checks_for(&self, test: &str, thread: usize) -> impl Iterator<Item = &Check> {
         let test = test.to_string();
         self.checks
             .iter()
             .filter(move |c| c.test == test && c.thread == thread)
+    }
+
+    /// Everything that failed, one line each, in **µs**: failed checks (test, CPU,
+    /// statistic, value, limit), tuning deviations and failures (item, expected,
+    /// found), then the other problems.
+    pub fn failures(&self) -> Vec<String> {
+        self.checks
+            .iter()
+            .filter(|c| !c.pass)
+            .map(Check::failure_text)
+            .chain(self.tuning.iter().map(TuningFinding::text))
+            .chain(self.problems.iter().cloned())
+            .collect()
+    }
+
+    /// Why the run is unjudged, one line (empty unless the outcome is unjudged).
+    pub fn unjudged_reason(&self) -> String {
+        if self.outcome != Outcome::Unjudged {
+            return String::new();
+        }
+        if self.unjudged.is_empty() {
+            "nothing was judged".into()
+        } else {
+            self.unjudged.join("; ")
+        }
     }
 }
 

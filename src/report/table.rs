@@ -1,14 +1,16 @@
-//! `rtbench report`'s human table: one row per test and CPU with min / avg / p99 /
-//! p99.9 / max (µs), overruns, the max limit and the verdict, fitting an 80-column
-//! serial console.
+//! `rtbench report`'s human table: which boot the run belongs to, the limits in force,
+//! one row per test and CPU with min / avg / p99 / p99.9 / max (**µs**), overruns and
+//! the verdict, then one line per failure naming the test, CPU, statistic, value and
+//! limit (**µs**) or the tuning item with what was expected and found, why the run is
+//! unjudged and whether it was stored — fitting an 80-column serial console.
 
 use super::store::StoredRun;
 use super::Sink;
 use crate::sys::clock::NS_PER_US;
+use std::fmt::Write;
 
 /// Nanoseconds per second, as the table's unsigned figures use it.
 const NS_PER_SEC: u64 = crate::sys::clock::NS_PER_SEC as u64;
-use std::fmt::Write;
 
 /// The table as a sink (see [`render`]).
 pub struct Table;
@@ -19,7 +21,42 @@ impl Sink<StoredRun> for Table {
     }
 }
 
-/// Renders the header line and the table for `run`.
+/// The limits of each thread of `run` for people (`max 100 µs, p99.9 50 µs`), grouped:
+/// `max 100 µs` when every thread has the same, else `CPU 0-1: …; CPU 2: …`.
+fn limits_line(run: &StoredRun) -> String {
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for t in &run.tests {
+        for th in &t.threads {
+            let desc = run
+                .verdict
+                .checks_for(&t.test, th.thread)
+                .map(|c| format!("{} {}", c.statistic(), c.limit_text()))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let desc = if desc.is_empty() { "none".into() } else { desc };
+            let who = format!(
+                "{} CPU {}",
+                t.test,
+                th.cpu.map_or_else(|| "-".to_string(), |c| c.to_string())
+            );
+            match groups.iter_mut().find(|(d, _)| *d == desc) {
+                Some((_, v)) => v.push(who),
+                None => groups.push((desc, vec![who])),
+            }
+        }
+    }
+    match groups.as_slice() {
+        [] => "none".into(),
+        [(d, _)] => d.clone(),
+        _ => groups
+            .iter()
+            .map(|(d, who)| format!("{}: {d}", who.join(", ")))
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
+}
+
+/// Renders the header lines, the table and the failure lines for `run`.
 pub fn render(run: &StoredRun) -> String {
     let mut s = String::new();
     let si = &run.sysinfo;
@@ -29,6 +66,21 @@ pub fn render(run: &StoredRun) -> String {
         run.verdict.word().to_uppercase(),
         super::store::utc_stamp(run.start_s),
         run.duration_s,
+    );
+    let o = &run.origin;
+    let _ = writeln!(
+        s,
+        "{}",
+        clip(
+            &format!(
+                "boot {}, {}{}",
+                o.short_boot(),
+                o.trigger_text(),
+                run.exit_code
+                    .map_or_else(String::new, |c| format!(", exit {c}"))
+            ),
+            80
+        )
     );
     let _ = writeln!(
         s,
@@ -49,19 +101,11 @@ pub fn render(run: &StoredRun) -> String {
         &run.load
     };
     let _ = writeln!(s, "{}", clip(&format!("load: {load}"), 80));
+    let _ = writeln!(s, "{}", clip(&format!("limits: {}", limits_line(run)), 80));
     let _ = writeln!(
         s,
-        "{:<7}{:>4}{:>8}{:>8}{:>8}{:>9}{:>9}{:>9}{:>9}{:>8}",
-        "test",
-        "cpu",
-        "min/us",
-        "avg/us",
-        "p99/us",
-        "p99.9/us",
-        "max/us",
-        "overruns",
-        "limit/us",
-        "verdict"
+        "{:<7}{:>4}{:>8}{:>8}{:>8}{:>9}{:>9}{:>9}{:>10}",
+        "test", "cpu", "min/us", "avg/us", "p99/us", "p99.9/us", "max/us", "overruns", "verdict"
     );
     // One decimal below 10 ms, whole µs below 10 s, then seconds marked "s": a value
     // never fills its column, so columns stay apart.
@@ -77,12 +121,8 @@ pub fn render(run: &StoredRun) -> String {
     for t in &run.tests {
         for th in &t.threads {
             let checks: Vec<_> = run.verdict.checks_for(&t.test, th.thread).collect();
-            let limit = checks
-                .iter()
-                .find(|c| c.what == "max")
-                .map_or_else(|| "-".to_string(), |c| (c.limit / NS_PER_US).to_string());
             let verdict = if checks.is_empty() {
-                "-"
+                "unjudged"
             } else if checks.iter().all(|c| c.pass) {
                 "pass"
             } else {
@@ -91,7 +131,7 @@ pub fn render(run: &StoredRun) -> String {
             let cpu = th.cpu.map_or_else(|| "-".to_string(), |c| c.to_string());
             let _ = writeln!(
                 s,
-                "{:<7}{:>4}{:>8}{:>8}{:>8}{:>9}{:>9}{:>9}{:>9}{:>8}",
+                "{:<7}{:>4}{:>8}{:>8}{:>8}{:>9}{:>9}{:>9}{:>10}",
                 truncate(&t.test, 6),
                 cpu,
                 us(th.min_ns),
@@ -100,26 +140,19 @@ pub fn render(run: &StoredRun) -> String {
                 us(th.p999_ns),
                 us(th.max_ns),
                 th.overruns,
-                limit,
                 verdict
             );
         }
     }
-    for c in run.verdict.checks.iter().filter(|c| !c.pass) {
-        let unit = if c.what == "overruns" { "" } else { " ns" };
-        let _ = writeln!(
-            s,
-            "FAIL {} thread {} cpu {}: {} {}{unit} > limit {}{unit}",
-            c.test,
-            c.thread,
-            c.cpu.map_or_else(|| "-".to_string(), |x| x.to_string()),
-            c.what,
-            c.value,
-            c.limit
-        );
+    for f in run.verdict.failures() {
+        let _ = writeln!(s, "{}", clip(&format!("FAIL {f}"), 80));
     }
-    for p in &run.verdict.problems {
-        let _ = writeln!(s, "{}", clip(&format!("FAIL {p}"), 80));
+    let why = run.verdict.unjudged_reason();
+    if !why.is_empty() {
+        let _ = writeln!(s, "{}", clip(&format!("UNJUDGED: {why}"), 80));
+    }
+    if let Some(e) = &run.store_error {
+        let _ = writeln!(s, "{}", clip(&format!("NOT STORED: {e}"), 80));
     }
     s
 }
@@ -182,6 +215,9 @@ mod tests {
             verdict: crate::selftest::verdict::judge(&tests, &Default::default()),
             tests,
             interrupted: true,
+            origin: Default::default(),
+            exit_code: None,
+            store_error: None,
         };
         let t = render(&run);
         for l in t.lines() {
@@ -189,7 +225,7 @@ mod tests {
         }
         let row = t.lines().find(|l| l.starts_with("cyclic")).unwrap();
         // Every column still separated by white space.
-        assert_eq!(row.split_whitespace().count(), 10, "{row:?}");
+        assert_eq!(row.split_whitespace().count(), 9, "{row:?}");
         assert!(row.contains(" 123s "), "{row:?}");
         assert!(t.contains("load: stress-ng --cpu 4"), "{t}");
     }

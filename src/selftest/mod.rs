@@ -21,6 +21,8 @@ use std::time::Duration;
 pub struct SelftestPlan {
     /// The configuration file read (empty when the defaults were used).
     pub config_path: String,
+    /// The configuration file as named (also when it did not exist).
+    pub config_shown: String,
     /// Its text, stored with the results.
     pub config_text: String,
     /// Apply, check or leave the tuning.
@@ -35,6 +37,10 @@ pub struct SelftestPlan {
     pub limits: LimitSet,
     /// Results store directory.
     pub results_dir: PathBuf,
+    /// Where this boot's result goes when the store fails.
+    pub fallback_dir: PathBuf,
+    /// `[selftest] allow_unjudged`: an unjudged run exits 0.
+    pub allow_unjudged: bool,
     /// Runs to keep.
     pub keep: usize,
     /// Prometheus textfile.
@@ -46,7 +52,8 @@ pub struct SelftestPlan {
 }
 
 /// Builds the plan from a validated configuration.
-pub fn plan(cfg: &Config, topo: &CpuTopology, path: &str, text: &str) -> SelftestPlan {
+/// `path` is the file read (empty: none, the defaults), `shown` the file as named.
+pub fn plan(cfg: &Config, topo: &CpuTopology, path: &str, shown: &str, text: &str) -> SelftestPlan {
     let threads = cfg
         .cyclic_cpus
         .iter()
@@ -68,6 +75,7 @@ pub fn plan(cfg: &Config, topo: &CpuTopology, path: &str, text: &str) -> Selftes
     }
     SelftestPlan {
         config_path: path.to_string(),
+        config_shown: shown.to_string(),
         config_text: text.to_string(),
         mode: cfg.selftest.mode,
         tuning: cfg.tuning.clone(),
@@ -92,6 +100,8 @@ pub fn plan(cfg: &Config, topo: &CpuTopology, path: &str, text: &str) -> Selftes
         },
         limits: cfg.limits.clone(),
         results_dir: cfg.output.results_dir.clone(),
+        fallback_dir: cfg.output.fallback_dir.clone(),
+        allow_unjudged: cfg.selftest.allow_unjudged,
         keep: cfg.output.keep,
         prometheus: cfg.output.prometheus.clone(),
         load_label: load.join("; "),

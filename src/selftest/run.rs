@@ -8,44 +8,61 @@ use crate::measure::cyclic::{self, CyclicResult};
 use crate::measure::harness::Progress;
 use crate::measure::stats::LiveSnapshot;
 use crate::measure::ThreadSpec;
-use crate::report::journal::{
-    self as entries, Entry, Journal, Priority, MSG_READY, MSG_SUMMARY, MSG_TUNING,
-};
+use crate::report::journal::{self as entries, Journal, OutputKind, Storage};
 use crate::report::output::{self, Output};
 use crate::report::prometheus::Prometheus;
-use crate::report::store::{Store, StoredRun};
-use crate::report::summary::{TestSummary, ThreadSummary};
+use crate::report::store::{self, Origin, Store, StoredRun};
+use crate::report::summary::{Outcome, TestSummary, ThreadSummary, TuningFinding, Verdict};
 use crate::report::table::Table;
 use crate::report::text::LiveLines;
 use crate::report::Live;
-use crate::sys::clock::{Clock, NS_PER_US};
+use crate::sys::clock::Clock;
 use crate::sys::info::SysInfo;
+use crate::sys::notify::Notifier;
 use crate::sys::SysRoot;
-use crate::tune::{self, Status};
+use crate::tune::{self, Status, TuningReport};
 use std::time::{Duration, Instant};
 
-/// Sends `STATUS=` progress and `WATCHDOG=1` to systemd while measuring; notices,
-/// warnings and the `SIGUSR1` status (`T:` lines) go to `out`.
-struct NotifyProgress {
-    started: Instant,
-    duration: Duration,
-    watchdog: bool,
+/// sd_notify for the whole run: sends when a service manager listens, and logs the
+/// first notification that cannot be delivered (one line on standard error, which a
+/// unit's journal receives).
+struct Notify {
+    notifier: Option<Notifier>,
     out: Output,
 }
 
-impl Progress for NotifyProgress {
-    fn report(&mut self, _threads: &[ThreadSpec], live: &[LiveSnapshot]) {
-        let max_us = live.iter().map(|l| l.max_ns).max().unwrap_or(0) / NS_PER_US;
-        let status = format!(
-            "measuring: {}/{} s, max {max_us} us so far",
-            self.started.elapsed().as_secs(),
-            self.duration.as_secs()
-        );
-        let mut states = vec![sd_notify::NotifyState::Status(&status)];
-        if self.watchdog {
-            states.push(sd_notify::NotifyState::Watchdog);
+impl Notify {
+    fn send(&mut self, lines: &[&str]) {
+        if let Some(line) = self.notifier.as_mut().and_then(|n| n.send(lines)) {
+            self.out.warn(&format!("rtbench: warning: {line}"));
         }
-        let _ = sd_notify::notify(false, &states);
+    }
+}
+
+/// Sends `STATUS=` progress and `WATCHDOG=1` to systemd while measuring; notices,
+/// warnings and the `SIGUSR1` status (`T:` lines) go to `out`.
+struct NotifyProgress<'a> {
+    started: Instant,
+    duration: Duration,
+    watchdog: bool,
+    notify: &'a mut Notify,
+    out: Output,
+}
+
+impl Progress for NotifyProgress<'_> {
+    fn report(&mut self, _threads: &[ThreadSpec], live: &[LiveSnapshot]) {
+        let max_ns = live.iter().map(|l| l.max_ns).max().unwrap_or(0);
+        let status = format!(
+            "STATUS=measuring: {}/{} s, max {} so far",
+            self.started.elapsed().as_secs(),
+            self.duration.as_secs(),
+            crate::report::summary::us(max_ns)
+        );
+        let mut lines = vec![status.as_str()];
+        if self.watchdog {
+            lines.push("WATCHDOG=1");
+        }
+        self.notify.send(&lines);
     }
 
     fn status(&mut self, threads: &[ThreadSpec], live: &[LiveSnapshot]) {
@@ -66,10 +83,45 @@ impl Progress for NotifyProgress {
     }
 }
 
-/// Runs the self-test `plan` (already validated) and returns the exit code: 0 pass,
-/// 1 fail, 3 environment refused, 130/143 interrupted.
+/// The deviations and failures of a tuning report, by item.
+fn findings(r: &TuningReport) -> Vec<TuningFinding> {
+    r.recovered
+        .iter()
+        .chain(&r.items)
+        .chain(&r.rolled_back)
+        .filter(|i| matches!(i.status, Status::Deviation | Status::Failed))
+        .map(|i| TuningFinding {
+            item: i.item.clone(),
+            status: i.status.as_str().to_string(),
+            expected: i.expected.clone(),
+            found: i.found.clone(),
+            detail: i.detail.clone(),
+        })
+        .collect()
+}
+
+/// The exit code of a finished run: the signal's for an interrupted one, 0 for a
+/// pass (and for an unjudged run when `allow_unjudged`), else 1.
+fn exit_code(verdict: &Verdict, interrupted: Option<i32>, allow_unjudged: bool) -> i32 {
+    match (interrupted, verdict.outcome) {
+        (Some(code), _) => code,
+        (None, Outcome::Pass) => exit::OK,
+        (None, Outcome::Unjudged) if allow_unjudged => exit::OK,
+        _ => exit::FAIL,
+    }
+}
+
+/// Runs the self-test `plan` (already validated) and returns the exit code: 0 pass
+/// (or unjudged with `allow_unjudged`), 1 fail or unjudged, 3 environment refused,
+/// 130/143 interrupted.
 pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i32 {
     let sysinfo = SysInfo::read(root);
+    let origin = Origin::current();
+    let out = Output::new(None);
+    let mut notify = Notify {
+        notifier: Notifier::from_env(),
+        out,
+    };
     let mut problems = Vec::new();
 
     // 1. Tuning.
@@ -80,33 +132,22 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
             match tune::apply(root, &plan.tuning, &tune::ApplyOptions::default()) {
                 Ok(r) => Some(r),
                 Err(e) => {
-                    journal.send(
-                        &Entry::new(
-                            MSG_TUNING,
-                            Priority::Error,
-                            format!("tuning not applied: {e}"),
-                        )
-                        .field("RTBENCH_TUNE_STATUS", "error"),
-                    );
-                    return e.exit_code();
+                    let code = e.exit_code();
+                    journal.send(&entries::aborted("tuning", &e.to_string(), code));
+                    notify.send(&["STATUS=self-test stopped: tuning not applied"]);
+                    return code;
                 }
             }
         }
     };
+    let mut tuning_findings = Vec::new();
     if let Some(r) = &tuning {
         for i in r.recovered.iter().chain(&r.items).chain(&r.rolled_back) {
             journal.send(&entries::tuning_item(i));
         }
-        if r.exit_code() != exit::OK {
-            problems.push(format!(
-                "tuning {}: {} failed, {} deviations",
-                match plan.mode {
-                    TuningMode::Check => "check",
-                    _ => "apply",
-                },
-                r.count(Status::Failed),
-                r.count(Status::Deviation)
-            ));
+        tuning_findings = findings(r);
+        if r.exit_code() != exit::OK && tuning_findings.is_empty() {
+            problems.push(format!("tuning {}: not as configured", plan.mode.as_str()));
         }
     }
 
@@ -126,21 +167,8 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         .as_ref()
         .map_or(0, |r| r.items.iter().filter(|i| i.changed).count());
     let ready_status = format!("tuned ({changed} changes); {measuring}");
-    let _ = sd_notify::notify(
-        false,
-        &[
-            sd_notify::NotifyState::Ready,
-            sd_notify::NotifyState::Status(&ready_status),
-        ],
-    );
-    journal.send(
-        &Entry::new(MSG_READY, Priority::Info, format!("READY: {ready_status}"))
-            .field(
-                "RTBENCH_TUNING_MODE",
-                format!("{:?}", plan.mode).to_lowercase(),
-            )
-            .field("RTBENCH_TUNE_CHANGED", changed),
-    );
+    notify.send(&["READY=1", &format!("STATUS={ready_status}")]);
+    journal.send(&entries::ready(plan.mode.as_str(), changed, &ready_status));
 
     // 3. Measure.
     let mut usec = 0u64;
@@ -150,33 +178,30 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         let half = Duration::from_micros(usec / 2).max(Duration::from_millis(100));
         spec.control.report_every = Some(spec.control.report_every.map_or(half, |r| r.min(half)));
     }
-    let out = Output::new(None);
-    let mut progress = NotifyProgress {
-        out,
-        started: Instant::now(),
-        duration: plan.duration,
-        watchdog,
-    };
     let mut load = match &plan.load {
         Some(l) => match crate::load::start(l) {
             Ok(r) => Some(r),
             Err(e) => {
-                journal.send(
-                    &Entry::new(
-                        MSG_SUMMARY,
-                        Priority::Error,
-                        format!("rtbench self-test ERROR: load not started: {e}"),
-                    )
-                    .field("RTBENCH_VERDICT", "error"),
-                );
-                return e.exit_code();
+                let code = e.exit_code();
+                journal.send(&entries::aborted("load", &e.to_string(), code));
+                notify.send(&["STATUS=self-test stopped: load not started"]);
+                return code;
             }
         },
         None => None,
     };
     let start_s = Clock::wall_secs();
     let t0 = Instant::now();
-    let measured = cyclic::run(&spec, root, &mut progress);
+    let measured = {
+        let mut progress = NotifyProgress {
+            out,
+            started: Instant::now(),
+            duration: plan.duration,
+            watchdog,
+            notify: &mut notify,
+        };
+        cyclic::run(&spec, root, &mut progress)
+    };
     if let Some(l) = load.as_mut() {
         for problem in l.stop() {
             problems.push(format!("load: {}", problem.trim_start_matches("# ")));
@@ -185,11 +210,10 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
     let result: CyclicResult = match measured {
         Ok(r) => r,
         Err(e) => {
-            let msg = format!("rtbench self-test ERROR: measurement refused: {e}");
-            journal.send(
-                &Entry::new(MSG_SUMMARY, Priority::Error, msg).field("RTBENCH_VERDICT", "error"),
-            );
-            return e.exit_code();
+            let code = e.exit_code();
+            journal.send(&entries::aborted("measurement", &e.to_string(), code));
+            notify.send(&["STATUS=self-test stopped: measurement refused"]);
+            return code;
         }
     };
     let duration_s = t0.elapsed().as_secs_f64();
@@ -205,7 +229,9 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
     }];
     let mut verdict = judge(&tests, &plan.limits);
     verdict.problems.extend(problems);
-    if result.end.stop.interrupted() {
+    verdict.tuning = tuning_findings;
+    let interrupted = result.end.stop.interrupted();
+    if interrupted {
         // A cut-short run proves nothing: it cannot pass.
         verdict.problems.push(
             format!(
@@ -215,10 +241,22 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
             .to_lowercase(),
         );
     }
-    verdict.pass = verdict.pass && verdict.problems.is_empty();
+    if plan.config_path.is_empty() {
+        for u in verdict.unjudged.iter_mut() {
+            if u.starts_with("no [limits]") {
+                *u = format!("no configuration file at {}: {u}", plan.config_shown);
+            }
+        }
+    }
+    verdict.settle();
+    let code = exit_code(
+        &verdict,
+        interrupted.then(|| result.end.stop.exit_code()),
+        plan.allow_unjudged,
+    );
 
     // 5. Outputs: journal first (it must reach the operator even if the disk is full).
-    let run = StoredRun {
+    let mut run = StoredRun {
         rtbench_version: env!("CARGO_PKG_VERSION").into(),
         start_s,
         duration_s,
@@ -230,49 +268,67 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         load: plan.load_label.clone(),
         tests,
         verdict,
-        interrupted: result.end.stop.interrupted(),
+        interrupted,
+        origin,
+        exit_code: Some(code),
+        store_error: None,
     };
     for t in &run.tests {
         for th in &t.threads {
             journal.send(&entries::thread_result(&t.test, th, &run.verdict));
         }
     }
-    let store = Store::new(&plan.results_dir, plan.keep);
-    let results_file = match store.save(&run) {
-        Ok(p) => p.display().to_string(),
+    let stored = Store::new(&plan.results_dir, plan.keep).save(&run);
+    let fallback = match &stored {
+        Ok(_) => {
+            store::clear_fallback(&plan.fallback_dir);
+            None
+        }
         Err(e) => {
-            journal.send(&Entry::new(
-                MSG_SUMMARY,
-                Priority::Warning,
-                format!(
-                    "results not stored in {}: {e}; earlier results are untouched",
-                    plan.results_dir.display()
-                ),
+            let why = e.to_string();
+            journal.send(&entries::output_not_written(
+                OutputKind::Results,
+                &plan.results_dir,
+                &why,
             ));
-            String::new()
+            run.store_error = Some(format!("{}: {why}", plan.results_dir.display()));
+            match store::save_fallback(&plan.fallback_dir, &run) {
+                Ok(p) => Some(p),
+                Err(e2) => {
+                    journal.send(&entries::output_not_written(
+                        OutputKind::Fallback,
+                        &plan.fallback_dir,
+                        &e2.to_string(),
+                    ));
+                    None
+                }
+            }
         }
     };
     if let Some(p) = &plan.prometheus {
-        if let Err(e) = output::write_file(p, &Prometheus, &run) {
-            journal.send(&Entry::new(
-                MSG_SUMMARY,
-                Priority::Warning,
-                format!("Prometheus textfile {} not written: {e}", p.display()),
+        let dir = p.parent().unwrap_or(std::path::Path::new("/"));
+        let written = if dir.is_dir() {
+            output::write_file(p, &Prometheus, &run).map_err(|e| e.to_string())
+        } else {
+            Err(format!(
+                "directory {} does not exist (is node_exporter's textfile collector installed?)",
+                dir.display()
+            ))
+        };
+        if let Err(why) = written {
+            journal.send(&entries::output_not_written(
+                OutputKind::Prometheus,
+                p,
+                &why,
             ));
         }
     }
-    journal.send(&entries::summary(&run, result.end.stop, &results_file));
+    let storage = match &stored {
+        Ok(p) => Storage::Stored(p),
+        Err(_) => Storage::NotStored(fallback.as_deref()),
+    };
+    journal.send(&entries::summary(&run, result.end.stop, storage));
     let _ = out.text(&Table, &run);
-    let _ = sd_notify::notify(
-        false,
-        &[sd_notify::NotifyState::Status(&format!(
-            "self-test {}",
-            run.verdict.word()
-        ))],
-    );
-    match result.end.stop {
-        s if s.interrupted() => s.exit_code(),
-        _ if run.verdict.pass => exit::OK,
-        _ => exit::FAIL,
-    }
+    notify.send(&[&format!("STATUS=self-test {}", run.verdict.word())]);
+    code
 }

@@ -1,5 +1,8 @@
 //! The self-test's verdict: every thread of every test judged against the configured
 //! limits (`[limits]`, in **µs**, see [`crate::config::limits`]) on its **ns** figures.
+//!
+//! It fails closed: a thread no limit applies to is *unjudged*, and a run with anything
+//! unjudged is not a pass (see [`crate::report::summary::Outcome`]).
 
 use crate::config::limits::LimitSet;
 use crate::report::summary::{Check, TestSummary, Verdict};
@@ -9,6 +12,10 @@ use crate::sys::clock::NS_PER_US;
 pub fn judge(tests: &[TestSummary], limits: &LimitSet) -> Verdict {
     let mut checks = Vec::new();
     let mut problems = Vec::new();
+    let mut unjudged = Vec::new();
+    if limits.is_empty() {
+        unjudged.push("no [limits] configured: measured, nothing judged".to_string());
+    }
     for t in tests {
         for th in &t.threads {
             if th.count == 0 {
@@ -24,6 +31,7 @@ pub fn judge(tests: &[TestSummary], limits: &LimitSet) -> Verdict {
                 ("p9999", th.p9999_ns, us(l.p9999_us)),
                 ("overruns", th.overruns, l.overruns),
             ];
+            let before = checks.len();
             for (what, value, limit) in figures {
                 if let Some(limit) = limit {
                     checks.push(Check {
@@ -37,14 +45,13 @@ pub fn judge(tests: &[TestSummary], limits: &LimitSet) -> Verdict {
                     });
                 }
             }
+            if checks.len() == before && !limits.is_empty() {
+                let cpu = th.cpu.map_or_else(|| "-".to_string(), |c| c.to_string());
+                unjudged.push(format!("{} CPU {cpu}: no limit applies", t.test));
+            }
         }
     }
-    let pass = problems.is_empty() && checks.iter().all(|c| c.pass);
-    Verdict {
-        pass,
-        checks,
-        problems,
-    }
+    Verdict::new(checks, problems, unjudged)
 }
 
 #[cfg(test)]
@@ -89,6 +96,51 @@ mod tests {
         assert!(v.checks[0].pass && !v.checks[1].pass);
         assert_eq!(v.checks[1].limit, 20_000);
         assert_eq!(v.word(), "fail");
+        assert_eq!(
+            v.failures(),
+            vec!["cyclic CPU 1 max 50 µs > limit 20 µs".to_string()]
+        );
+    }
+
+    #[test]
+    fn nothing_judged_is_not_a_pass() {
+        let tests = vec![TestSummary {
+            test: "cyclic".into(),
+            threads: vec![summary(0, 50_000), summary(1, 50_000)],
+        }];
+        // No [limits] at all (also what a missing configuration file gives).
+        let v = judge(&tests, &LimitSet::default());
+        assert_eq!(v.word(), "unjudged");
+        assert!(!v.pass);
+        assert!(v.unjudged_reason().contains("no [limits]"), "{v:?}");
+        // Limits for CPU 1 only: CPU 0 is measured but not judged.
+        let limits = LimitSet {
+            per_cpus: vec![CpuLimits {
+                cpus: [1].into_iter().collect(),
+                test: None,
+                limits: Limits {
+                    max_us: Some(100),
+                    ..Default::default()
+                },
+            }],
+            ..Default::default()
+        };
+        let v = judge(&tests, &limits);
+        assert_eq!(v.word(), "unjudged");
+        assert_eq!(v.unjudged_reason(), "cyclic CPU 0: no limit applies");
+        // A failure wins over unjudged.
+        let limits = LimitSet {
+            per_cpus: vec![CpuLimits {
+                cpus: [1].into_iter().collect(),
+                test: None,
+                limits: Limits {
+                    max_us: Some(1),
+                    ..Default::default()
+                },
+            }],
+            ..Default::default()
+        };
+        assert_eq!(judge(&tests, &limits).word(), "fail");
     }
 
     #[test]
@@ -105,6 +157,7 @@ mod tests {
         }];
         let v = judge(&tests, &LimitSet::default());
         assert!(!v.pass);
+        assert_eq!(v.word(), "fail");
         assert_eq!(v.problems.len(), 1);
     }
 }

@@ -6,6 +6,7 @@ pub mod atomic;
 pub mod clock;
 pub mod cpus;
 pub mod info;
+pub mod notify;
 pub mod pmqos;
 pub mod root;
 pub mod sched;

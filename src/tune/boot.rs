@@ -95,9 +95,22 @@ fn read_set(root: &SysRoot, p: &str, nr: usize) -> Option<CpuSet> {
     CpuSet::parse_list(s, nr).ok()
 }
 
-fn done(name: &str, ok: bool, detail: String, path: &str) -> Decision {
-    let status = if ok { Status::Ok } else { Status::Deviation };
-    Decision::Done(ItemReport::new(name, status, detail).at(path))
+/// The item's report: `ok`, or a deviation naming what was `expected` and `found`.
+fn done(
+    name: &str,
+    ok: bool,
+    detail: String,
+    path: &str,
+    expected: String,
+    found: String,
+) -> Decision {
+    let r = ItemReport::new(
+        name,
+        if ok { Status::Ok } else { Status::Deviation },
+        detail,
+    )
+    .at(path);
+    Decision::Done(if ok { r } else { r.values(expected, found) })
 }
 
 /// `kernel.preempt_rt`: the kernel must be PREEMPT_RT (uname `PREEMPT_RT`,
@@ -117,6 +130,8 @@ impl Item for PreemptRt {
                 true,
                 format!("PREEMPT_RT ({})", info.realtime_evidence.join(", ")),
                 "/proc/version",
+                String::new(),
+                String::new(),
             )
         } else {
             done(
@@ -127,6 +142,8 @@ impl Item for PreemptRt {
                     info.release, info.preempt_model
                 ),
                 "/proc/version",
+                "PREEMPT_RT".into(),
+                format!("{} ({})", info.preempt_model, info.release),
             )
         }
     }
@@ -199,12 +216,10 @@ impl Item for Isolcpus {
             }
         }
         let ok = problems.is_empty();
-        let detail = if ok {
-            format!("{want} isolated ({})", self.flags.join(","))
-        } else {
-            problems.join("; ")
-        };
-        done(&self.name(), ok, detail, ISOLATED)
+        let expected = format!("{want} isolated ({})", self.flags.join(","));
+        let found = problems.join("; ");
+        let detail = if ok { expected.clone() } else { found.clone() };
+        done(&self.name(), ok, detail, ISOLATED, expected, found)
     }
 }
 
@@ -241,6 +256,8 @@ impl Item for NohzFull {
                 self.isolated.to_list()
             ),
             NOHZ_FULL,
+            format!("nohz_full {}", self.isolated.to_list()),
+            format!("nohz_full {:?}", eff.to_list()),
         )
     }
 }
@@ -274,6 +291,8 @@ impl Item for RcuNocbs {
                 self.isolated.to_list()
             ),
             "/proc/cmdline",
+            format!("RCU callbacks offloaded from {}", self.isolated.to_list()),
+            format!("offloaded from {:?}", covered.to_list()),
         )
     }
 }
@@ -314,6 +333,11 @@ impl Item for IrqAffinityBoot {
                 self.housekeeping.to_list()
             ),
             DEFAULT_AFFINITY,
+            format!(
+                "default IRQ affinity within {}",
+                self.housekeeping.to_list()
+            ),
+            format!("{:?}", eff.to_list()),
         )
     }
 }

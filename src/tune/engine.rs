@@ -41,12 +41,16 @@ pub fn check(root: &SysRoot, spec: &TuningSpec) -> TuningReport {
             Decision::Done(r) => r,
             Decision::Change { steps, detail } => {
                 let path = steps.first().map(|s| s.path.clone()).unwrap_or_default();
-                ItemReport::new(
+                let r = ItemReport::new(
                     item.name(),
                     Status::Deviation,
                     format!("{detail} (apply would write)"),
                 )
-                .at(path)
+                .at(path);
+                match steps.as_slice() {
+                    [s] => r.values(s.kind.normalise(&s.desired), s.kind.normalise(&s.original)),
+                    _ => r,
+                }
             }
         });
     }
@@ -219,6 +223,7 @@ pub fn apply(root: &SysRoot, spec: &TuningSpec, opts: &ApplyOptions) -> Result<T
                         ),
                     )
                     .at(s.path.clone())
+                    .values(s.kind.normalise(&s.desired), s.kind.normalise(&s.original))
                 });
                 break;
             }

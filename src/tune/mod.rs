@@ -70,6 +70,12 @@ pub struct ItemReport {
     pub errno: Option<i32>,
     /// Whether `apply` changed something that is still in place.
     pub changed: bool,
+    /// For a deviation or failure: the value the configuration wants, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// For a deviation or failure: the value the system has, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub found: Option<String>,
 }
 
 impl ItemReport {
@@ -82,7 +88,16 @@ impl ItemReport {
             path: None,
             errno: None,
             changed: false,
+            expected: None,
+            found: None,
         }
+    }
+
+    /// The same report naming the wanted and the found value.
+    pub fn values(mut self, expected: impl Into<String>, found: impl Into<String>) -> Self {
+        self.expected = Some(expected.into());
+        self.found = Some(found.into());
+        self
     }
 
     /// The same report naming `path`.

@@ -197,3 +197,53 @@ impl Drop for TracingOnGuard {
         }
     }
 }
+
+/// Parses one logfmt line (`rtbench selftest --log-format logfmt`) into fields (quoted values unescaped).
+pub fn logfmt(line: &str) -> std::collections::HashMap<String, String> {
+    let mut m = std::collections::HashMap::new();
+    let mut rest = line.trim();
+    while !rest.is_empty() {
+        let (k, after) = rest.split_once('=').expect("key=value");
+        let (v, tail) = if let Some(q) = after.strip_prefix('"') {
+            let mut out = String::new();
+            let mut chars = q.char_indices();
+            let mut end = q.len();
+            while let Some((i, c)) = chars.next() {
+                match c {
+                    '\\' => {
+                        if let Some((_, n)) = chars.next() {
+                            out.push(if n == 'n' { '\n' } else { n });
+                        }
+                    }
+                    '"' => {
+                        end = i + 1;
+                        break;
+                    }
+                    c => out.push(c),
+                }
+            }
+            (out, &q[end..])
+        } else {
+            let end = after.find(' ').unwrap_or(after.len());
+            (after[..end].to_string(), &after[end..])
+        };
+        m.insert(k.to_string(), v);
+        rest = tail.trim_start();
+    }
+    m
+}
+
+pub fn entries(o: &Output) -> Vec<std::collections::HashMap<String, String>> {
+    stderr(o)
+        .lines()
+        .filter(|l| l.starts_with("MESSAGE_ID="))
+        .map(logfmt)
+        .collect()
+}
+
+pub fn with_id<'a>(
+    e: &'a [std::collections::HashMap<String, String>],
+    id: &str,
+) -> Vec<&'a std::collections::HashMap<String, String>> {
+    e.iter().filter(|m| m["MESSAGE_ID"] == id).collect()
+}
