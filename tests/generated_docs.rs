@@ -23,7 +23,8 @@ use std::path::{Path, PathBuf};
 /// The exit codes every rtbench command shares (src/error.rs, `exit`).
 const EXIT_STATUS: &str = "\
 0   success: the measurement ran, the self-test passed, no deviation
-1   a limit was exceeded (-b, [limits]), the self-test failed, tuning deviates
+1   a limit was exceeded (-b, [limits]), the self-test failed or judged nothing
+    (unjudged), tuning deviates; report: this boot's run failed or is missing
 2   bad command line or configuration; nothing was started or changed
 3   the environment refused (SCHED_FIFO, mlockall, not root, lock or journal)
 130 interrupted by SIGINT (143: SIGTERM), after writing what was measured";
@@ -35,7 +36,10 @@ fn files(name: &str) -> &'static [(&'static str, &'static str)] {
         "configuration of rtbench selftest and rtbench tune",
     );
     const STORE: (&str, &str) = ("/var/lib/rtbench/", "stored self-test results (run-*.json)");
-    const RUN: (&str, &str) = ("/run/rtbench/", "tuning transaction journal and lock");
+    const RUN: (&str, &str) = (
+        "/run/rtbench/",
+        "tuning transaction journal and lock; unstored-run.json, this boot's self-test result when the store could not take it",
+    );
     const PMQOS: (&str, &str) = (
         "/dev/cpu_dma_latency",
         "PM QoS request held while measuring",

@@ -853,13 +853,17 @@ _rtbench() {
             return 0
             ;;
         rtbench__report)
-            opts="-h -V --json --all --dir --help --version"
+            opts="-h -V --json --all --dir --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -871,7 +875,7 @@ _rtbench() {
             return 0
             ;;
         rtbench__selftest)
-            opts="-h -V --config --help --version"
+            opts="-h -V --config --log-format --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -879,6 +883,10 @@ _rtbench() {
             case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "auto journal logfmt text" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -75,9 +75,14 @@ complete -c rtbench -n "__fish_rtbench_using_subcommand sysinfo" -l json -d 'Pri
 complete -c rtbench -n "__fish_rtbench_using_subcommand sysinfo" -s h -l help -d 'Print help'
 complete -c rtbench -n "__fish_rtbench_using_subcommand sysinfo" -s V -l version -d 'Print version'
 complete -c rtbench -n "__fish_rtbench_using_subcommand selftest" -l config -d 'Configuration file (default /etc/rtbench/rtbench.toml; when it is missing the documented defaults are used)' -r -F
+complete -c rtbench -n "__fish_rtbench_using_subcommand selftest" -l log-format -d 'Where the entries go: auto (journald, else text on stderr), logfmt (key=value lines on stderr, for syslog)' -r -f -a "auto\t''
+journal\t''
+logfmt\t''
+text\t''"
 complete -c rtbench -n "__fish_rtbench_using_subcommand selftest" -s h -l help -d 'Print help'
 complete -c rtbench -n "__fish_rtbench_using_subcommand selftest" -s V -l version -d 'Print version'
-complete -c rtbench -n "__fish_rtbench_using_subcommand report" -l dir -d 'Results directory' -r -F
+complete -c rtbench -n "__fish_rtbench_using_subcommand report" -l dir -d 'Results directory (default: [output] results_dir of the configuration)' -r -F
+complete -c rtbench -n "__fish_rtbench_using_subcommand report" -l config -d 'Configuration file to read [output] from (default /etc/rtbench/rtbench.toml; when it is missing the documented defaults are used)' -r -F
 complete -c rtbench -n "__fish_rtbench_using_subcommand report" -l json -d 'Print the stored JSON instead of the table'
 complete -c rtbench -n "__fish_rtbench_using_subcommand report" -l all -d 'Every kept run instead of the last one'
 complete -c rtbench -n "__fish_rtbench_using_subcommand report" -s h -l help -d 'Print help'
