@@ -1,0 +1,275 @@
+//! The self-test's structured journal entries — one function per entry kind, every
+//! field named `RTBENCH_*` — and their destination ([`Journal`]): journald (native
+//! protocol through systemd-journal-logger), human lines on standard error where there
+//! is no journald (a hand run, a container), or `key=value` lines on standard error
+//! when asked for (`--log-format logfmt`: the SysV init script sends them to syslog).
+//!
+//! Each entry kind has one constant MESSAGE_ID with one meaning, explained in
+//! `systemd/rtbench.catalog`; every `@FIELD@` the catalog uses for an ID is a field of
+//! every entry with that ID (tests/verdict.rs checks it). Figures are fields in **ns**
+//! (`*_NS`); the human MESSAGE speaks **µs**.
+//!
+//! Source: systemd.journal-fields(7), sd_journal_send(3), journalctl(1) `--catalog`.
+
+mod entries;
+pub use entries::*;
+
+use std::io::Write;
+
+/// One test's result on one CPU (fields `RTBENCH_TEST`, `RTBENCH_CPU`, `RTBENCH_*_NS`, …).
+pub const MSG_RESULT: &str = "b338a16c561342608e6e5ef41b0a0813";
+/// The self-test summary and verdict.
+pub const MSG_SUMMARY: &str = "7b1dd0eea94d4cc4bd8f9e6c91b6465d";
+/// One tuning item's outcome.
+pub const MSG_TUNING: &str = "872270459a844055a01dbd7e3ccfd9a5";
+/// The configuration file is invalid.
+pub const MSG_CONFIG: &str = "007f10bc07da46b6b3fc256220fca838";
+/// Tuning is in place; READY=1 sent.
+pub const MSG_READY: &str = "6a9954f26ad8443b8423171c8abd3682";
+/// There is no configuration file: the documented defaults are used.
+pub const MSG_DEFAULTS: &str = "ccf6df43a9334ab7b3aa20e9f71826dd";
+/// An output of the self-test (results store, fallback copy, Prometheus textfile) was
+/// not written.
+pub const MSG_OUTPUT: &str = "4ac37d680e7a4865822e0b39e581b9e0";
+/// The self-test stopped before a verdict (tuning, load or measurement refused).
+pub const MSG_ABORTED: &str = "11388322edd8448fb26766740685d2fb";
+
+/// Every MESSAGE_ID rtbench logs.
+pub const ALL_IDS: [&str; 8] = [
+    MSG_RESULT,
+    MSG_SUMMARY,
+    MSG_TUNING,
+    MSG_CONFIG,
+    MSG_READY,
+    MSG_DEFAULTS,
+    MSG_OUTPUT,
+    MSG_ABORTED,
+];
+
+/// Syslog priority of an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Priority {
+    /// err (3)
+    Error,
+    /// warning (4)
+    Warning,
+    /// notice (5) — maps to info in the log crate, which has no notice level
+    Info,
+}
+
+/// A structured entry: MESSAGE, MESSAGE_ID, PRIORITY and `RTBENCH_*` fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The MESSAGE_ID (32 hex digits).
+    pub message_id: &'static str,
+    /// Priority.
+    pub priority: Priority,
+    /// Human-readable MESSAGE.
+    pub message: String,
+    /// Extra fields (upper-case names, e.g. `RTBENCH_CPU`).
+    pub fields: Vec<(&'static str, String)>,
+}
+
+impl Entry {
+    /// A new entry with no extra fields.
+    pub fn new(message_id: &'static str, priority: Priority, message: impl Into<String>) -> Self {
+        Entry {
+            message_id,
+            priority,
+            message: message.into(),
+            fields: Vec::new(),
+        }
+    }
+
+    /// Adds a field.
+    pub fn field(mut self, name: &'static str, value: impl ToString) -> Self {
+        self.fields.push((name, value.to_string()));
+        self
+    }
+
+    /// The entry for people: the MESSAGE, `rtbench: warning: ` or `rtbench: ` before
+    /// warnings and errors.
+    pub fn to_text(&self) -> String {
+        match self.priority {
+            Priority::Error if self.message.starts_with("rtbench") => self.message.clone(),
+            Priority::Error => format!("rtbench: {}", self.message),
+            Priority::Warning => format!("rtbench: warning: {}", self.message),
+            Priority::Info => self.message.clone(),
+        }
+    }
+
+    /// The value of field `name`, if the entry has it.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The entry as one logfmt line: `MESSAGE_ID=… PRIORITY=… RTBENCH_…=… MESSAGE="…"`.
+    pub fn to_logfmt(&self) -> String {
+        let mut s = format!(
+            "MESSAGE_ID={} PRIORITY={}",
+            self.message_id,
+            match self.priority {
+                Priority::Error => 3,
+                Priority::Warning => 4,
+                Priority::Info => 5,
+            }
+        );
+        for (k, v) in &self.fields {
+            s.push_str(&format!(" {k}={}", logfmt_value(v)));
+        }
+        s.push_str(&format!(" MESSAGE={}", logfmt_value(&self.message)));
+        s
+    }
+}
+
+fn logfmt_value(v: &str) -> String {
+    if !v.is_empty() && !v.contains(|c: char| c.is_whitespace() || c == '"' || c == '=') {
+        return v.to_string();
+    }
+    let mut out = String::from("\"");
+    for c in v.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// How entries are written when they do not go to journald (`--log-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LogFormat {
+    /// journald when its socket exists, else human lines on standard error.
+    #[default]
+    Auto,
+    /// journald (a warning and human lines on standard error when there is none).
+    Journal,
+    /// `MESSAGE_ID=… PRIORITY=… RTBENCH_…=… MESSAGE="…"` lines on standard error (for
+    /// syslog on images without journald: every field kept).
+    Logfmt,
+    /// Human lines on standard error: the MESSAGE only, warnings and errors marked.
+    Text,
+}
+
+/// Where entries go.
+pub enum Journal {
+    /// journald, through its native socket; with `echo`, also human lines on standard
+    /// error (an interactive run on a systemd host: the person at the terminal sees them).
+    Journald {
+        /// The connection.
+        log: systemd_journal_logger::JournalLog,
+        /// Echo human lines on standard error.
+        echo: bool,
+    },
+    /// Human lines on standard error.
+    Text,
+    /// `key=value` lines on standard error.
+    Logfmt,
+    /// Collected in memory (tests).
+    Memory(Vec<Entry>),
+}
+
+/// The journald native socket (systemd-journald.service(8)).
+pub const JOURNAL_SOCKET: &str = "/run/systemd/journal/socket";
+
+fn stderr_is_terminal() -> bool {
+    // SAFETY: isatty only inspects the descriptor.
+    unsafe { libc::isatty(libc::STDERR_FILENO) == 1 }
+}
+
+impl Journal {
+    /// The destination `format` asks for (see [`LogFormat`]).
+    pub fn open(format: LogFormat) -> Journal {
+        match format {
+            LogFormat::Logfmt => return Journal::Logfmt,
+            LogFormat::Text => return Journal::Text,
+            LogFormat::Auto | LogFormat::Journal => {}
+        }
+        if std::path::Path::new(JOURNAL_SOCKET).exists() {
+            if let Ok(j) = systemd_journal_logger::JournalLog::new() {
+                return Journal::Journald {
+                    log: j.with_syslog_identifier("rtbench".into()),
+                    echo: stderr_is_terminal(),
+                };
+            }
+        }
+        if format == LogFormat::Journal {
+            let _ = writeln!(
+                std::io::stderr(),
+                "rtbench: warning: no journald at {JOURNAL_SOCKET}: entries go to standard error"
+            );
+        }
+        Journal::Text
+    }
+
+    /// Sends one entry. A journald failure falls back to standard error, so the facts
+    /// are never lost.
+    pub fn send(&mut self, e: &Entry) {
+        match self {
+            Journal::Journald { log, echo } => {
+                let mut kvs: Vec<(&str, &str)> = vec![("MESSAGE_ID", e.message_id)];
+                kvs.extend(e.fields.iter().map(|(k, v)| (*k, v.as_str())));
+                let level = match e.priority {
+                    Priority::Error => log::Level::Error,
+                    Priority::Warning => log::Level::Warn,
+                    Priority::Info => log::Level::Info,
+                };
+                let kv_slice: &[(&str, &str)] = &kvs;
+                let r = log.journal_send(
+                    &log::Record::builder()
+                        .args(format_args!("{}", e.message))
+                        .level(level)
+                        .target("rtbench")
+                        .key_values(&kv_slice)
+                        .build(),
+                );
+                if r.is_err() {
+                    let _ = writeln!(std::io::stderr(), "{}", e.to_logfmt());
+                } else if *echo {
+                    let _ = writeln!(std::io::stderr(), "{}", e.to_text());
+                }
+            }
+            Journal::Text => {
+                let _ = writeln!(std::io::stderr(), "{}", e.to_text());
+            }
+            Journal::Logfmt => {
+                let _ = writeln!(std::io::stderr(), "{}", e.to_logfmt());
+            }
+            Journal::Memory(v) => v.push(e.clone()),
+        }
+    }
+
+    /// Whether entries reach journald.
+    pub fn is_journald(&self) -> bool {
+        matches!(self, Journal::Journald { .. })
+    }
+
+    /// Whether a person reads the entries on standard error as text (so a separate
+    /// human line would repeat them).
+    pub fn shows_text(&self) -> bool {
+        matches!(self, Journal::Text | Journal::Journald { echo: true, .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn logfmt_quotes_what_needs_quoting() {
+        let e = Entry::new(MSG_SUMMARY, Priority::Info, "self-test PASS: \"all\" good")
+            .field("RTBENCH_VERDICT", "pass")
+            .field("RTBENCH_KERNEL", "6.1.0 rt");
+        assert_eq!(
+            e.to_logfmt(),
+            "MESSAGE_ID=7b1dd0eea94d4cc4bd8f9e6c91b6465d PRIORITY=5 RTBENCH_VERDICT=pass \
+             RTBENCH_KERNEL=\"6.1.0 rt\" MESSAGE=\"self-test PASS: \\\"all\\\" good\""
+        );
+    }
+}
