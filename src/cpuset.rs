@@ -131,68 +131,43 @@ impl CpuSet {
     /// (`/sys/devices/system/cpu/possible` + 1): `N` means `nr_cpu_ids - 1`, and any CPU
     /// at or above it is out of range, as in `bitmap_parselist()`.
     pub fn parse_list(s: &str, nr_cpu_ids: usize) -> Result<CpuSet, ParseError> {
+        CpuSet::parse_list_with(s, nr_cpu_ids, Keywords::Kernel)
+    }
+
+    /// Parses a cpu-list like [`CpuSet::parse_list`], with `N` and `all` meaning what
+    /// `keywords` says. Numbers at or above `nr_cpu_ids` are out of range either way.
+    pub fn parse_list_with(
+        s: &str,
+        nr_cpu_ids: usize,
+        keywords: Keywords<'_>,
+    ) -> Result<CpuSet, ParseError> {
         let s = s.trim();
         let mut set = CpuSet::new();
         if s.is_empty() {
             return Ok(set);
         }
-        let last = nr_cpu_ids.checked_sub(1);
+        let last = match keywords {
+            Keywords::Kernel => nr_cpu_ids.checked_sub(1),
+            Keywords::Within(within) => within.last(),
+        };
         for region in s.split(',') {
-            let region = region.trim();
-            let (range, stride) = match region.split_once(':') {
-                Some((r, st)) => (r, Some(st)),
-                None => (region, None),
-            };
-            let (start, end) = if range == "all" {
-                match last {
-                    Some(l) => (0, l),
-                    None => return err("'all' with no possible CPUs"),
-                }
-            } else {
-                match range.split_once('-') {
-                    Some((a, b)) => (parse_cpu(a, last)?, parse_cpu(b, last)?),
-                    None => {
-                        let a = parse_cpu(range, last)?;
-                        (a, a)
-                    }
-                }
-            };
-            if start > end {
-                return err(format!(
-                    "'{region}': range start {start} is greater than end {end}"
-                ));
-            }
-            if let Some(l) = last {
-                if end > l {
+            let r = Region::parse(region.trim(), last)?;
+            if let Some(l) = nr_cpu_ids.checked_sub(1) {
+                if r.end > l {
                     return err(format!(
-                        "'{region}': CPU {end} is beyond the last possible CPU {l}"
+                        "'{}': CPU {} is beyond the last possible CPU {l}",
+                        region.trim(),
+                        r.end
                     ));
                 }
             }
-            let (used, group) = match stride {
-                None => (1, 1),
-                Some(st) => {
-                    let Some((g, w)) = st.split_once('/') else {
-                        return err(format!(
-                            "'{region}': stride must be USED/GROUP, e.g. 1-7:2/4"
-                        ));
-                    };
-                    let g: usize = parse_num(g, region)?;
-                    let w: usize = parse_num(w, region)?;
-                    if w == 0 || g == 0 || g > w {
-                        return err(format!(
-                            "'{region}': stride {g}/{w} needs 0 < used <= group size"
-                        ));
-                    }
-                    (g, w)
+            match keywords {
+                Keywords::Within(within) if r.all => {
+                    let mut part = CpuSet::new();
+                    r.insert_into(&mut part);
+                    set = set.union(&part.intersection(within));
                 }
-            };
-            let mut cpu = start;
-            while cpu <= end {
-                for c in cpu..(cpu + used).min(end + 1) {
-                    set.insert(c);
-                }
-                cpu += group;
+                _ => r.insert_into(&mut set),
             }
         }
         Ok(set)
@@ -268,6 +243,117 @@ impl CpuSet {
         out
     }
 
+    /// The shortest cpu-list the kernel parses back to this set, using ranges and
+    /// strides (`A-B:USED/GROUP`, in `bitmap_parselist()` since Linux 4.9 at the latest)
+    /// — for boot parameters, where a list of hundreds of numbers would overflow the
+    /// command line: every odd CPU of 0-1023 is `1-1023:1/2`, not 512 numbers. Never
+    /// longer than [`CpuSet::to_list`]; never uses `N` or `all` (`isolcpus=` takes a
+    /// leading word for a flag, and `N` depends on the booted kernel's `nr_cpu_ids`).
+    ///
+    /// Shortest among lists whose regions each cover consecutive members of the set:
+    /// a dynamic programme over the sorted CPUs, where a region starting at a CPU is
+    /// either its run of consecutive CPUs or the strided region that repeats that run
+    /// at the distance of the next run (cut after any whole or partial group).
+    pub fn to_compact_list(&self) -> String {
+        let v: Vec<usize> = self.iter().collect();
+        let n = v.len();
+        if n == 0 {
+            return String::new();
+        }
+        // run_end[i]: index of the last CPU of the consecutive run starting at v[i].
+        let mut run_end = vec![0; n];
+        for i in (0..n).rev() {
+            run_end[i] = if i + 1 < n && v[i + 1] == v[i] + 1 {
+                run_end[i + 1]
+            } else {
+                i
+            };
+        }
+        let digits = |x: usize| x.to_string().len();
+        let range_len = |a: usize, b: usize| {
+            if a == b {
+                digits(a)
+            } else {
+                digits(a) + 1 + digits(b)
+            }
+        };
+        // best[i] = (length of the shortest text for v[i..], end index of its first
+        // region, stride of that region (used, group) or None for a plain range).
+        type Choice = (usize, usize, Option<(usize, usize)>);
+        let mut best: Vec<Choice> = vec![(0, 0, None); n + 1];
+        for i in (0..n).rev() {
+            let tail = |j: usize, best: &[Choice]| {
+                if j + 1 < n {
+                    1 + best[j + 1].0
+                } else {
+                    0
+                }
+            };
+            let r = run_end[i];
+            let mut choice = (range_len(v[i], v[r]) + tail(r, &best), r, None);
+            let used = r - i + 1;
+            if r + 1 < n {
+                let group = v[r + 1] - v[i];
+                // Walk whole groups: group k starts at v[i] + k·group and holds
+                // exactly `used` consecutive CPUs.
+                let mut pos = i;
+                let mut start = v[i];
+                let mut groups = 0;
+                loop {
+                    let whole = pos + used <= n
+                        && v[pos + used - 1] == start + used - 1
+                        && run_end[pos] >= pos + used - 1;
+                    if !whole {
+                        // A partial last group: the CPUs of a cut group.
+                        if groups >= 1 && pos < n && v[pos] == start {
+                            let end = run_end[pos].min(pos + used - 1);
+                            let text =
+                                range_len(v[i], v[end]) + 1 + digits(used) + 1 + digits(group);
+                            let total = text + tail(end, &best);
+                            if total < choice.0 {
+                                choice = (total, end, Some((used, group)));
+                            }
+                        }
+                        break;
+                    }
+                    groups += 1;
+                    let end = pos + used - 1;
+                    if groups >= 2 {
+                        let text = range_len(v[i], v[end]) + 1 + digits(used) + 1 + digits(group);
+                        let total = text + tail(end, &best);
+                        if total < choice.0 {
+                            choice = (total, end, Some((used, group)));
+                        }
+                    }
+                    pos = end + 1;
+                    match start.checked_add(group) {
+                        Some(next) if pos < n && v[pos] == next => start = next,
+                        _ => break,
+                    }
+                }
+            }
+            best[i] = choice;
+        }
+        let mut out = String::new();
+        let mut i = 0;
+        while i < n {
+            let (_, end, stride) = best[i];
+            if !out.is_empty() {
+                out.push(',');
+            }
+            if v[i] == v[end] {
+                out.push_str(&v[i].to_string());
+            } else {
+                out.push_str(&format!("{}-{}", v[i], v[end]));
+            }
+            if let Some((used, group)) = stride {
+                out.push_str(&format!(":{used}/{group}"));
+            }
+            i = end + 1;
+        }
+        out
+    }
+
     /// The hex mask form for `nbits` CPUs, as the kernel prints it with `%*pb`
     /// (e.g. `3` for CPUs 0-1 of 2, `f,ffffffff` for 36 CPUs). `nbits` is raised to
     /// cover the highest CPU in the set.
@@ -294,6 +380,105 @@ impl CpuSet {
     }
 }
 
+/// What `N` and `all` stand for in a cpu-list.
+#[derive(Debug, Clone, Copy)]
+pub enum Keywords<'a> {
+    /// The kernel's meaning (`bitmap_parselist()`, boot parameters, sysfs files):
+    /// `N` is the last possible CPU (`nr_cpu_ids - 1`) and `all` is `0-N`.
+    Kernel,
+    /// Where something runs (`-a`, `[cyclic] cpus`, …): `N` is the last CPU of the
+    /// given set (online CPUs this process may use) and `all` is every CPU of it, so
+    /// `all` never names an offline CPU or one outside the cpuset. Numbers and ranges
+    /// are taken as written (a CPU outside the set is for the caller to report).
+    Within(&'a CpuSet),
+}
+
+/// One comma-separated region: CPUs `start..=end`, in groups of `group` CPUs of which
+/// the first `used` are taken (`used == group == 1` without a stride).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Region {
+    start: usize,
+    end: usize,
+    used: usize,
+    group: usize,
+    /// Written as `all` (with or without a stride).
+    all: bool,
+}
+
+impl Region {
+    /// Parses `A`, `A-B`, `all` or `N`, each optionally followed by `:USED/GROUP`;
+    /// `last` is what `N` stands for (`None`: no CPU, so `N` and `all` are errors).
+    fn parse(region: &str, last: Option<usize>) -> Result<Region, ParseError> {
+        let (range, stride) = match region.split_once(':') {
+            Some((r, st)) => (r, Some(st)),
+            None => (region, None),
+        };
+        let all = range.eq_ignore_ascii_case("all");
+        let (start, end) = if all {
+            match last {
+                Some(l) => (0, l),
+                None => return err("'all' with no CPUs to stand for"),
+            }
+        } else {
+            match range.split_once('-') {
+                Some((a, b)) => (parse_cpu(a, last)?, parse_cpu(b, last)?),
+                None => {
+                    let a = parse_cpu(range, last)?;
+                    (a, a)
+                }
+            }
+        };
+        if start > end {
+            return err(format!(
+                "'{region}': range start {start} is greater than end {end}"
+            ));
+        }
+        let (used, group) = match stride {
+            None => (1, 1),
+            Some(st) => {
+                let Some((g, w)) = st.split_once('/') else {
+                    return err(format!(
+                        "'{region}': stride must be USED/GROUP, e.g. 1-7:2/4"
+                    ));
+                };
+                let g: usize = parse_num(g, region)?;
+                let w: usize = parse_num(w, region)?;
+                if w == 0 || g == 0 || g > w {
+                    return err(format!(
+                        "'{region}': stride {g}/{w} needs 0 < used <= group size"
+                    ));
+                }
+                (g, w)
+            }
+        };
+        Ok(Region {
+            start,
+            end,
+            used,
+            group,
+            all,
+        })
+    }
+
+    /// Adds the region's CPUs to `set`: from each group start (`start`, `start +
+    /// group`, … up to `end`) the first `used` CPUs, the last group cut at `end`
+    /// (`bitmap_set_region()` in lib/bitmap-str.c). The arithmetic cannot overflow:
+    /// a group start past `usize::MAX` ends the region.
+    fn insert_into(&self, set: &mut CpuSet) {
+        let mut first = self.start;
+        loop {
+            let stop = first.saturating_add(self.used - 1).min(self.end);
+            for c in first..=stop {
+                set.insert(c);
+            }
+            match first.checked_add(self.group) {
+                Some(next) if next <= self.end => first = next,
+                _ => break,
+            }
+        }
+    }
+}
+
 fn parse_num(s: &str, region: &str) -> Result<usize, ParseError> {
     s.trim().parse().map_err(|_| {
         ParseError(format!(
@@ -306,7 +491,7 @@ fn parse_cpu(s: &str, last: Option<usize>) -> Result<usize, ParseError> {
     if s.trim() == "N" {
         return match last {
             Some(l) => Ok(l),
-            None => err("'N' with no possible CPUs"),
+            None => err("'N' with no CPUs to stand for"),
         };
     }
     parse_num(s, s)
@@ -392,6 +577,59 @@ mod tests {
         assert!(CpuSet::parse("0x10", 4).is_err());
     }
 
+    #[test]
+    fn keywords_within_a_set() {
+        let within: CpuSet = [1, 3, 5].into_iter().collect();
+        let w = |s: &str| {
+            CpuSet::parse_list_with(s, 8, Keywords::Within(&within))
+                .unwrap()
+                .to_list()
+        };
+        assert_eq!(w("all"), "1,3,5");
+        assert_eq!(w("ALL"), "1,3,5");
+        assert_eq!(w("N"), "5");
+        // Numbers and ranges are taken as written; N is the last CPU of the set.
+        assert_eq!(w("0-N"), "0-5");
+        assert_eq!(w("all:1/4"), ""); // 0 and 4 are not in the set
+        assert_eq!(w("all:2/4"), "1,5");
+        assert_eq!(w("7"), "7");
+        let none = CpuSet::new();
+        assert!(CpuSet::parse_list_with("all", 8, Keywords::Within(&none)).is_err());
+        assert!(CpuSet::parse_list_with("N", 8, Keywords::Within(&none)).is_err());
+        // The kernel's meaning: N is the last possible CPU.
+        assert_eq!(CpuSet::parse_list("all", 8).unwrap().to_list(), "0-7");
+    }
+
+    #[test]
+    fn stride_arithmetic_does_not_overflow() {
+        // A group larger than any CPU id ends the region after its first group.
+        let huge = format!("1-1:1/{}", usize::MAX);
+        assert_eq!(CpuSet::parse_list(&huge, 8).unwrap().to_list(), "1");
+        let set = CpuSet::parse_list(&format!("0-7:{0}/{0}", usize::MAX), 8).unwrap();
+        assert_eq!(set.to_list(), "0-7");
+    }
+
+    #[test]
+    fn compact_lists() {
+        let c = |cpus: &[usize]| cpus.iter().copied().collect::<CpuSet>().to_compact_list();
+        assert_eq!(c(&[]), "");
+        assert_eq!(c(&[2]), "2");
+        assert_eq!(c(&[0, 1, 2, 3]), "0-3");
+        assert_eq!(c(&[0, 1, 4, 5, 8, 9]), "0-9:2/4");
+        let odd: Vec<usize> = (1..1024).step_by(2).collect();
+        assert_eq!(c(&odd), "1-1023:1/2");
+        // SMT siblings numbered n and n + 56 on a 112-CPU machine: the second halves.
+        let upper: Vec<usize> = (57..112).collect();
+        assert_eq!(c(&upper), "57-111");
+        // The kernel doc's example.
+        let doc = CpuSet::parse_list("100-2000:2/25", 2048).unwrap();
+        assert_eq!(doc.to_compact_list(), "100-2000:2/25");
+        // A cut last group.
+        assert_eq!(c(&[1, 2, 5, 6, 9]), "1-9:2/4");
+        // Mixed: a range, then a stride.
+        assert_eq!(c(&[0, 1, 2, 3, 10, 20, 30, 40]), "0-3,10-40:1/10");
+    }
+
     proptest! {
         #[test]
         fn list_round_trip(cpus in proptest::collection::btree_set(0usize..300, 0..40)) {
@@ -409,6 +647,21 @@ mod tests {
             let set = CpuSet::parse_list(&format!("{a}-{b}:{g}/{w}"), 256).unwrap();
             let want: CpuSet = (a..=b).filter(|c| (c - a) % w < g).collect();
             prop_assert_eq!(set, want);
+        }
+
+        #[test]
+        fn compact_list_parses_back_and_is_never_longer(
+            cpus in proptest::collection::btree_set(0usize..300, 0..80),
+            a in 0usize..40, len in 0usize..200, g in 1usize..6, extra in 0usize..6,
+        ) {
+            // Random sets, and strided sets (the shapes boot parameters take).
+            let random: CpuSet = cpus.iter().copied().collect();
+            let strided = CpuSet::parse_list(&format!("{a}-{}:{g}/{}", a + len, g + extra), 300).unwrap();
+            for set in [random.clone(), strided, random.union(&CpuSet::first_n(8))] {
+                let text = set.to_compact_list();
+                prop_assert_eq!(CpuSet::parse_list(&text, 300).unwrap(), set.clone(), "{}", text);
+                prop_assert!(text.len() <= set.to_list().len(), "{} vs {}", text, set.to_list());
+            }
         }
     }
 }
