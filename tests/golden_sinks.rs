@@ -46,14 +46,24 @@ mod fixtures {
             version: "#1 SMP PREEMPT_RT Tue May 14 2024".into(),
             machine: "aarch64".into(),
             realtime: true,
-            realtime_evidence: vec!["sysfs".into(), "uname".into()],
+            realtime_evidence: vec![
+                "/sys/kernel/realtime = 1".into(),
+                "uname -v: PREEMPT_RT".into(),
+            ],
             preempt_model: "PREEMPT_RT".into(),
             cmdline: "isolcpus=2-3 nohz_full=2-3".into(),
             nr_cpu_ids: 4,
+            cpus_possible: "0-3".into(),
+            cpus_present: "0-3".into(),
             cpus_online: "0-3".into(),
+            cpus_allowed: "0-3".into(),
+            cpuset: None,
+            cpus_affinity: "0-1".into(),
             cpus_isolated: "2-3".into(),
             cpus_nohz_full: "2-3".into(),
             cpus_housekeeping: "0-1".into(),
+            smt_control: "notsupported".into(),
+            smt_siblings: Vec::new(),
         }
     }
 

@@ -133,7 +133,7 @@ pub(super) fn cpus_key(
     topo: &CpuTopology,
 ) -> Result<CpuSet, ConfigError> {
     let value = v.get_ref();
-    topo.online_subset(value).map_err(|e| {
+    topo.where_to_run(value).map_err(|e| {
         let why = match e {
             CpuListError::Parse(e) => format!("{e}; expected a cpu-list like \"0-3,5\""),
             e => e.message(),

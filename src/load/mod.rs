@@ -172,7 +172,7 @@ pub fn validate(
     };
     let cpus = match req.cpus {
         Some(s) => topo
-            .online_subset(s)
+            .where_to_run(s)
             .map_err(|e| invalid(LoadField::Cpus, e.message()))?,
         None => topo.online.clone(),
     };

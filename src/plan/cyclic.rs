@@ -216,12 +216,7 @@ mod tests {
     use clap::Parser;
 
     fn topo(n: usize, isolated: &str) -> CpuTopology {
-        CpuTopology {
-            nr_cpu_ids: n,
-            online: CpuSet::first_n(n),
-            isolated: CpuSet::parse_list(isolated, n).unwrap(),
-            nohz_full: CpuSet::new(),
-        }
+        CpuTopology::uniform(n, isolated)
     }
 
     fn plan(argv: &str, t: &CpuTopology) -> Result<CyclicPlan> {

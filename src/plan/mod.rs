@@ -81,9 +81,9 @@ pub fn check_output_path(flag: &str, path: &Path) -> Result<()> {
 }
 
 /// Parses a CPU list given with `flag` as CPUs to run on (see
-/// [`CpuTopology::online_subset`]).
+/// [`CpuTopology::where_to_run`]).
 pub(crate) fn parse_cpus(flag: &str, s: &str, topo: &CpuTopology) -> Result<CpuSet> {
-    topo.online_subset(s)
+    topo.where_to_run(s)
         .map_err(|e| Error::usage(flag, s, e.message()))
 }
 

@@ -163,16 +163,10 @@ fn build(
 mod tests {
     use super::*;
     use crate::cli::{Cli, Command};
-    use crate::cpuset::CpuSet;
     use clap::Parser;
 
     fn topo(n: usize) -> CpuTopology {
-        CpuTopology {
-            nr_cpu_ids: n,
-            online: CpuSet::first_n(n),
-            isolated: CpuSet::new(),
-            nohz_full: CpuSet::new(),
-        }
+        CpuTopology::uniform(n, "")
     }
 
     fn plan(argv: &str, t: &CpuTopology) -> Result<PairPlan> {

@@ -34,10 +34,31 @@ impl Sink<SysInfo> for SysinfoText {
                 String::new()
             }
         )?;
+        writeln!(out, "cpus possible: {}", info.cpus_possible)?;
+        writeln!(out, "cpus present:  {}", info.cpus_present)?;
         writeln!(out, "cpus online:   {}", info.cpus_online)?;
+        writeln!(
+            out,
+            "allowed:       {} ({})",
+            info.cpus_allowed,
+            info.cpuset
+                .as_ref()
+                .map_or_else(|| "top cpuset".to_string(), |c| c.describe())
+        )?;
+        writeln!(out, "affinity:      {}", or_none(&info.cpus_affinity))?;
         writeln!(out, "isolated:      {}", or_none(&info.cpus_isolated))?;
         writeln!(out, "nohz_full:     {}", or_none(&info.cpus_nohz_full))?;
         writeln!(out, "housekeeping:  {}", info.cpus_housekeeping)?;
+        writeln!(
+            out,
+            "smt:           {}{}",
+            or_none(&info.smt_control),
+            if info.smt_siblings.is_empty() {
+                String::new()
+            } else {
+                format!(" (siblings {})", info.smt_siblings.join(" "))
+            }
+        )?;
         writeln!(out, "cmdline:       {}", info.cmdline)
     }
 }

@@ -1,57 +1,159 @@
-//! CPU topology facts from sysfs: possible, online, isolated and nohz_full CPUs, and
-//! the housekeeping set derived from them.
+//! The one CPU topology model every command uses: the sets the kernel names —
+//! possible, present, online, isolated (`isolcpus=` domain), `nohz_full` —, the CPUs
+//! this process may use (its cgroup cpuset, v1 or v2), its affinity, the housekeeping
+//! CPUs, and the SMT sibling groups (cores).
 //!
-//! Source: Documentation/ABI/testing/sysfs-devices-system-cpu
-//! (`/sys/devices/system/cpu/{possible,online,isolated,nohz_full}`).
+//! Which set a CPU list is read against depends on what it means:
+//! - where something runs (`-a`, `--mainaffinity`, `--load-cpus`, `[cyclic] cpus`,
+//!   `[load] cpus`, `[[limits.cpus]]`): [`CpuTopology::where_to_run`], against
+//!   online ∩ allowed, with `all` and `N` meaning those CPUs;
+//! - boot parameters (`isolcpus=`, `nohz_full=`, `irqaffinity=`, `[tuning] isolated`):
+//!   [`CpuTopology::boot_list`], against the possible CPUs as the kernel parses them,
+//!   `N` being the last possible CPU;
+//! - effective masks (`/proc/irq/*/smp_affinity`, `default_smp_affinity`): compared
+//!   over the online CPUs (offline bits do not route anything).
+//!
+//! Sources: Documentation/ABI/testing/sysfs-devices-system-cpu
+//! (`/sys/devices/system/cpu/{possible,present,online,isolated,nohz_full}`,
+//! `cpuN/topology/{core_cpus_list,thread_siblings_list}`, `smt/control`);
+//! Documentation/admin-guide/cputopology.rst; [`super::cgroup`] for the cpuset.
 
+use super::cgroup::{self, Cpuset};
 use super::SysRoot;
-use crate::cpuset::CpuSet;
+use crate::cpuset::{CpuSet, Keywords};
 
-/// The machine's CPU sets as the kernel reports them.
+const CPU_DIR: &str = "/sys/devices/system/cpu";
+
+/// The machine's CPU sets as the kernel reports them, and what this process may use.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CpuTopology {
-    /// Number of possible CPU ids (`possible` max + 1); `N` in cpu-lists is this − 1.
+    /// Number of possible CPU ids (`possible` max + 1); `N` in boot cpu-lists is this − 1.
     pub nr_cpu_ids: usize,
-    /// CPUs that are online now.
+    /// CPUs that could ever be brought online in this boot (`possible`).
+    pub possible: CpuSet,
+    /// CPUs present in the hardware (`present`; hot-pluggable boards may have fewer).
+    pub present: CpuSet,
+    /// CPUs that are online now (not `nosmt`, `maxcpus=` or hotplug-removed).
     pub online: CpuSet,
     /// CPUs removed from the scheduler domains by `isolcpus=` (empty when none).
     pub isolated: CpuSet,
     /// CPUs running adaptive-tick (`nohz_full=`) (empty when none or not built in).
     pub nohz_full: CpuSet,
+    /// This process's cgroup cpuset, `None` in the top cpuset (or without cpusets).
+    pub cpuset: Option<Cpuset>,
+    /// Online CPUs this process may run on: online ∩ the cpuset's CPUs (all online
+    /// CPUs in the top cpuset). Isolated CPUs are included: `isolcpus=` narrows the
+    /// affinity tasks inherit, not what they may ask for.
+    pub allowed: CpuSet,
+    /// This process's affinity when it started (`Cpus_allowed_list` of
+    /// `/proc/self/status`), `None` when unknown.
+    pub affinity: Option<CpuSet>,
+    /// SMT sibling groups (cores) of the online CPUs, ascending; every online CPU is
+    /// in exactly one. One CPU per group without SMT.
+    pub cores: Vec<CpuSet>,
+    /// `/sys/devices/system/cpu/smt/control` (`on`, `off`, `forceoff`,
+    /// `notsupported`, `notimplemented`), `None` when absent.
+    pub smt_control: Option<String>,
+}
+
+/// The CPUs the main thread or the load run on, beside the measured CPUs, and why
+/// they share a core with a measured CPU when they must.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Beside {
+    /// The CPUs.
+    pub cpus: CpuSet,
+    /// Set when `cpus` shares a core with a measured CPU, or is one: the warning
+    /// (without the leading `# ` and the subject), naming both CPUs.
+    pub shares: Option<String>,
 }
 
 impl CpuTopology {
     /// Reads the topology below `root`. Missing `isolated`/`nohz_full` files mean empty
-    /// sets; a missing `online` falls back to `possible`; a missing `possible` falls back
-    /// to the number of CPUs `sysconf(_SC_NPROCESSORS_CONF)` reports.
+    /// sets; a missing `online` or `present` falls back to `possible`; a missing
+    /// `possible` to the number of CPUs `sysconf(_SC_NPROCESSORS_CONF)` reports; missing
+    /// topology files to one CPU per core.
     pub fn read(root: &SysRoot) -> CpuTopology {
+        // SAFETY: sysconf has no memory-safety preconditions.
         let conf = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) };
         let fallback = if conf > 0 { conf as usize } else { 1 };
         let big = crate::cpuset::MAX_CPU_IDS;
         let possible = root
-            .read("/sys/devices/system/cpu/possible")
+            .read(&format!("{CPU_DIR}/possible"))
             .ok()
             .and_then(|s| CpuSet::parse_list(&s, big).ok())
             .filter(|s| !s.is_empty())
             .unwrap_or_else(|| CpuSet::first_n(fallback));
         let nr_cpu_ids = possible.last().map_or(fallback, |l| l + 1);
-        let read_set = |p: &str| {
-            root.read(p)
+        let read_set = |name: &str| {
+            root.read(&format!("{CPU_DIR}/{name}"))
                 .ok()
                 .and_then(|s| CpuSet::parse_list(&s, nr_cpu_ids).ok())
         };
-        let online = read_set("/sys/devices/system/cpu/online").unwrap_or_else(|| possible.clone());
+        let online = read_set("online")
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| possible.clone());
+        let present = read_set("present")
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| possible.clone());
+        let cpuset = cgroup::cpuset(root, nr_cpu_ids);
+        let mut allowed = match &cpuset {
+            Some(c) => online.intersection(&c.cpus),
+            None => online.clone(),
+        };
+        if allowed.is_empty() {
+            // A cpuset of offline CPUs only: the kernel falls back to its parent's.
+            allowed = online.clone();
+        }
+        let affinity = root
+            .read("/proc/self/status")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+                    .map(str::to_string)
+            })
+            .and_then(|l| CpuSet::parse_list(&l, nr_cpu_ids).ok())
+            .filter(|s| !s.is_empty());
         CpuTopology {
             nr_cpu_ids,
+            cores: read_cores(root, &online, nr_cpu_ids),
+            possible,
+            present,
+            isolated: read_set("isolated").unwrap_or_default(),
+            nohz_full: read_set("nohz_full").unwrap_or_default(),
+            cpuset,
+            allowed,
+            affinity,
+            smt_control: root
+                .read_trim(&format!("{CPU_DIR}/smt/control"))
+                .ok()
+                .filter(|s| !s.is_empty()),
             online,
-            isolated: read_set("/sys/devices/system/cpu/isolated").unwrap_or_default(),
-            nohz_full: read_set("/sys/devices/system/cpu/nohz_full").unwrap_or_default(),
         }
     }
 
-    /// Online CPUs that are neither isolated nor nohz_full: where housekeeping (the
-    /// main thread, load you do not want on measured CPUs) belongs. Falls back to all
-    /// online CPUs when isolation covers all of them.
+    /// A topology of `n` possible CPUs, all online, one per core, no cpuset, with
+    /// `isolated` isolated: the shape unit tests of planning start from.
+    pub fn uniform(n: usize, isolated: &str) -> CpuTopology {
+        let all = CpuSet::first_n(n);
+        CpuTopology {
+            nr_cpu_ids: n,
+            possible: all.clone(),
+            present: all.clone(),
+            isolated: CpuSet::parse_list(isolated, n).unwrap_or_default(),
+            nohz_full: CpuSet::new(),
+            cpuset: None,
+            allowed: all.clone(),
+            affinity: None,
+            cores: all.iter().map(|c| [c].into_iter().collect()).collect(),
+            smt_control: None,
+            online: all,
+        }
+    }
+
+    /// Online CPUs that are neither isolated nor nohz_full: where housekeeping (IRQs,
+    /// unbound work, the main thread) belongs, system-wide. Falls back to all online
+    /// CPUs when isolation covers all of them.
     pub fn housekeeping(&self) -> CpuSet {
         let hk = self
             .online
@@ -62,6 +164,163 @@ impl CpuTopology {
             hk
         }
     }
+
+    /// The CPUs to measure on when no list is given (`-S`, `-t`, `-a` without a list,
+    /// the self-test): the allowed CPUs, isolated ones included — unless this
+    /// process's affinity was narrowed on purpose (`taskset`, systemd
+    /// `CPUAffinity=`), which is then followed, as cyclictest follows it. An affinity
+    /// that only lacks the isolated CPUs is what every task inherits under
+    /// `isolcpus=`, not a choice, and is not followed.
+    pub fn run_default(&self) -> CpuSet {
+        let Some(aff) = &self.affinity else {
+            return self.allowed.clone();
+        };
+        let aff = aff.intersection(&self.allowed);
+        if aff.is_empty() || aff == self.allowed.difference(&self.isolated) {
+            self.allowed.clone()
+        } else {
+            aff
+        }
+    }
+
+    /// The core (SMT sibling group) of `cpu`, `cpu` included; just `cpu` when the
+    /// topology does not list it.
+    pub fn siblings(&self, cpu: usize) -> CpuSet {
+        self.cores
+            .iter()
+            .find(|c| c.contains(cpu))
+            .cloned()
+            .unwrap_or_else(|| [cpu].into_iter().collect())
+    }
+
+    /// Every CPU that shares a core with a CPU of `cpus` (`cpus` included).
+    pub fn cores_of(&self, cpus: &CpuSet) -> CpuSet {
+        cpus.iter()
+            .fold(CpuSet::new(), |acc, c| acc.union(&self.siblings(c)))
+    }
+
+    /// Whether some core has more than one online CPU.
+    pub fn smt_active(&self) -> bool {
+        self.cores.iter().any(|c| c.len() > 1)
+    }
+
+    /// Parses a CPU list that says where something runs (see the module doc): every
+    /// CPU must be online and allowed by this process's cpuset; `all` is every allowed
+    /// online CPU and `N` the last of them.
+    pub fn where_to_run(&self, s: &str) -> Result<CpuSet, CpuListError> {
+        let t = s.trim();
+        let set = if t.starts_with("0x") || t.starts_with("0X") {
+            CpuSet::parse(t, self.nr_cpu_ids)
+        } else {
+            CpuSet::parse_list_with(t, self.nr_cpu_ids, Keywords::Within(&self.allowed))
+        }
+        .map_err(|e| CpuListError::Parse(e.to_string()))?;
+        if set.is_empty() {
+            return Err(CpuListError::Empty);
+        }
+        let offline = set.difference(&self.online);
+        if !offline.is_empty() {
+            return Err(CpuListError::Offline {
+                offline,
+                online: self.online.clone(),
+            });
+        }
+        let outside = set.difference(&self.allowed);
+        if !outside.is_empty() {
+            return Err(CpuListError::NotAllowed {
+                cpus: outside,
+                cpuset: self.cpuset.clone(),
+            });
+        }
+        Ok(set)
+    }
+
+    /// Parses a boot-parameter CPU list (`isolcpus=`, `nohz_full=`, `irqaffinity=`,
+    /// `[tuning] isolated`) as the kernel does: against the possible CPUs, `N` being
+    /// the last possible CPU and `all` every possible CPU. Offline CPUs are fine.
+    pub fn boot_list(&self, s: &str) -> Result<CpuSet, crate::cpuset::ParseError> {
+        let set = CpuSet::parse_list(s, self.nr_cpu_ids)?;
+        let impossible = set.difference(&self.possible);
+        if let Some(c) = impossible.first() {
+            return Err(crate::cpuset::ParseError(format!(
+                "CPU {c} is not a possible CPU (possible CPUs: {})",
+                self.possible.to_list()
+            )));
+        }
+        Ok(set)
+    }
+
+    /// Where the main thread (`main == true`) or the load goes beside the `measured`
+    /// CPUs, from [`CpuTopology::run_default`]: CPUs on cores without a measured CPU
+    /// (the main thread: the first, housekeeping preferred); else CPUs that are not
+    /// measured but share a core with one; else, with a warning, the measured CPUs
+    /// themselves.
+    pub fn beside(&self, measured: &CpuSet, main: bool) -> Beside {
+        let base = self.run_default();
+        let hk = self.housekeeping();
+        let pick = |set: CpuSet| -> CpuSet {
+            if !main {
+                return set;
+            }
+            let prefer = set.intersection(&hk);
+            let from = if prefer.is_empty() { &set } else { &prefer };
+            from.first().into_iter().collect()
+        };
+        let free_cores = base.difference(&self.cores_of(measured));
+        if !free_cores.is_empty() {
+            return Beside {
+                cpus: pick(free_cores),
+                shares: None,
+            };
+        }
+        let free_cpus = base.difference(measured);
+        if !free_cpus.is_empty() {
+            let cpus = pick(free_cpus);
+            let partners = self.cores_of(&cpus).intersection(measured);
+            return Beside {
+                shares: Some(format!(
+                    "on CPU {} shares a core with measured CPU {} (SMT siblings; no core without a measured CPU is allowed)",
+                    cpus.to_list(),
+                    partners.to_list()
+                )),
+                cpus,
+            };
+        }
+        let cpus = pick(base.clone());
+        Beside {
+            shares: Some(format!(
+                "runs on measured CPU {} (every allowed CPU, {}, is measured)",
+                cpus.to_list(),
+                base.to_list()
+            )),
+            cpus,
+        }
+    }
+}
+
+/// Reads the SMT sibling groups of the online CPUs: `core_cpus_list` (Linux 5.7+),
+/// else `thread_siblings_list`, one file per core.
+fn read_cores(root: &SysRoot, online: &CpuSet, nr_cpu_ids: usize) -> Vec<CpuSet> {
+    let mut seen = CpuSet::new();
+    let mut cores = Vec::new();
+    for cpu in online.iter() {
+        if seen.contains(cpu) {
+            continue;
+        }
+        let group = ["core_cpus_list", "thread_siblings_list"]
+            .iter()
+            .find_map(|f| {
+                root.read(&format!("{CPU_DIR}/cpu{cpu}/topology/{f}"))
+                    .ok()
+                    .and_then(|s| CpuSet::parse_list(&s, nr_cpu_ids).ok())
+            })
+            .unwrap_or_default();
+        let mut group = group.intersection(online).difference(&seen);
+        group.insert(cpu);
+        seen = seen.union(&group);
+        cores.push(group);
+    }
+    cores
 }
 
 /// Why a CPU list that says where something runs is not usable here.
@@ -78,6 +337,13 @@ pub enum CpuListError {
         /// The online CPUs.
         online: CpuSet,
     },
+    /// Some CPUs are online but this process's cpuset does not allow them.
+    NotAllowed {
+        /// The CPUs outside the cpuset.
+        cpus: CpuSet,
+        /// The cpuset (always set: without one every online CPU is allowed).
+        cpuset: Option<Cpuset>,
+    },
 }
 
 impl CpuListError {
@@ -91,57 +357,139 @@ impl CpuListError {
                 offline.to_list(),
                 online.to_list()
             ),
+            CpuListError::NotAllowed { cpus, cpuset } => match cpuset {
+                Some(c) => format!(
+                    "CPU {} is not allowed by this process's {}; expected CPUs within {}",
+                    cpus.to_list(),
+                    c.describe(),
+                    c.cpus.to_list()
+                ),
+                None => format!("CPU {} is not allowed for this process", cpus.to_list()),
+            },
         }
-    }
-}
-
-impl CpuTopology {
-    /// Parses `s` (cpu-list like `0-3,5`, `1-7:2/4`, `N`, `all`, or a `0x` mask) as CPUs
-    /// to run on: not empty, every CPU online.
-    pub fn online_subset(&self, s: &str) -> Result<CpuSet, CpuListError> {
-        let set =
-            CpuSet::parse(s, self.nr_cpu_ids).map_err(|e| CpuListError::Parse(e.to_string()))?;
-        if set.is_empty() {
-            return Err(CpuListError::Empty);
-        }
-        let offline = set.difference(&self.online);
-        if !offline.is_empty() {
-            return Err(CpuListError::Offline {
-                offline,
-                online: self.online.clone(),
-            });
-        }
-        Ok(set)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::tempdir::Dir;
 
     #[test]
     fn host_topology_is_consistent() {
         let t = CpuTopology::read(&SysRoot::host());
         assert!(!t.online.is_empty());
         assert!(t.online.last().unwrap() < t.nr_cpu_ids);
+        assert!(t.online.is_subset(&t.possible));
+        assert!(t.allowed.is_subset(&t.online));
         assert!(t.housekeeping().is_subset(&t.online));
-        let n = std::thread::available_parallelism().map_or(1, |n| n.get());
-        assert!(t.online.len() >= n.min(t.online.len()));
+        let in_cores: usize = t.cores.iter().map(CpuSet::len).sum();
+        assert_eq!(in_cores, t.online.len());
+        // The kernel agrees: this thread's affinity lies within the allowed CPUs.
+        let aff = crate::sys::sched::get_affinity().unwrap();
+        assert!(aff.intersection(&t.online).is_subset(&t.allowed));
+    }
+
+    fn tree(d: &Dir, possible: &str, online: &str) {
+        d.file("sys/devices/system/cpu/possible", &format!("{possible}\n"));
+        d.file("sys/devices/system/cpu/present", &format!("{possible}\n"));
+        d.file("sys/devices/system/cpu/online", &format!("{online}\n"));
     }
 
     #[test]
     fn isolation_from_a_tree() {
-        let dir = std::env::temp_dir().join(format!("rtbench-cpus-{}", std::process::id()));
-        let cpu = dir.join("sys/devices/system/cpu");
-        std::fs::create_dir_all(&cpu).unwrap();
-        std::fs::write(cpu.join("possible"), "0-3\n").unwrap();
-        std::fs::write(cpu.join("online"), "0-3\n").unwrap();
-        std::fs::write(cpu.join("isolated"), "2-3\n").unwrap();
-        std::fs::write(cpu.join("nohz_full"), "\n").unwrap();
-        let t = CpuTopology::read(&SysRoot::at(&dir));
+        let d = Dir::new("cpus-iso");
+        tree(&d, "0-3", "0-3");
+        d.file("sys/devices/system/cpu/isolated", "2-3\n");
+        d.file("sys/devices/system/cpu/nohz_full", "\n");
+        let t = CpuTopology::read(&SysRoot::at(d.path()));
         assert_eq!(t.nr_cpu_ids, 4);
         assert_eq!(t.isolated.to_list(), "2-3");
         assert_eq!(t.housekeeping().to_list(), "0-1");
-        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(t.allowed.to_list(), "0-3");
+        // The affinity init hands down under isolcpus= is not a choice: all allowed.
+        d.file("proc/self/status", "Name:\tx\nCpus_allowed_list:\t0-1\n");
+        let t = CpuTopology::read(&SysRoot::at(d.path()));
+        assert_eq!(t.run_default().to_list(), "0-3");
+        // taskset -c 1 is.
+        d.file("proc/self/status", "Cpus_allowed_list:\t1\n");
+        let t = CpuTopology::read(&SysRoot::at(d.path()));
+        assert_eq!(t.run_default().to_list(), "1");
+        // An explicit list may still name any allowed CPU, as cyclictest's -a does.
+        assert_eq!(t.where_to_run("3").unwrap().to_list(), "3");
+    }
+
+    #[test]
+    fn smt_siblings_and_beside() {
+        // 4 cores × 2 threads, siblings n and n+4 (x86 numbering).
+        let d = Dir::new("cpus-smt");
+        tree(&d, "0-7", "0-7");
+        for c in 0..8 {
+            d.file(
+                &format!("sys/devices/system/cpu/cpu{c}/topology/core_cpus_list"),
+                &format!("{},{}\n", c % 4, c % 4 + 4),
+            );
+        }
+        d.file("sys/devices/system/cpu/smt/control", "on\n");
+        let t = CpuTopology::read(&SysRoot::at(d.path()));
+        assert_eq!(t.cores.len(), 4);
+        assert_eq!(t.siblings(5).to_list(), "1,5");
+        assert!(t.smt_active());
+        assert_eq!(t.smt_control.as_deref(), Some("on"));
+        let m = |s: &str| CpuSet::parse_list(s, 8).unwrap();
+        // Measuring 1-3: main and load avoid 1-3 and 5-7.
+        let b = t.beside(&m("1-3"), true);
+        assert_eq!((b.cpus.to_list(), b.shares), ("0".into(), None));
+        assert_eq!(t.beside(&m("1-3"), false).cpus.to_list(), "0,4");
+        // Measuring 0-3: only siblings are left; the warning names both CPUs.
+        let b = t.beside(&m("0-3"), true);
+        assert_eq!(b.cpus.to_list(), "4");
+        assert!(b
+            .shares
+            .as_deref()
+            .unwrap()
+            .contains("CPU 4 shares a core with measured CPU 0"));
+        // Measuring everything: on a measured CPU, said so.
+        let b = t.beside(&m("0-7"), false);
+        assert_eq!(b.cpus.to_list(), "0-7");
+        assert!(b
+            .shares
+            .unwrap()
+            .contains("every allowed CPU, 0-7, is measured"));
+    }
+
+    #[test]
+    fn nosmt_offline_holes_and_a_cpuset() {
+        // 8 possible, nosmt: the odd siblings offline; a v1 cpuset of 2-5.
+        let d = Dir::new("cpus-nosmt");
+        tree(&d, "0-7", "0,2,4,6");
+        d.file("sys/devices/system/cpu/smt/control", "off\n");
+        d.file(
+            "proc/self/mountinfo",
+            "34 31 0:31 / /sys/fs/cgroup/cpuset rw - cgroup cgroup rw,cpuset\n",
+        );
+        d.file("proc/self/cgroup", "3:cpuset:/rt\n");
+        d.file("sys/fs/cgroup/cpuset/rt/cpuset.effective_cpus", "2-5\n");
+        let t = CpuTopology::read(&SysRoot::at(d.path()));
+        assert_eq!(t.allowed.to_list(), "2,4");
+        assert_eq!(t.run_default().to_list(), "2,4");
+        assert!(!t.smt_active());
+        assert_eq!(t.where_to_run("all").unwrap().to_list(), "2,4");
+        assert_eq!(t.where_to_run("N").unwrap().to_list(), "4");
+        let e = t.where_to_run("3").unwrap_err();
+        assert!(
+            e.message()
+                .contains("CPU 3 is not online (online CPUs: 0,2,4,6)"),
+            "{}",
+            e.message()
+        );
+        let e = t.where_to_run("0").unwrap_err().message();
+        assert_eq!(
+            e,
+            "CPU 0 is not allowed by this process's cgroup v1 cpuset /sys/fs/cgroup/cpuset/rt/cpuset.effective_cpus = 2-5; expected CPUs within 2-5"
+        );
+        // Boot parameters are read against the possible CPUs: offline 7 is fine, N is 7.
+        assert_eq!(t.boot_list("3-N").unwrap().to_list(), "3-7");
+        assert!(t.boot_list("8").is_err());
     }
 }

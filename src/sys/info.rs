@@ -1,16 +1,24 @@
 //! The system snapshot saved with every result: uname, the preemption model and
-//! whether the kernel is PREEMPT_RT, the kernel command line and the CPU sets.
+//! whether the kernel is PREEMPT_RT (and what said so), the kernel command line and the
+//! CPU sets of [`CpuTopology`] — possible, present, online, allowed (the cpuset),
+//! affinity, isolated, nohz_full, housekeeping, SMT.
 //!
-//! PREEMPT_RT detection must work both on RT-patched kernels (which have
-//! `/sys/kernel/realtime` = 1) and on mainline 6.12+ with `CONFIG_PREEMPT_RT=y` (no such
-//! file; `uname -v` says `PREEMPT_RT`). The three sources are read together and every
-//! one that says "RT" is recorded as evidence.
+//! PREEMPT_RT evidence takes every form kernels have used (reference/tuning.md §3.9):
+//! `/sys/kernel/realtime` = 1 (the out-of-tree RT patch, 3.14-rt … 6.12-rt; not in
+//! mainline 6.12+), `PREEMPT_RT` in `uname -v` (`init/Makefile`), `PREEMPT RT` in the
+//! version string of old -rt patch sets (e.g. 4.0-rt), and `CONFIG_PREEMPT_RT=y` or
+//! the older `CONFIG_PREEMPT_RT_FULL=y` in `/proc/config.gz` or
+//! `/boot/config-<release>`. Every source that says "RT" is recorded, named with what
+//! it found.
 
+use super::cgroup::Cpuset;
 use super::cpus::CpuTopology;
 use super::SysRoot;
 use std::io::Read;
 
 /// A snapshot of the facts that decide whether a latency figure means anything.
+/// CPU sets are in cpu-list form (`0-3,5`; empty for none). Fields added after the
+/// first release default when a stored result lacks them.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SysInfo {
     /// `uname -s`.
@@ -25,7 +33,9 @@ pub struct SysInfo {
     pub machine: String,
     /// Whether the kernel is PREEMPT_RT (any evidence below).
     pub realtime: bool,
-    /// Which sources said PREEMPT_RT: `sysfs`, `uname`, `config`.
+    /// What said PREEMPT_RT, one entry per source, e.g. `/sys/kernel/realtime = 1`,
+    /// `uname -v: PREEMPT_RT`, `uname -v: PREEMPT RT`,
+    /// `CONFIG_PREEMPT_RT_FULL=y in /proc/config.gz`.
     pub realtime_evidence: Vec<String>,
     /// The preemption model: `PREEMPT_RT`, `PREEMPT_DYNAMIC`, `PREEMPT`,
     /// `PREEMPT_VOLUNTARY`, `PREEMPT_NONE` or `unknown`.
@@ -34,38 +44,93 @@ pub struct SysInfo {
     pub cmdline: String,
     /// Number of possible CPU ids.
     pub nr_cpu_ids: usize,
-    /// Online CPUs, cpu-list form.
+    /// Possible CPUs (`/sys/devices/system/cpu/possible`).
+    #[serde(default)]
+    pub cpus_possible: String,
+    /// Present CPUs.
+    #[serde(default)]
+    pub cpus_present: String,
+    /// Online CPUs.
     pub cpus_online: String,
-    /// Isolated CPUs (`/sys/devices/system/cpu/isolated`), cpu-list form.
+    /// Online CPUs this process's cpuset allows.
+    #[serde(default)]
+    pub cpus_allowed: String,
+    /// The cpuset that narrows `cpus_allowed`, `null` in the top cpuset.
+    #[serde(default)]
+    pub cpuset: Option<Cpuset>,
+    /// The process's affinity at start (`Cpus_allowed_list`), empty when unknown.
+    #[serde(default)]
+    pub cpus_affinity: String,
+    /// Isolated CPUs (`/sys/devices/system/cpu/isolated`).
     pub cpus_isolated: String,
-    /// nohz_full CPUs, cpu-list form.
+    /// nohz_full CPUs.
     pub cpus_nohz_full: String,
-    /// Housekeeping CPUs (online minus isolated and nohz_full), cpu-list form.
+    /// Housekeeping CPUs (online minus isolated and nohz_full).
     pub cpus_housekeeping: String,
+    /// `/sys/devices/system/cpu/smt/control`, empty when absent.
+    #[serde(default)]
+    pub smt_control: String,
+    /// The SMT sibling groups with more than one online CPU, e.g. `["0,4", "1,5"]`.
+    #[serde(default)]
+    pub smt_siblings: Vec<String>,
 }
 
-/// Kernel configuration lines of interest (`CONFIG_PREEMPT*`), read from
-/// `/proc/config.gz` (CONFIG_IKCONFIG_PROC) or `/boot/config-<release>`.
-/// Returns `None` when neither is readable.
-pub fn kernel_config(root: &SysRoot, release: &str) -> Option<String> {
+/// The kernel configuration and where it was read: `/proc/config.gz`
+/// (CONFIG_IKCONFIG_PROC) or `/boot/config-<release>`. `None` when neither is
+/// readable.
+pub fn kernel_config(root: &SysRoot, release: &str) -> Option<(String, String)> {
     if let Ok(f) = std::fs::File::open(root.path("/proc/config.gz")) {
         let mut s = String::new();
         if flate2::read::GzDecoder::new(f)
             .read_to_string(&mut s)
             .is_ok()
         {
-            return Some(s);
+            return Some((s, "/proc/config.gz".into()));
         }
     }
-    root.read(&format!("/boot/config-{release}")).ok()
+    let boot = format!("/boot/config-{release}");
+    root.read(&boot).ok().map(|s| (s, boot))
 }
 
-fn config_has(config: &str, key: &str) -> bool {
+/// Whether the kernel configuration `config` sets `key=y`.
+pub fn config_has(config: &str, key: &str) -> bool {
     config.lines().any(|l| l.trim() == format!("{key}=y"))
 }
 
+/// The PREEMPT_RT evidence (see the module doc): `realtime` is the content of
+/// `/sys/kernel/realtime` if it exists, `version` the `uname -v` string, `config` the
+/// kernel configuration and its source. Plain `PREEMPT` and `PREEMPT_DYNAMIC` are not
+/// evidence.
+pub fn preempt_rt_evidence(
+    realtime: Option<&str>,
+    version: &str,
+    config: Option<(&str, &str)>,
+) -> Vec<String> {
+    let mut evidence = Vec::new();
+    if realtime.is_some_and(|v| v.trim() == "1") {
+        evidence.push("/sys/kernel/realtime = 1".to_string());
+    }
+    let tokens: Vec<&str> = version.split_whitespace().collect();
+    if tokens.contains(&"PREEMPT_RT") {
+        evidence.push("uname -v: PREEMPT_RT".to_string());
+    }
+    if tokens.windows(2).any(|w| w == ["PREEMPT", "RT"]) {
+        evidence.push("uname -v: PREEMPT RT".to_string());
+    }
+    if let Some((text, source)) = config {
+        for key in ["CONFIG_PREEMPT_RT", "CONFIG_PREEMPT_RT_FULL"] {
+            if config_has(text, key) {
+                evidence.push(format!("{key}=y in {source}"));
+            }
+        }
+    }
+    evidence
+}
+
 impl SysInfo {
-    /// Reads the snapshot below `root` (uname always from the running kernel).
+    /// Reads the snapshot below `root`. uname comes from the running kernel; below a
+    /// root other than `/` (a test tree), `/proc/sys/kernel/{osrelease,version}` of the
+    /// tree win when present.
     pub fn read(root: &SysRoot) -> SysInfo {
         let u = nix::sys::utsname::uname().ok();
         let field = |f: fn(&nix::sys::utsname::UtsName) -> &std::ffi::OsStr| {
@@ -73,27 +138,20 @@ impl SysInfo {
                 .map(|u| f(u).to_string_lossy().into_owned())
                 .unwrap_or_default()
         };
-        let release = field(|u| u.release());
-        let version = field(|u| u.version());
+        let from_tree = |p: &str| (!root.is_host()).then(|| root.read_trim(p).ok()).flatten();
+        let release =
+            from_tree("/proc/sys/kernel/osrelease").unwrap_or_else(|| field(|u| u.release()));
+        let version =
+            from_tree("/proc/sys/kernel/version").unwrap_or_else(|| field(|u| u.version()));
         let config = kernel_config(root, &release);
-        let sysfs_rt = root
-            .read_trim("/sys/kernel/realtime")
-            .is_ok_and(|v| v == "1");
+        let sysfs = root.read("/sys/kernel/realtime").ok();
+        let evidence = preempt_rt_evidence(
+            sysfs.as_deref(),
+            &version,
+            config.as_ref().map(|(t, s)| (t.as_str(), s.as_str())),
+        );
+        let config = config.map(|(t, _)| t);
         let tokens: Vec<&str> = version.split_whitespace().collect();
-        let uname_rt = tokens.contains(&"PREEMPT_RT");
-        let config_rt = config
-            .as_deref()
-            .is_some_and(|c| config_has(c, "CONFIG_PREEMPT_RT"));
-        let mut evidence = Vec::new();
-        for (yes, name) in [
-            (sysfs_rt, "sysfs"),
-            (uname_rt, "uname"),
-            (config_rt, "config"),
-        ] {
-            if yes {
-                evidence.push(name.to_string());
-            }
-        }
         let realtime = !evidence.is_empty();
         let model = if realtime {
             "PREEMPT_RT"
@@ -128,10 +186,26 @@ impl SysInfo {
             preempt_model: model.to_string(),
             cmdline: root.read_trim("/proc/cmdline").unwrap_or_default(),
             nr_cpu_ids: topo.nr_cpu_ids,
+            cpus_possible: topo.possible.to_list(),
+            cpus_present: topo.present.to_list(),
             cpus_online: topo.online.to_list(),
+            cpus_allowed: topo.allowed.to_list(),
+            cpuset: topo.cpuset.clone(),
+            cpus_affinity: topo
+                .affinity
+                .as_ref()
+                .map(|a| a.to_list())
+                .unwrap_or_default(),
             cpus_isolated: topo.isolated.to_list(),
             cpus_nohz_full: topo.nohz_full.to_list(),
             cpus_housekeeping: topo.housekeeping().to_list(),
+            smt_control: topo.smt_control.clone().unwrap_or_default(),
+            smt_siblings: topo
+                .cores
+                .iter()
+                .filter(|c| c.len() > 1)
+                .map(|c| c.to_list())
+                .collect(),
         }
     }
 }
@@ -156,12 +230,15 @@ mod tests {
             info.realtime,
             info.version.contains("PREEMPT_RT") || !info.realtime_evidence.is_empty()
         );
-        if let Some(cfg) = kernel_config(&SysRoot::host(), &info.release) {
+        if let Some((cfg, source)) = kernel_config(&SysRoot::host(), &info.release) {
             assert_eq!(
                 config_has(&cfg, "CONFIG_PREEMPT_RT"),
-                info.realtime_evidence.contains(&"config".to_string())
+                info.realtime_evidence
+                    .contains(&format!("CONFIG_PREEMPT_RT=y in {source}"))
             );
         }
+        let t = CpuTopology::read(&SysRoot::host());
+        assert_eq!(info.cpus_allowed, t.allowed.to_list());
         assert!(!info.cpus_online.is_empty());
     }
 
@@ -174,10 +251,72 @@ mod tests {
         std::fs::write(dir.join("proc/cmdline"), "isolcpus=1\n").unwrap();
         let info = SysInfo::read(&SysRoot::at(&dir));
         assert!(info.realtime);
-        assert!(info.realtime_evidence.contains(&"sysfs".to_string()));
+        assert_eq!(info.realtime_evidence, vec!["/sys/kernel/realtime = 1"]);
         assert_eq!(info.preempt_model, "PREEMPT_RT");
         assert_eq!(info.cmdline, "isolcpus=1");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn every_form_of_preempt_rt_evidence() {
+        let none = preempt_rt_evidence(None, "#1 SMP PREEMPT_DYNAMIC Debian 6.1", None);
+        assert!(none.is_empty());
+        // Plain PREEMPT followed by something else is not RT.
+        assert!(preempt_rt_evidence(Some("0\n"), "#1 SMP PREEMPT Tue RTC", None).is_empty());
+        assert_eq!(
+            preempt_rt_evidence(None, "#1 SMP PREEMPT_RT Debian 6.12.43-1", None),
+            vec!["uname -v: PREEMPT_RT"]
+        );
+        assert_eq!(
+            preempt_rt_evidence(None, "#1 SMP PREEMPT RT Sat May 30 2015", None),
+            vec!["uname -v: PREEMPT RT"]
+        );
+        let old = "CONFIG_PREEMPT_RT_BASE=y\nCONFIG_PREEMPT_RT_FULL=y\n";
+        assert_eq!(
+            preempt_rt_evidence(None, "#1 SMP", Some((old, "/boot/config-4.19.1-rt3"))),
+            vec!["CONFIG_PREEMPT_RT_FULL=y in /boot/config-4.19.1-rt3"]
+        );
+        let all = preempt_rt_evidence(
+            Some("1\n"),
+            "#1 SMP PREEMPT_RT",
+            Some(("CONFIG_PREEMPT_RT=y\n", "/proc/config.gz")),
+        );
+        assert_eq!(
+            all,
+            vec![
+                "/sys/kernel/realtime = 1",
+                "uname -v: PREEMPT_RT",
+                "CONFIG_PREEMPT_RT=y in /proc/config.gz"
+            ]
+        );
+    }
+
+    #[test]
+    fn version_and_config_from_a_tree() {
+        let d = crate::config::tempdir::Dir::new("info-tree");
+        d.file("proc/sys/kernel/osrelease", "4.19.1-rt3\n");
+        d.file(
+            "proc/sys/kernel/version",
+            "#1 SMP PREEMPT RT Mon Jan 7 2019\n",
+        );
+        d.file("boot/config-4.19.1-rt3", "CONFIG_PREEMPT_RT_FULL=y\n");
+        d.file("sys/devices/system/cpu/possible", "0-7\n");
+        d.file("sys/devices/system/cpu/online", "0-3\n");
+        let info = SysInfo::read(&SysRoot::at(d.path()));
+        assert!(info.realtime);
+        assert_eq!(
+            info.realtime_evidence,
+            vec![
+                "uname -v: PREEMPT RT",
+                "CONFIG_PREEMPT_RT_FULL=y in /boot/config-4.19.1-rt3"
+            ]
+        );
+        assert_eq!(
+            (info.cpus_possible.as_str(), info.cpus_online.as_str()),
+            ("0-7", "0-3")
+        );
+        assert_eq!(info.cpus_allowed, "0-3");
+        assert_eq!(info.cpuset, None);
     }
 
     #[test]

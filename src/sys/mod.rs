@@ -3,6 +3,7 @@
 //! clocks and the system snapshot.
 
 pub mod atomic;
+pub mod cgroup;
 pub mod clock;
 pub mod cpus;
 pub mod info;
