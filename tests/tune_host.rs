@@ -1,8 +1,12 @@
 //! On this machine, for real: `rtbench tune apply` then `rtbench tune revert` leaves
-//! every touched kernel file byte-identical. Needs root. A Drop guard writes the saved
-//! originals back even when an assertion fails half-way.
+//! every touched kernel file byte-identical, and the IRQ handler threads
+//! (`irq/N-name`, which this kernel has for threaded handlers such as ACPI GED) follow
+//! their IRQ off the isolated CPU and come back. Needs root. A Drop guard writes the
+//! saved originals (and thread affinities) back even when an assertion fails half-way.
 
+use rtbench::cpuset::CpuSet;
 use rtbench::sys::SysRoot;
+use rtbench::tune::irq::{irq_threads, IrqThread};
 use std::collections::BTreeMap;
 use std::process::Command;
 
@@ -50,15 +54,31 @@ fn snapshot(root: &SysRoot, files: &[String]) -> BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
+/// The `Cpus_allowed_list` of task `pid`.
+fn allowed(root: &SysRoot, pid: u32) -> Option<CpuSet> {
+    let s = root.read(&format!("/proc/{pid}/status")).ok()?;
+    let l = s
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))?;
+    CpuSet::parse_list(l, 1 << 12).ok()
+}
+
 /// Writes back every saved file that differs, whatever happened in the test.
 struct Restore {
     saved: BTreeMap<String, Vec<u8>>,
     order: Vec<String>,
+    threads: Vec<(IrqThread, CpuSet)>,
 }
 
 impl Drop for Restore {
     fn drop(&mut self) {
         let root = SysRoot::host();
+        for (t, set) in &self.threads {
+            if allowed(&root, t.pid).as_ref() != Some(set) {
+                let r = root.set_task_affinity(t.pid, set);
+                eprintln!("teardown: restored {} affinity to {set}: {r:?}", t.comm);
+            }
+        }
         for p in &self.order {
             if p.ends_with("smp_affinity_list") {
                 continue; // follows smp_affinity
@@ -101,9 +121,14 @@ fn apply_then_revert_is_byte_identical_on_this_machine() {
     let root = SysRoot::host();
     let files = touched_files(&root);
     let before = snapshot(&root, &files);
+    let threads: Vec<(IrqThread, CpuSet)> = irq_threads(&root)
+        .into_iter()
+        .filter_map(|t| allowed(&root, t.pid).map(|a| (t, a)))
+        .collect();
     let _guard = Restore {
         saved: before.clone(),
         order: files.clone(),
+        threads: threads.clone(),
     };
     let dir = std::env::temp_dir().join(format!("rtbench-host-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -147,6 +172,33 @@ fn apply_then_revert_is_byte_identical_on_this_machine() {
         old_printk.split_whitespace().skip(1).collect::<Vec<_>>()
     );
 
+    // Every IRQ thread whose IRQ moved off CPU 1 is off it too (not waiting for the
+    // IRQ's next interrupt), unless the kernel refused to move it (reported).
+    for (t, _) in &threads {
+        let irq = root
+            .read(&format!("/proc/irq/{}/smp_affinity_list", t.irq))
+            .ok()
+            .and_then(|s| CpuSet::parse_list(&s, 1 << 12).ok());
+        let now = allowed(&root, t.pid);
+        if let (Some(irq), Some(now)) = (irq, now) {
+            let unsupported = out.lines().any(|l| {
+                l.contains(&format!("irq-thread.{}", t.comm)) && l.contains("unsupported")
+            });
+            assert!(
+                now.is_subset(&irq) || unsupported,
+                "{} allowed on {now}, its IRQ on {irq}\n{out}",
+                t.comm
+            );
+        }
+    }
+    eprintln!("IRQ threads on this machine: {threads:?}");
+    for l in out
+        .lines()
+        .filter(|l| l.contains("irq-thread.") || l.contains("irq.25"))
+    {
+        eprintln!("{l}");
+    }
+
     // Nothing left to change: the second apply writes nothing, check agrees.
     let (code, out2) = rtbench(&cfg, "apply");
     assert_eq!(code, 0, "{out2}");
@@ -163,6 +215,14 @@ fn apply_then_revert_is_byte_identical_on_this_machine() {
             String::from_utf8_lossy(&after[p]),
             String::from_utf8_lossy(&before[p]),
             "{p} differs after revert\n{out}\n{out4}"
+        );
+    }
+    for (t, was) in &threads {
+        assert_eq!(
+            allowed(&root, t.pid).as_ref(),
+            Some(was),
+            "{} not restored\n{out4}",
+            t.comm
         );
     }
     eprintln!(

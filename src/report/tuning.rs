@@ -71,6 +71,9 @@ pub fn render(report: &TuningReport, config: &str) -> String {
     if let Some(b) = &report.bootargs {
         let _ = writeln!(out, "bootargs: {b}");
     }
+    for n in &report.bootargs_notes {
+        let _ = writeln!(out, "bootargs note: {n}");
+    }
     let counts: Vec<String> = [
         Status::Ok,
         Status::NotApplicable,

@@ -100,6 +100,47 @@ impl SysRoot {
         Ok(())
     }
 
+    /// Sets the CPU affinity of task `pid` (another process or thread, e.g. an
+    /// `irq/N-name` kernel thread) with `sched_setaffinity(pid, …)`. The kernel refuses
+    /// with EINVAL for threads it keeps where they are (PF_NO_SETAFFINITY: per-CPU
+    /// kthreads) or a set without an active CPU, ESRCH when the task is gone, EPERM
+    /// without CAP_SYS_NICE. Below a test root, the tree's `/proc/PID/status` stands in
+    /// for the task: its `Cpus_allowed_list` (and `Cpus_allowed`) lines are rewritten,
+    /// ENOENT when it does not exist; a fault planned for `/proc/PID/status` is
+    /// returned instead.
+    pub fn set_task_affinity(&self, pid: u32, cpus: &crate::cpuset::CpuSet) -> std::io::Result<()> {
+        let status = format!("/proc/{pid}/status");
+        if let Some(&errno) = self.faults.get(&status) {
+            return Err(std::io::Error::from_raw_os_error(errno));
+        }
+        if self.is_host() {
+            let mut set = nix::sched::CpuSet::new();
+            for c in cpus.iter() {
+                set.set(c)
+                    .map_err(|e| std::io::Error::from_raw_os_error(e as i32))?;
+            }
+            let pid =
+                i32::try_from(pid).map_err(|_| std::io::Error::from_raw_os_error(libc::ESRCH))?;
+            return nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(pid), &set)
+                .map_err(|e| std::io::Error::from_raw_os_error(e as i32));
+        }
+        let text = self.read(&status)?;
+        let nbits = cpus.last().map_or(1, |l| l + 1);
+        let out: Vec<String> = text
+            .lines()
+            .map(|l| {
+                if l.starts_with("Cpus_allowed_list:") {
+                    format!("Cpus_allowed_list:\t{}", cpus.to_list())
+                } else if l.starts_with("Cpus_allowed:") {
+                    format!("Cpus_allowed:\t{}", cpus.to_mask(nbits))
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect();
+        std::fs::write(self.path(&status), out.join("\n") + "\n")
+    }
+
     /// Opens kernel file `p` for reading and writing (devices such as
     /// `/dev/cpu_dma_latency`).
     pub fn open_rw(&self, p: &str) -> std::io::Result<File> {

@@ -18,31 +18,207 @@ const ISOLATED: &str = "/sys/devices/system/cpu/isolated";
 const NOHZ_FULL: &str = "/sys/devices/system/cpu/nohz_full";
 const DEFAULT_AFFINITY: &str = "/proc/irq/default_smp_affinity";
 
-/// The kernel command line fragment that satisfies the boot items of `spec`, e.g.
-/// `isolcpus=managed_irq,domain,2-3 nohz_full=2-3 rcu_nocbs=2-3 irqaffinity=0-1`;
-/// `None` when no boot item is configured.
-pub fn bootargs(spec: &TuningSpec) -> Option<String> {
-    let iso = spec.isolated.to_list();
-    let mut parts = Vec::new();
-    if let Some(flags) = &spec.boot_isolcpus {
-        let mut s = String::from("isolcpus=");
-        for f in flags {
-            s.push_str(f);
-            s.push(',');
+/// What decides which boot parameters this kernel honours and how long its command
+/// line may be.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BootFacts {
+    /// `uname -m` (`aarch64`, `armv7l`, `x86_64`, …).
+    pub machine: String,
+    /// `uname -r`.
+    pub release: String,
+    /// `/proc/cmdline`, trimmed.
+    pub cmdline: String,
+    /// The kernel configuration and its source, when readable.
+    pub config: Option<(String, String)>,
+    /// Whether `/sys/devices/system/cpu/nohz_full` exists (only with CONFIG_NO_HZ_FULL).
+    pub nohz_full_file: bool,
+}
+
+impl BootFacts {
+    /// Reads the facts below `root` (see [`SysInfo::read`] for uname in test trees).
+    pub fn read(root: &SysRoot) -> BootFacts {
+        let info = SysInfo::read(root);
+        BootFacts {
+            config: crate::sys::info::kernel_config(root, &info.release),
+            machine: info.machine,
+            release: info.release,
+            cmdline: info.cmdline,
+            nohz_full_file: root.exists(NOHZ_FULL),
         }
-        s.push_str(&iso);
-        parts.push(s);
+    }
+
+    /// `(major, minor)` of the release, e.g. `(6, 1)` for `6.1.0-rt-arm64`.
+    fn version(&self) -> Option<(u32, u32)> {
+        let mut it = self.release.split(|c: char| !c.is_ascii_digit());
+        Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
+    }
+
+    /// Whether the kernel has `CONFIG_<key>`: `Some` from the configuration, else
+    /// `None` (unknown).
+    fn config_says(&self, key: &str) -> Option<bool> {
+        self.config
+            .as_ref()
+            .map(|(c, _)| crate::sys::info::config_has(c, key))
+    }
+
+    /// Whether `nohz_full=` (and the `nohz` isolcpus flag) works: CONFIG_NO_HZ_FULL,
+    /// from the configuration or, without one, from the sysfs file it creates.
+    fn has_nohz_full(&self) -> (bool, String) {
+        match self.config_says("CONFIG_NO_HZ_FULL") {
+            Some(yes) => (
+                yes,
+                format!(
+                    "CONFIG_NO_HZ_FULL {} in {}",
+                    if yes { "=y" } else { "is not set" },
+                    self.config_source()
+                ),
+            ),
+            None => (
+                self.nohz_full_file,
+                format!(
+                    "{NOHZ_FULL} {}",
+                    if self.nohz_full_file {
+                        "exists"
+                    } else {
+                        "does not exist"
+                    }
+                ),
+            ),
+        }
+    }
+
+    fn config_source(&self) -> &str {
+        self.config.as_ref().map_or("", |(_, s)| s.as_str())
+    }
+}
+
+/// `COMMAND_LINE_SIZE` of the kernel's architecture (`arch/*/include/uapi/asm/setup.h`):
+/// the command line's size including its terminating NUL; the kernel cuts what does
+/// not fit. `None` for architectures rtbench does not know.
+pub fn command_line_size(machine: &str) -> Option<usize> {
+    Some(match machine {
+        "x86_64" | "i386" | "i486" | "i586" | "i686" => 2048,
+        "aarch64" | "arm64" | "aarch64_be" => 2048,
+        m if m.starts_with("arm") => 1024,
+        m if m.starts_with("riscv") => 1024,
+        _ => return None,
+    })
+}
+
+/// The suggested boot parameters and what the suggestion had to leave out or warn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bootargs {
+    /// E.g. `isolcpus=managed_irq,domain,2-3 nohz_full=2-3 rcu_nocbs=2-3 irqaffinity=0-1`.
+    pub args: String,
+    /// Parameters left out (the kernel cannot honour them) and a command line that
+    /// would be too long, one sentence each.
+    pub notes: Vec<String>,
+}
+
+/// The kernel command line fragment that satisfies the boot items of `spec` on the
+/// kernel `facts` describe; `None` when no boot item is configured. CPU lists are the
+/// kernel's shortest form ([`CpuSet::to_compact_list`]; plain lists before Linux 4.9).
+/// A parameter the kernel cannot honour is left out with a note: `nohz_full=` and the
+/// `nohz` flag without CONFIG_NO_HZ_FULL, `rcu_nocbs=` without CONFIG_RCU_NOCB_CPU,
+/// the `managed_irq` flag before Linux 5.6. A note also warns when the command line
+/// with these parameters (replacing any of the same name) would not fit the
+/// architecture's `COMMAND_LINE_SIZE`.
+pub fn bootargs(spec: &TuningSpec, facts: &BootFacts) -> Option<Bootargs> {
+    let configured = spec.boot_isolcpus.is_some()
+        || spec.boot_nohz_full
+        || spec.boot_rcu_nocbs
+        || spec.boot_irqaffinity;
+    if !configured {
+        return None;
+    }
+    let version = facts.version();
+    let list = |set: &CpuSet| {
+        if version.is_some_and(|v| v < (4, 9)) {
+            set.to_list()
+        } else {
+            set.to_compact_list()
+        }
+    };
+    let iso = list(&spec.isolated);
+    let (nohz_ok, nohz_why) = facts.has_nohz_full();
+    let mut parts = Vec::new();
+    let mut notes = Vec::new();
+    if let Some(flags) = &spec.boot_isolcpus {
+        let mut kept = Vec::new();
+        for f in flags {
+            if f == "nohz" && !nohz_ok {
+                notes.push(format!(
+                    "isolcpus flag nohz left out: the kernel lacks CONFIG_NO_HZ_FULL ({nohz_why})"
+                ));
+            } else if f == "managed_irq" && version.is_some_and(|v| v < (5, 6)) {
+                notes.push(format!(
+                    "isolcpus flag managed_irq left out: Linux {} predates it (5.6)",
+                    facts.release
+                ));
+            } else {
+                kept.push(f.as_str());
+            }
+        }
+        if kept.is_empty() {
+            notes.push(
+                "isolcpus= left out: none of its flags works on this kernel (without a flag it would mean domain)".into(),
+            );
+        } else {
+            parts.push(format!("isolcpus={},{iso}", kept.join(",")));
+        }
     }
     if spec.boot_nohz_full {
-        parts.push(format!("nohz_full={iso}"));
+        if nohz_ok {
+            parts.push(format!("nohz_full={iso}"));
+        } else {
+            notes.push(format!(
+                "nohz_full= left out: the kernel lacks CONFIG_NO_HZ_FULL ({nohz_why})"
+            ));
+        }
     }
     if spec.boot_rcu_nocbs {
-        parts.push(format!("rcu_nocbs={iso}"));
+        // NO_HZ_FULL selects RCU_NOCB_CPU, so the nohz_full file answers too.
+        match facts.config_says("CONFIG_RCU_NOCB_CPU") {
+            Some(false) => notes.push(format!(
+                "rcu_nocbs= left out: CONFIG_RCU_NOCB_CPU is not set in {}",
+                facts.config_source()
+            )),
+            Some(true) => parts.push(format!("rcu_nocbs={iso}")),
+            None => {
+                parts.push(format!("rcu_nocbs={iso}"));
+                if !facts.nohz_full_file {
+                    notes.push(
+                        "rcu_nocbs= needs CONFIG_RCU_NOCB_CPU, which could not be checked (no kernel configuration readable)".into(),
+                    );
+                }
+            }
+        }
     }
     if spec.boot_irqaffinity {
-        parts.push(format!("irqaffinity={}", spec.housekeeping.to_list()));
+        parts.push(format!("irqaffinity={}", list(&spec.housekeeping)));
     }
-    (!parts.is_empty()).then(|| parts.join(" "))
+    let args = parts.join(" ");
+    if let Some(size) = command_line_size(&facts.machine) {
+        let names: Vec<&str> = parts
+            .iter()
+            .filter_map(|p| p.split_once('=').map(|(k, _)| k))
+            .collect();
+        let mut words: Vec<&str> = facts
+            .cmdline
+            .split_whitespace()
+            .filter(|w| !names.contains(&w.split_once('=').map_or(*w, |(k, _)| k)))
+            .collect();
+        words.extend(parts.iter().map(String::as_str));
+        let len = words.join(" ").len();
+        if len > size - 1 {
+            notes.push(format!(
+                "the command line would be {len} bytes with these parameters; a {} kernel keeps at most {} (COMMAND_LINE_SIZE {size}) and drops the rest",
+                facts.machine,
+                size - 1
+            ));
+        }
+    }
+    (!parts.is_empty() || !notes.is_empty()).then_some(Bootargs { args, notes })
 }
 
 /// Adds the check-only items `spec` asks for.
@@ -70,6 +246,7 @@ pub fn items(spec: &TuningSpec, out: &mut Vec<Box<dyn Item>>) {
     if spec.boot_irqaffinity {
         out.push(Box::new(IrqAffinityBoot {
             housekeeping: spec.housekeeping.clone(),
+            online: spec.online.clone(),
         }));
     }
 }
@@ -298,9 +475,11 @@ impl Item for RcuNocbs {
 }
 
 /// `boot.irqaffinity`: the default IRQ affinity (`irqaffinity=` at boot, the runtime
-/// value in `/proc/irq/default_smp_affinity`) must stay within housekeeping CPUs.
+/// value in `/proc/irq/default_smp_affinity`) must stay within housekeeping CPUs,
+/// compared over the online CPUs.
 struct IrqAffinityBoot {
     housekeeping: CpuSet,
+    online: CpuSet,
 }
 
 impl Item for IrqAffinityBoot {
@@ -323,7 +502,8 @@ impl Item for IrqAffinityBoot {
                 .at(DEFAULT_AFFINITY),
             );
         };
-        let ok = eff.is_subset(&self.housekeeping);
+        // Offline CPUs in the mask route nothing (and are in it by default).
+        let ok = eff.intersection(&self.online).is_subset(&self.housekeeping);
         done(
             &self.name(),
             ok,
@@ -397,10 +577,12 @@ mod tests {
         let all_ok = statuses(&root, &spec);
         assert_eq!(all_ok.len(), 5);
         assert!(all_ok.iter().all(|(_, s)| *s == Status::Ok), "{all_ok:?}");
+        let b = bootargs(&spec, &BootFacts::read(&root)).unwrap();
         assert_eq!(
-            bootargs(&spec).as_deref(),
-            Some("isolcpus=domain,managed_irq,2-3 nohz_full=2-3 rcu_nocbs=2-3 irqaffinity=0-1")
+            b.args,
+            "isolcpus=domain,managed_irq,2-3 nohz_full=2-3 rcu_nocbs=2-3 irqaffinity=0-1"
         );
+        assert_eq!(b.notes, Vec::<String>::new());
         // The kernel ignored the parameters (e.g. a bad list): same text, no effect.
         d.file("sys/devices/system/cpu/isolated", "\n");
         d.file("sys/devices/system/cpu/nohz_full", "(null)\n");
@@ -425,6 +607,134 @@ mod tests {
         assert!(
             s.contains(&("boot.rcu_nocbs".to_string(), Status::Ok)),
             "{s:?}"
+        );
+    }
+
+    fn big_spec(n: usize, isolated: &str, boot: &str) -> TuningSpec {
+        let d = crate::config::tempdir::Dir::new("boot-big");
+        d.file("sys/devices/system/cpu/possible", &format!("0-{}\n", n - 1));
+        d.file("sys/devices/system/cpu/online", &format!("0-{}\n", n - 1));
+        let text = format!("[tuning]\nisolated = \"{isolated}\"\n[tuning.boot]\n{boot}");
+        crate::config::parse(&text, "t", &SysRoot::at(d.path()))
+            .unwrap()
+            .tuning
+    }
+
+    fn facts(machine: &str, release: &str, config: Option<&str>, nohz_file: bool) -> BootFacts {
+        BootFacts {
+            machine: machine.into(),
+            release: release.into(),
+            cmdline: "console=ttyS0,115200 root=/dev/mmcblk0p2 rootwait isolcpus=1".into(),
+            config: config.map(|c| (c.to_string(), "/proc/config.gz".to_string())),
+            nohz_full_file: nohz_file,
+        }
+    }
+
+    #[test]
+    fn shortest_lists_and_the_command_line_limit() {
+        // Every odd CPU of 1024 (one SMT sibling of each core isolated).
+        let spec = big_spec(
+            1024,
+            "1-1023:1/2",
+            "isolcpus = [\"domain\", \"managed_irq\"]\nnohz_full = true\nrcu_nocbs = true\nirqaffinity = true\n",
+        );
+        let f = facts(
+            "aarch64",
+            "6.6.30-rt30",
+            Some("CONFIG_NO_HZ_FULL=y\nCONFIG_RCU_NOCB_CPU=y\n"),
+            true,
+        );
+        let b = bootargs(&spec, &f).unwrap();
+        assert_eq!(
+            b.args,
+            "isolcpus=domain,managed_irq,1-1023:1/2 nohz_full=1-1023:1/2 rcu_nocbs=1-1023:1/2 irqaffinity=0-1022:1/2"
+        );
+        assert!(b.notes.is_empty(), "{:?}", b.notes);
+        // Linux 4.4 has no strides: the plain list, far too long for a 32-bit ARM
+        // command line (1024 bytes), which is said.
+        let f = facts(
+            "armv7l",
+            "4.4.302-rt232",
+            Some("CONFIG_NO_HZ_FULL=y\nCONFIG_RCU_NOCB_CPU=y\n"),
+            true,
+        );
+        let b = bootargs(&spec, &f).unwrap();
+        assert!(b.args.starts_with("isolcpus=domain,1,3,5,"), "{}", b.args);
+        assert!(
+            b.notes
+                .iter()
+                .any(|n| n.contains("managed_irq left out: Linux 4.4.302-rt232 predates it")),
+            "{:?}",
+            b.notes
+        );
+        let long = b
+            .notes
+            .iter()
+            .find(|n| n.contains("COMMAND_LINE_SIZE"))
+            .unwrap();
+        assert!(
+            long.contains("a armv7l kernel keeps at most 1023 (COMMAND_LINE_SIZE 1024)"),
+            "{long}"
+        );
+        // The same on x86_64 (2048) still does not fit; an unknown architecture is not judged.
+        assert!(bootargs(&spec, &facts("mips", "4.4.1", None, true))
+            .unwrap()
+            .notes
+            .iter()
+            .all(|n| !n.contains("COMMAND_LINE_SIZE")));
+        assert_eq!(command_line_size("x86_64"), Some(2048));
+        assert_eq!(command_line_size("riscv64"), Some(1024));
+    }
+
+    #[test]
+    fn never_suggests_what_the_kernel_cannot_honour() {
+        let spec = big_spec(
+            4,
+            "2-3",
+            "isolcpus = [\"nohz\", \"domain\"]\nnohz_full = true\nrcu_nocbs = true\n",
+        );
+        // CONFIG_NO_HZ_FULL not set (this machine's kernel): no nohz_full=, no nohz flag.
+        let cfg = "# CONFIG_NO_HZ_FULL is not set\nCONFIG_RCU_NOCB_CPU=y\n";
+        let b = bootargs(&spec, &facts("x86_64", "6.18.4", Some(cfg), false)).unwrap();
+        assert_eq!(b.args, "isolcpus=domain,2-3 rcu_nocbs=2-3");
+        assert_eq!(b.notes.len(), 2, "{:?}", b.notes);
+        assert!(b.notes[0].starts_with("isolcpus flag nohz left out: the kernel lacks CONFIG_NO_HZ_FULL (CONFIG_NO_HZ_FULL is not set in /proc/config.gz)"), "{:?}", b.notes);
+        assert!(
+            b.notes[1].starts_with("nohz_full= left out"),
+            "{:?}",
+            b.notes
+        );
+        // Without a configuration the sysfs file decides; RCU_NOCB_CPU is then unknown.
+        let b = bootargs(&spec, &facts("x86_64", "6.18.4", None, false)).unwrap();
+        assert_eq!(b.args, "isolcpus=domain,2-3 rcu_nocbs=2-3");
+        assert!(
+            b.notes.iter().any(|n| n.contains("could not be checked")),
+            "{:?}",
+            b.notes
+        );
+        assert!(
+            b.notes
+                .iter()
+                .any(|n| n.contains("/sys/devices/system/cpu/nohz_full does not exist")),
+            "{:?}",
+            b.notes
+        );
+        // rcu_nocbs= without CONFIG_RCU_NOCB_CPU; isolcpus with only the nohz flag.
+        let spec = big_spec(4, "2-3", "isolcpus = [\"nohz\"]\nrcu_nocbs = true\n");
+        let cfg = "# CONFIG_NO_HZ_FULL is not set\n# CONFIG_RCU_NOCB_CPU is not set\n";
+        let b = bootargs(&spec, &facts("x86_64", "6.1.0", Some(cfg), false)).unwrap();
+        assert_eq!(b.args, "");
+        assert!(
+            b.notes.iter().any(|n| n.starts_with("isolcpus= left out")),
+            "{:?}",
+            b.notes
+        );
+        assert!(
+            b.notes
+                .iter()
+                .any(|n| n.starts_with("rcu_nocbs= left out: CONFIG_RCU_NOCB_CPU is not set")),
+            "{:?}",
+            b.notes
         );
     }
 }

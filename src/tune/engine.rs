@@ -35,7 +35,7 @@ pub fn items(root: &SysRoot, spec: &TuningSpec) -> Vec<Box<dyn Item>> {
 /// Reads everything `spec` names below `root` and reports what differs; writes nothing.
 /// Runtime items that `apply` would change are `deviation`s.
 pub fn check(root: &SysRoot, spec: &TuningSpec) -> TuningReport {
-    let mut report = new_report(Action::Check, spec);
+    let mut report = new_report(Action::Check, spec, root);
     for item in items(root, spec) {
         report.items.push(match item.plan(root) {
             Decision::Done(r) => r,
@@ -57,13 +57,18 @@ pub fn check(root: &SysRoot, spec: &TuningSpec) -> TuningReport {
     report
 }
 
-fn new_report(action: Action, spec: &TuningSpec) -> TuningReport {
+fn new_report(action: Action, spec: &TuningSpec, root: &SysRoot) -> TuningReport {
+    let boot = boot::bootargs(spec, &boot::BootFacts::read(root));
     TuningReport {
         action,
         items: Vec::new(),
         recovered: Vec::new(),
         rolled_back: Vec::new(),
-        bootargs: boot::bootargs(spec),
+        bootargs: boot
+            .as_ref()
+            .map(|b| b.args.clone())
+            .filter(|a| !a.is_empty()),
+        bootargs_notes: boot.map(|b| b.notes).unwrap_or_default(),
         writes: 0,
     }
 }
@@ -77,9 +82,7 @@ fn restore(root: &SysRoot, entries: &[Entry]) -> (Vec<ItemReport>, usize) {
     for e in entries.iter().rev() {
         let s = &e.step;
         let r = ItemReport::new(e.item.clone(), Status::Ok, "").at(s.path.clone());
-        let mut value = s.restore.clone().into_bytes();
-        value.push(b'\n');
-        let res = root.write(&s.path, &value);
+        let res = s.write(root, &s.restore);
         writes += 1;
         out.push(match res {
             Ok(()) => match s.holds(root, &s.original) {
@@ -153,7 +156,7 @@ fn recover(
 /// cannot be written.
 pub fn apply(root: &SysRoot, spec: &TuningSpec, opts: &ApplyOptions) -> Result<TuningReport> {
     let _lock = Lock::acquire(&spec.journal_dir)?;
-    let mut report = new_report(Action::Apply, spec);
+    let mut report = new_report(Action::Apply, spec, root);
     let mut journal = recover(root, spec, &mut report)?
         .filter(|j| j.state == JournalState::Committed)
         .unwrap_or_default();
@@ -196,9 +199,7 @@ pub fn apply(root: &SysRoot, spec: &TuningSpec, opts: &ApplyOptions) -> Result<T
                 step: s.clone(),
             });
             journal.save(&spec.journal_dir)?;
-            let mut value = s.desired.clone().into_bytes();
-            value.push(b'\n');
-            let res = root.write(&s.path, &value);
+            let res = s.write(root, &s.desired);
             report.writes += 1;
             if let Err(err) = res {
                 // Refused: nothing changed in this file; forget the entry.
@@ -313,8 +314,9 @@ pub fn apply(root: &SysRoot, spec: &TuningSpec, opts: &ApplyOptions) -> Result<T
 /// Errors (exit 3): lock held, journal unreadable or unwritable.
 pub fn revert(root: &SysRoot, spec: &TuningSpec) -> Result<TuningReport> {
     let _lock = Lock::acquire(&spec.journal_dir)?;
-    let mut report = new_report(Action::Revert, spec);
+    let mut report = new_report(Action::Revert, spec, root);
     report.bootargs = None;
+    report.bootargs_notes.clear();
     let Some(mut j) = recover(root, spec, &mut report)? else {
         return Ok(report);
     };

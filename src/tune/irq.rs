@@ -1,5 +1,6 @@
-//! IRQ items: every movable IRQ to housekeeping CPUs, `default_smp_affinity`, and
-//! irqbalance (which rewrites affinities every 10 s and would undo the move).
+//! IRQ items: every movable IRQ to housekeeping CPUs, its `irq/N-name` handler
+//! threads after it, `default_smp_affinity`, and irqbalance (which rewrites affinities
+//! every 10 s and would undo the move).
 //!
 //! Semantics (the kernel's kernel/irq/proc.c `write_irq_affinity()`, kernel/irq/manage.c,
 //! Documentation/core-api/irq/irq-affinity.rst): a write to `smp_affinity_list` of a per-CPU,
@@ -7,7 +8,18 @@
 //! 6.12 (`unsupported`); since 6.x such files are also created mode 0444, which `plan`
 //! takes as the same verdict without writing. EINVAL (no online CPU in the mask) and
 //! ENOSPC (vector space exhausted) are real failures. Effective routing is checked in
-//! `effective_affinity_list` where the kernel has it.
+//! `effective_affinity_list` where the kernel has it. Masks are compared over the
+//! online CPUs: an offline CPU in a mask routes nothing.
+//!
+//! IRQ threads: a threaded handler (every IRQ on PREEMPT_RT and with `threadirqs`, a
+//! driver's `request_threaded_irq()` anywhere) runs in a kernel thread `irq/N-name`.
+//! When the IRQ's affinity changes the kernel only flags the thread
+//! (`irq_set_thread_affinity()`); the thread moves itself at its next interrupt
+//! (`irq_thread_check_affinity()` in kernel/irq/manage.c), so an IRQ that rarely fires
+//! leaves its thread allowed on the isolated CPUs. Each thread is an item of its own
+//! (`irq-thread.irq/N-name`) after its IRQ: its `Cpus_allowed_list` must lie within
+//! the IRQ's (new) affinity; `apply` moves it with `sched_setaffinity(2)`, journalled
+//! for revert, and the kernel's refusal (EINVAL for a thread it pins) is `unsupported`.
 
 use super::{Decision, Item, ItemReport, Status, Step, ValueKind};
 use crate::config::tuning::{IrqbalancePolicy, TuningSpec};
@@ -18,7 +30,8 @@ use std::os::unix::fs::PermissionsExt;
 const DEFAULT_AFFINITY: &str = "/proc/irq/default_smp_affinity";
 
 /// Adds the IRQ items `spec` asks for: irqbalance first (it can refuse before any
-/// write), then the default affinity, then one item per IRQ in `/proc/irq`.
+/// write), then the default affinity, then one item per IRQ in `/proc/irq`, each
+/// followed by one item per handler thread of that IRQ.
 pub fn items(root: &SysRoot, spec: &TuningSpec, out: &mut Vec<Box<dyn Item>>) {
     if spec.irq_affinity {
         out.push(Box::new(Irqbalance {
@@ -30,6 +43,7 @@ pub fn items(root: &SysRoot, spec: &TuningSpec, out: &mut Vec<Box<dyn Item>>) {
     if spec.irq_default_affinity {
         out.push(Box::new(DefaultAffinity {
             housekeeping: spec.housekeeping.clone(),
+            online: spec.online.clone(),
             nr: spec.nr_cpu_ids,
         }));
     }
@@ -42,22 +56,104 @@ pub fn items(root: &SysRoot, spec: &TuningSpec, out: &mut Vec<Box<dyn Item>>) {
             .filter(|n| !spec.irq_exclude.contains(n))
             .collect();
         irqs.sort_unstable();
+        let threads = irq_threads(root);
         for irq in irqs {
             out.push(Box::new(IrqAffinity {
                 irq,
                 housekeeping: spec.housekeeping.clone(),
+                online: spec.online.clone(),
             }));
+            for t in threads.iter().filter(|t| t.irq == irq) {
+                out.push(Box::new(IrqThreadAffinity {
+                    thread: t.clone(),
+                    housekeeping: spec.housekeeping.clone(),
+                    online: spec.online.clone(),
+                }));
+            }
         }
     }
 }
 
-/// `irq.N`: `/proc/irq/N/smp_affinity_list` becomes old ∩ housekeeping (housekeeping
-/// when that is empty), so an IRQ already confined to some housekeeping CPUs keeps them.
+/// Where IRQ `now` goes: its CPUs that are housekeeping (so an IRQ already confined to
+/// some housekeeping CPUs keeps them), or all housekeeping CPUs when none of its online
+/// CPUs is.
+pub fn irq_target(now: &CpuSet, housekeeping: &CpuSet, online: &CpuSet) -> CpuSet {
+    let want = now.intersection(housekeeping);
+    if want.intersection(online).is_empty() {
+        housekeeping.clone()
+    } else {
+        want
+    }
+}
+
+/// Whether `a` and `b` route to the same CPUs (equal over the online CPUs).
+fn same_online(a: &CpuSet, b: &CpuSet, online: &CpuSet) -> bool {
+    a.intersection(online) == b.intersection(online)
+}
+
+/// A threaded IRQ handler's kernel thread.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IrqThread {
+    /// Its pid.
+    pub pid: u32,
+    /// Its name, `irq/N-name` (`/proc/PID/comm`, at most 15 characters).
+    pub comm: String,
+    /// The IRQ number N.
+    pub irq: u32,
+}
+
+/// The IRQ handler threads below `root`: kernel threads (parent kthreadd, pid 2)
+/// named `irq/N-…`, by pid.
+pub fn irq_threads(root: &SysRoot) -> Vec<IrqThread> {
+    let mut v: Vec<IrqThread> = root
+        .list_dir("/proc")
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|d| d.parse::<u32>().ok())
+        .filter_map(|pid| {
+            let comm = root.read_trim(&format!("/proc/{pid}/comm")).ok()?;
+            let rest = comm.strip_prefix("irq/")?;
+            let (num, _) = rest.split_once('-')?;
+            let irq = num.parse().ok()?;
+            let status = root.read(&format!("/proc/{pid}/status")).ok()?;
+            let kthread = status
+                .lines()
+                .any(|l| l.strip_prefix("PPid:").is_some_and(|p| p.trim() == "2"));
+            kthread.then_some(IrqThread { pid, comm, irq })
+        })
+        .collect();
+    v.sort_by_key(|t| t.pid);
+    v
+}
+
+/// The `Cpus_allowed_list` of task `pid`, `None` when gone or unreadable.
+fn task_allowed(root: &SysRoot, pid: u32) -> Option<(String, CpuSet)> {
+    let status = root.read(&format!("/proc/{pid}/status")).ok()?;
+    let list = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))?
+        .trim()
+        .to_string();
+    let set = CpuSet::parse_list(&list, 1 << 16).ok()?;
+    Some((list, set))
+}
+
+/// Whether `/proc/irq/N/smp_affinity_list` is created read-only (a per-CPU, chained
+/// or managed IRQ that user space cannot move).
+fn read_only(root: &SysRoot, path: &str) -> bool {
+    std::fs::metadata(root.path(path))
+        .map(|m| m.permissions().mode() & 0o222 == 0)
+        .unwrap_or(false)
+}
+
+/// `irq.N`: `/proc/irq/N/smp_affinity_list` becomes [`irq_target`] of its value.
 pub struct IrqAffinity {
     /// IRQ number.
     pub irq: u32,
     /// Where it may run.
     pub housekeeping: CpuSet,
+    /// The online CPUs (masks are compared over them).
+    pub online: CpuSet,
 }
 
 impl IrqAffinity {
@@ -75,7 +171,9 @@ impl IrqAffinity {
 
     fn effective_note(&self, root: &SysRoot, want: &CpuSet) -> String {
         match self.effective(root) {
-            Some(e) if e.is_empty() || e.is_subset(want) => format!("effective {}", e.to_list()),
+            Some(e) if e.is_empty() || e.intersection(&self.online).is_subset(want) => {
+                format!("effective {}", e.to_list())
+            }
             Some(e) => format!(
                 "effective still {} (moves at the next interrupt)",
                 e.to_list()
@@ -111,11 +209,8 @@ impl Item for IrqAffinity {
                 .at(path),
             );
         };
-        let mut want = now.intersection(&self.housekeeping);
-        if want.is_empty() {
-            want = self.housekeeping.clone();
-        }
-        if want == now {
+        let want = irq_target(&now, &self.housekeeping, &self.online);
+        if same_online(&want, &now, &self.online) {
             let note = self.effective_note(root, &want);
             let detail = if note.is_empty() {
                 format!("on {}", now.to_list())
@@ -124,10 +219,7 @@ impl Item for IrqAffinity {
             };
             return Decision::Done(ItemReport::new(self.name(), Status::Ok, detail).at(path));
         }
-        let read_only = std::fs::metadata(root.path(&path))
-            .map(|m| m.permissions().mode() & 0o222 == 0)
-            .unwrap_or(false);
-        if read_only {
+        if read_only(root, &path) {
             return Decision::Done(
                 ItemReport::new(
                     self.name(),
@@ -161,11 +253,91 @@ impl Item for IrqAffinity {
     }
 }
 
+/// `irq-thread.irq/N-name`: the handler thread of IRQ N may run only where its IRQ
+/// goes ([`irq_target`] of the IRQ's affinity, or the affinity itself for an IRQ
+/// user space cannot move).
+pub struct IrqThreadAffinity {
+    /// The thread.
+    pub thread: IrqThread,
+    /// Where its IRQ may run.
+    pub housekeeping: CpuSet,
+    /// The online CPUs (sets are compared over them).
+    pub online: CpuSet,
+}
+
+impl Item for IrqThreadAffinity {
+    fn name(&self) -> String {
+        format!("irq-thread.{}", self.thread.comm)
+    }
+
+    fn plan(&self, root: &SysRoot) -> Decision {
+        let t = &self.thread;
+        let status = format!("/proc/{}/status", t.pid);
+        let irq_path = format!("/proc/irq/{}/smp_affinity_list", t.irq);
+        let Some(irq_now) = root
+            .read(&irq_path)
+            .ok()
+            .and_then(|s| CpuSet::parse_list(&s, 1 << 16).ok())
+        else {
+            return super::not_applicable(
+                self.name(),
+                &irq_path,
+                "its IRQ has no smp_affinity_list",
+            );
+        };
+        let target = if read_only(root, &irq_path) {
+            irq_now
+        } else {
+            irq_target(&irq_now, &self.housekeeping, &self.online)
+        };
+        let Some((list, allowed)) = task_allowed(root, t.pid) else {
+            return super::not_applicable(self.name(), &status, "the thread has exited");
+        };
+        let who = format!("{} (pid {})", t.comm, t.pid);
+        if allowed
+            .intersection(&self.online)
+            .is_subset(&target.intersection(&self.online))
+        {
+            return super::already(
+                self.name(),
+                &status,
+                format!(
+                    "{who} on {}, within IRQ {}'s {}",
+                    allowed.to_list(),
+                    t.irq,
+                    target.to_list()
+                ),
+            );
+        }
+        Decision::Change {
+            detail: format!(
+                "{who} allowed on {} -> {} (IRQ {} goes to {})",
+                allowed.to_list(),
+                target.to_list(),
+                t.irq,
+                target.to_list()
+            ),
+            steps: vec![Step::task_affinity(t.pid, &t.comm, &list, target.to_list())],
+        }
+    }
+
+    fn refused(&self, errno: i32) -> Status {
+        match errno {
+            // A thread the kernel keeps where it is (PF_NO_SETAFFINITY), or one that left.
+            libc::EINVAL => Status::Unsupported,
+            libc::ENOENT | libc::ESRCH => Status::NotApplicable,
+            _ => Status::Failed,
+        }
+    }
+}
+
 /// `irq.default_affinity`: `/proc/irq/default_smp_affinity` (hex) = housekeeping, for
 /// IRQs activated later (it does not move existing ones).
 pub struct DefaultAffinity {
     /// Where new IRQs may run.
     pub housekeeping: CpuSet,
+    /// The online CPUs (the mask is compared over them).
+    pub online: CpuSet,
     /// Mask width.
     pub nr: usize,
 }
@@ -187,7 +359,7 @@ impl Item for DefaultAffinity {
             );
         };
         let now = CpuSet::parse_mask(&text).unwrap_or_default();
-        if now == self.housekeeping {
+        if same_online(&now, &self.housekeeping, &self.online) {
             return Decision::Done(
                 ItemReport::new(self.name(), Status::Ok, now.to_list()).at(DEFAULT_AFFINITY),
             );

@@ -132,6 +132,10 @@ pub struct TuningReport {
     pub rolled_back: Vec<ItemReport>,
     /// A kernel command line fragment that satisfies the boot-parameter items.
     pub bootargs: Option<String>,
+    /// What the bootargs suggestion left out (parameters this kernel cannot honour)
+    /// or warns about (a command line too long for the architecture).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bootargs_notes: Vec<String>,
     /// Number of `write(2)` calls made to kernel files (0 when nothing differed).
     pub writes: usize,
 }
@@ -170,6 +174,10 @@ pub enum ValueKind {
     Mask,
     /// A cpu-list (`smp_affinity_list`).
     List,
+    /// A task's CPU affinity: written with `sched_setaffinity(2)` (see
+    /// [`SysRoot::set_task_affinity`]), read as the `Cpus_allowed_list` of
+    /// `/proc/PID/status` (the step's path).
+    TaskAffinity,
 }
 
 impl ValueKind {
@@ -188,6 +196,15 @@ impl ValueKind {
             ValueKind::List => crate::cpuset::CpuSet::parse_list(text, crate::cpuset::MAX_CPU_IDS)
                 .map(|s| s.to_list())
                 .unwrap_or_else(|_| words()),
+            ValueKind::TaskAffinity => {
+                let list = text
+                    .lines()
+                    .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+                    .unwrap_or(text);
+                crate::cpuset::CpuSet::parse_list(list, 1 << 16)
+                    .map(|s| s.to_list())
+                    .unwrap_or_else(|_| words())
+            }
         }
     }
 }
@@ -206,6 +223,11 @@ pub struct Step {
     pub desired: String,
     /// How the file's text is compared.
     pub kind: ValueKind,
+    /// For [`ValueKind::TaskAffinity`]: the task's name (`/proc/PID/comm`). A task
+    /// of another name at that pid (the thread exited, the pid was reused) is left
+    /// alone, as if gone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<String>,
 }
 
 impl Step {
@@ -217,6 +239,53 @@ impl Step {
             restore: original.trim().to_string(),
             desired,
             kind,
+            task: None,
+        }
+    }
+
+    /// A step that sets the affinity of task `pid` named `comm` from `original` (a
+    /// cpu-list) to `desired`.
+    pub fn task_affinity(pid: u32, comm: &str, original: &str, desired: String) -> Step {
+        Step {
+            task: Some(comm.to_string()),
+            ..Step::new(
+                &format!("/proc/{pid}/status"),
+                original,
+                desired,
+                ValueKind::TaskAffinity,
+            )
+        }
+    }
+
+    /// Makes the kernel hold `value` (the desired or the restore value): one
+    /// `write(2)` of `value` and a newline to the file, or for a task's affinity one
+    /// `sched_setaffinity(2)` (ENOENT when the task is gone or is now another task).
+    pub fn write(&self, root: &SysRoot, value: &str) -> std::io::Result<()> {
+        if self.kind != ValueKind::TaskAffinity {
+            let mut bytes = value.as_bytes().to_vec();
+            bytes.push(b'\n');
+            return root.write(&self.path, &bytes);
+        }
+        let gone = || std::io::Error::from_raw_os_error(libc::ENOENT);
+        let pid: u32 = self
+            .path
+            .strip_prefix("/proc/")
+            .and_then(|r| r.strip_suffix("/status"))
+            .and_then(|p| p.parse().ok())
+            .ok_or_else(gone)?;
+        if let Some(comm) = &self.task {
+            let now = root
+                .read_trim(&format!("/proc/{pid}/comm"))
+                .map_err(|_| gone())?;
+            if &now != comm {
+                return Err(gone());
+            }
+        }
+        let set = crate::cpuset::CpuSet::parse_list(value, 1 << 16)
+            .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+        match root.set_task_affinity(pid, &set) {
+            Err(e) if e.raw_os_error() == Some(libc::ESRCH) => Err(gone()),
+            r => r,
         }
     }
 
@@ -365,6 +434,12 @@ mod tests {
         assert_eq!(ValueKind::Bracketed.normalise("never"), "never");
         assert_eq!(ValueKind::Mask.normalise("00000000,00000003\n"), "0-1");
         assert_eq!(ValueKind::List.normalise("0,1\n"), "0-1");
+        assert_eq!(
+            ValueKind::TaskAffinity
+                .normalise("Name:\tirq/9-acpi\nCpus_allowed:\t3\nCpus_allowed_list:\t0,1\n"),
+            "0-1"
+        );
+        assert_eq!(ValueKind::TaskAffinity.normalise("2,3"), "2-3");
         assert_eq!(errno_name(libc::ENOSPC), "ENOSPC");
     }
 }

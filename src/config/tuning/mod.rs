@@ -5,7 +5,7 @@
 //!
 //! ```toml
 //! [tuning]
-//! isolated = "2-3"              # cpu-list; the boot CPU 0 cannot be isolated
+//! isolated = "2-3"              # cpu-list of possible CPUs (N = last possible); not the boot CPU 0
 //! # housekeeping = "0-1"        # default: online CPUs minus isolated
 //! require_preempt_rt = true
 //! allow_unthrottled_rt = false  # needed for sched_rt_runtime_us = -1
@@ -106,10 +106,15 @@ impl Thp {
 pub struct TuningSpec {
     /// Number of possible CPU ids (mask width).
     pub nr_cpu_ids: usize,
-    /// CPUs reserved for real-time work (empty when not configured).
+    /// CPUs reserved for real-time work (empty when not configured); possible CPUs,
+    /// offline ones allowed (a boot parameter's list).
     pub isolated: CpuSet,
-    /// CPUs for everything else: IRQs, unbound workqueues (online − isolated by default).
+    /// CPUs for everything else: IRQs, unbound workqueues (online − isolated by
+    /// default); possible CPUs, offline ones allowed.
     pub housekeeping: CpuSet,
+    /// The CPUs online when the configuration was read: runtime masks
+    /// (`smp_affinity`, `default_smp_affinity`) are compared over these.
+    pub online: CpuSet,
     /// Fail the check when the kernel is not PREEMPT_RT.
     pub require_preempt_rt: bool,
     /// Directory of the lock and the journal (default `/run/rtbench`).
@@ -228,6 +233,27 @@ fn cpu_list(
     Ok(set)
 }
 
+/// A boot-parameter CPU list (`isolated`, `housekeeping`): read as the kernel reads
+/// `isolcpus=`/`irqaffinity=`, against the possible CPUs (`N` = the last possible CPU),
+/// so a CPU that is offline now (hotplug, `maxcpus=`) can still be named.
+fn boot_cpu_list(
+    src: &Source<'_>,
+    v: &Spanned<String>,
+    key: &str,
+    topo: &CpuTopology,
+) -> Result<CpuSet, ConfigError> {
+    topo.boot_list(v.get_ref()).map_err(|e| {
+        src.value_error(
+            v.span(),
+            key,
+            format!(
+                "{e}; expected a cpu-list of possible CPUs ({}) such as \"1\" or \"2-3\"",
+                topo.possible.to_list()
+            ),
+        )
+    })
+}
+
 /// Validates `[tuning]` against the machine's CPUs (see [`TuningSpec`]).
 pub fn resolve(
     t: &TuningToml,
@@ -236,7 +262,7 @@ pub fn resolve(
 ) -> Result<TuningSpec, ConfigError> {
     let isolated = match &t.isolated {
         Some(v) => {
-            let set = cpu_list(src, v, "tuning.isolated", topo)?;
+            let set = boot_cpu_list(src, v, "tuning.isolated", topo)?;
             if set.contains(BOOT_CPU) {
                 return Err(src.value_error(
                     v.span(),
@@ -250,7 +276,7 @@ pub fn resolve(
     };
     let housekeeping = match &t.housekeeping {
         Some(v) => {
-            let set = cpu_list(src, v, "tuning.housekeeping", topo)?;
+            let set = boot_cpu_list(src, v, "tuning.housekeeping", topo)?;
             let bad = |msg: String| src.value_error(v.span(), "tuning.housekeeping", msg);
             if set.is_empty() {
                 return Err(bad(
@@ -423,6 +449,7 @@ pub fn resolve(
     };
     Ok(TuningSpec {
         nr_cpu_ids: topo.nr_cpu_ids,
+        online: topo.online.clone(),
         isolated,
         housekeeping,
         require_preempt_rt: t.require_preempt_rt,
