@@ -108,22 +108,40 @@ impl CpuSet {
 
     /// CPUs in `self` but not in `other`.
     pub fn difference(&self, other: &CpuSet) -> CpuSet {
-        self.iter().filter(|&c| !other.contains(c)).collect()
+        self.zip_words(other, |a, b| a & !b)
     }
 
     /// CPUs in both sets.
     pub fn intersection(&self, other: &CpuSet) -> CpuSet {
-        self.iter().filter(|&c| other.contains(c)).collect()
+        self.zip_words(other, |a, b| a & b)
     }
 
     /// CPUs in either set.
     pub fn union(&self, other: &CpuSet) -> CpuSet {
-        self.iter().chain(other.iter()).collect()
+        self.zip_words(other, |a, b| a | b)
     }
 
     /// Whether every CPU of `self` is in `other`.
     pub fn is_subset(&self, other: &CpuSet) -> bool {
-        self.iter().all(|c| other.contains(c))
+        self.difference(other).is_empty()
+    }
+
+    /// Whether the sets have a CPU in common.
+    pub fn intersects(&self, other: &CpuSet) -> bool {
+        !self.intersection(other).is_empty()
+    }
+
+    /// Word by word `f(self, other)` (64 CPUs at a time), trailing zero words trimmed.
+    fn zip_words(&self, other: &CpuSet, f: impl Fn(u64, u64) -> u64) -> CpuSet {
+        let n = self.words.len().max(other.words.len());
+        let word = |v: &[u64], i: usize| v.get(i).copied().unwrap_or(0);
+        let mut out = CpuSet {
+            words: (0..n)
+                .map(|i| f(word(&self.words, i), word(&other.words, i)))
+                .collect(),
+        };
+        out.trim();
+        out
     }
 
     /// Parses the kernel cpu-list syntax (`0-3,5`, `1-7:2/4`, `N`, `all`, `0-N`, or the

@@ -195,8 +195,13 @@ impl CpuTopology {
 
     /// Every CPU that shares a core with a CPU of `cpus` (`cpus` included).
     pub fn cores_of(&self, cpus: &CpuSet) -> CpuSet {
-        cpus.iter()
-            .fold(CpuSet::new(), |acc, c| acc.union(&self.siblings(c)))
+        let listed = self
+            .cores
+            .iter()
+            .filter(|core| core.intersects(cpus))
+            .fold(CpuSet::new(), |acc, core| acc.union(core));
+        // CPUs the topology does not list (offline) stand for themselves.
+        listed.union(cpus)
     }
 
     /// Whether some core has more than one online CPU.
@@ -294,6 +299,50 @@ impl CpuTopology {
                 base.to_list()
             )),
             cpus,
+        }
+    }
+}
+
+/// Default places of the main thread and the load for a measurement
+/// ([`CpuTopology::companions`]), with the warnings to print.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Companions {
+    /// The main thread's CPU (`None`: not pinned, because a measuring thread is not).
+    pub main: Option<CpuSet>,
+    /// The load's CPUs.
+    pub load: CpuSet,
+    /// `# main thread …` when the main thread shares a core with a measured CPU.
+    pub main_warning: Option<String>,
+    /// `# load …` when the load shares a core with a measured CPU.
+    pub load_warning: Option<String>,
+}
+
+impl CpuTopology {
+    /// Where the main thread and the load go by default beside measuring threads on
+    /// `measured` (`None` when a measuring thread is not pinned and may run on any
+    /// default CPU): [`CpuTopology::beside`]. With an unpinned measuring thread the
+    /// main thread stays unpinned (the measuring threads inherit its affinity, and
+    /// pinning it would crowd them onto one CPU) and the load runs on the default CPUs.
+    pub fn companions(&self, measured: Option<&CpuSet>) -> Companions {
+        let Some(measured) = measured else {
+            let load = self.run_default();
+            return Companions {
+                main: None,
+                load_warning: Some(format!(
+                    "# load on CPUs {} shares them with the unpinned measuring threads (-a keeps them apart)",
+                    load.to_list()
+                )),
+                load,
+                main_warning: None,
+            };
+        };
+        let main = self.beside(measured, true);
+        let load = self.beside(measured, false);
+        Companions {
+            main: Some(main.cpus),
+            load: load.cpus,
+            main_warning: main.shares.map(|w| format!("# main thread {w}")),
+            load_warning: load.shares.map(|w| format!("# load {w}")),
         }
     }
 }
