@@ -117,7 +117,8 @@ pub struct CyclicToml {
 pub struct CyclicSection {
     /// Run the test (`enabled = false` to skip it).
     pub enabled: bool,
-    /// CPUs to measure (cpu-list); default every online CPU, isolated ones included.
+    /// CPUs to measure (cpu-list); default every CPU this process may run on
+    /// (online ∩ its cpuset), isolated ones included.
     pub cpus: Option<String>,
     /// Wakeup interval in **µs** (same on every CPU).
     pub interval_us: u64,
@@ -173,7 +174,7 @@ impl CyclicToml {
         };
         let cpus = match &self.cpus {
             Some(c) => cpus_key(src, c, "cyclic.cpus", topo)?,
-            None => topo.online.clone(),
+            None => topo.run_default(),
         };
         let section = CyclicSection {
             enabled: self.enabled.unwrap_or(true),
@@ -201,7 +202,8 @@ pub struct LoadSection {
     pub spec: Option<String>,
     /// External load command, e.g. `stress-ng --cpu 2`.
     pub cmd: Option<String>,
-    /// CPUs for the load (cpu-list); default every online CPU.
+    /// CPUs for the load (cpu-list); default the CPUs beside the measured ones
+    /// (off their cores while another core is allowed).
     pub cpus: Option<String>,
 }
 

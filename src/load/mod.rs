@@ -63,8 +63,12 @@ pub struct LoadSpec {
     pub cmd: Option<Vec<String>>,
     /// The program of `cmd` resolved through PATH.
     pub cmd_path: Option<PathBuf>,
-    /// CPUs every load process is pinned to (`--load-cpus`; default all online CPUs).
+    /// CPUs every load process is pinned to (`--load-cpus`; default the CPUs a
+    /// command may run on, narrowed by the plan to those beside the measurement:
+    /// [`crate::sys::cpus::CpuTopology::companions`]).
     pub cpus: CpuSet,
+    /// Whether `cpus` was given (`--load-cpus`, `[load] cpus`) rather than defaulted.
+    pub cpus_given: bool,
 }
 
 /// What ran as load during a measurement, for the JSON and stored results.
@@ -174,7 +178,7 @@ pub fn validate(
         Some(s) => topo
             .where_to_run(s)
             .map_err(|e| invalid(LoadField::Cpus, e.message()))?,
-        None => topo.online.clone(),
+        None => topo.run_default(),
     };
     if workers.is_empty() && cmd.is_none() {
         if req.cpus.is_some() {
@@ -189,6 +193,7 @@ pub fn validate(
         cmd,
         cmd_path,
         cpus,
+        cpus_given: req.cpus.is_some(),
     }))
 }
 

@@ -76,7 +76,7 @@ fn policy_and_priority(args: &CyclicArgs) -> Result<(Policy, i32)> {
 /// Validates `args` against `topo` and builds the run.
 pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
     let mut warnings = Vec::new();
-    let run = run_options(&args.run, topo)?;
+    let mut run = run_options(&args.run, topo)?;
     if args.mlockall && args.run.no_mlockall {
         return usage("--no-mlockall", "", "contradicts -m/--mlockall");
     }
@@ -178,6 +178,9 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
         });
     }
 
+    let mut load = super::load::load(&args.load, topo)?;
+    let placed: Vec<Option<usize>> = threads.iter().map(|t| t.cpu).collect();
+    warnings.extend(super::companions(&placed, &mut run, load.as_mut(), topo));
     Ok(CyclicPlan {
         spec: CyclicSpec {
             threads,
@@ -203,7 +206,7 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
             json: run.json,
             rt_tests_stdout: args.as_cyclictest,
         },
-        load: super::load::load(&args.load, topo)?,
+        load,
         warnings,
     })
 }

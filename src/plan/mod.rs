@@ -135,7 +135,8 @@ pub struct RunOptions {
     pub duration: Option<Duration>,
     /// `--json` target (checked writable).
     pub json: Option<PathBuf>,
-    /// Where the main thread runs (`--mainaffinity`, else the first housekeeping CPU).
+    /// Where the main thread runs (`--mainaffinity`; `None` until [`companions`]
+    /// places it beside the measuring threads).
     pub main_cpus: Option<CpuSet>,
     /// mlockall unless `--no-mlockall`.
     pub mlockall: bool,
@@ -171,9 +172,11 @@ pub fn run_options(f: &RunFlags, topo: &CpuTopology) -> Result<RunOptions> {
     if f.latency < 0 {
         return usage("--latency", f.latency, "expected a PM QoS value >= 0 µs");
     }
+    // The default (beside the measuring threads) is set by `companions` once the
+    // threads are placed.
     let main_cpus = match &f.mainaffinity {
         Some(s) => parse_cpus("--mainaffinity", s, topo)?,
-        None => topo.housekeeping().first().into_iter().collect(),
+        None => CpuSet::new(),
     };
     Ok(RunOptions {
         duration,
@@ -282,10 +285,12 @@ pub(crate) fn placement(
     noun: &str,
     topo: &CpuTopology,
 ) -> Result<(Vec<Option<usize>>, Option<String>)> {
-    let online: Vec<usize> = topo.online.iter().collect();
+    // Every CPU this process may run on (online ∩ its cpuset, isolated ones included,
+    // or the affinity `taskset` narrowed it to): CpuTopology::run_default.
+    let online: Vec<usize> = topo.run_default().iter().collect();
     if smp {
         let remark = (affinity.is_some() || count.is_some())
-            .then(|| format!("# -S given: -a and -t are ignored (one {noun} per online CPU)"));
+            .then(|| format!("# -S given: -a and -t are ignored (one {noun} per allowed CPU)"));
         return Ok((online.iter().map(|&c| Some(c)).collect(), remark));
     }
     let set: Option<Vec<usize>> = match affinity {
@@ -305,4 +310,29 @@ pub(crate) fn placement(
         (None, _, _) => vec![None; n],
     };
     Ok((cpus, None))
+}
+
+/// Places the main thread (unless `--mainaffinity` did) and the load (unless
+/// `--load-cpus` did) beside measuring threads on `cpus` (one entry per thread, `None`
+/// when not pinned): [`CpuTopology::companions`] — off the measured CPUs and their SMT
+/// siblings while another core is allowed, with a warning naming both CPUs when they
+/// must share. Returns the warnings to print.
+pub(crate) fn companions(
+    cpus: &[Option<usize>],
+    run: &mut RunOptions,
+    load: Option<&mut crate::load::LoadSpec>,
+    topo: &CpuTopology,
+) -> Vec<String> {
+    let measured: Option<CpuSet> = cpus.iter().copied().collect();
+    let c = topo.companions(measured.as_ref());
+    let mut warnings = Vec::new();
+    if run.main_cpus.is_none() {
+        run.main_cpus = c.main;
+        warnings.extend(c.main_warning);
+    }
+    if let Some(l) = load.filter(|l| !l.cpus_given) {
+        l.cpus = c.load;
+        warnings.extend(c.load_warning);
+    }
+    warnings
 }

@@ -67,7 +67,7 @@ fn build(
     topo: &CpuTopology,
 ) -> Result<PairPlan> {
     let mut warnings = Vec::new();
-    let run = run_options(&c.run, topo)?;
+    let mut run = run_options(&c.run, topo)?;
     check_interval(interval, kind == PairKind::Pmq)?;
     let hist = histogram("-h", c.histogram, run.nsecs)?;
     let break_ns = break_ns(c.breaktrace, run.nsecs)?;
@@ -134,6 +134,9 @@ fn build(
             interval_us: thread_interval_us(interval, distance, i)?,
         });
     }
+    let mut load = super::load::load(&c.load, topo)?;
+    let placed: Vec<Option<usize>> = pairs.iter().map(|t| t.cpu).collect();
+    warnings.extend(super::companions(&placed, &mut run, load.as_mut(), topo));
     Ok(PairPlan {
         spec: PairSpec {
             kind,
@@ -154,7 +157,7 @@ fn build(
             json: run.json,
             rt_tests_stdout: as_pmqtest,
         },
-        load: super::load::load(&c.load, topo)?,
+        load,
         warnings,
     })
 }

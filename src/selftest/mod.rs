@@ -49,6 +49,8 @@ pub struct SelftestPlan {
     pub load_label: String,
     /// The load to run beside the measurement.
     pub load: Option<crate::load::LoadSpec>,
+    /// Placement warnings (`# main thread …`, `# load …` sharing a measured core).
+    pub warnings: Vec<String>,
 }
 
 /// Builds the plan from a validated configuration.
@@ -73,6 +75,14 @@ pub fn plan(cfg: &Config, topo: &CpuTopology, path: &str, shown: &str, text: &st
     if let Some(c) = &cfg.load.cmd {
         load.push(format!("cmd: {c}"));
     }
+    // The main thread and the load beside the measured CPUs (and their SMT siblings).
+    let placed = topo.companions(Some(&cfg.cyclic_cpus));
+    let mut warnings: Vec<String> = placed.main_warning.into_iter().collect();
+    let mut load_spec = cfg.load_spec.clone();
+    if let Some(l) = load_spec.as_mut().filter(|l| !l.cpus_given) {
+        l.cpus = placed.load;
+        warnings.extend(placed.load_warning);
+    }
     SelftestPlan {
         config_path: path.to_string(),
         config_shown: shown.to_string(),
@@ -88,10 +98,7 @@ pub fn plan(cfg: &Config, topo: &CpuTopology, path: &str, shown: &str, text: &st
                 loops: None,
                 mlockall: true,
                 pm_qos_us: Some(0),
-                main_cpus: topo
-                    .housekeeping()
-                    .first()
-                    .map(|c| [c].into_iter().collect()),
+                main_cpus: placed.main,
                 report_every: Some(Duration::from_secs(1)),
                 break_ns: None,
                 tracemark: false,
@@ -105,6 +112,7 @@ pub fn plan(cfg: &Config, topo: &CpuTopology, path: &str, shown: &str, text: &st
         keep: cfg.output.keep,
         prometheus: cfg.output.prometheus.clone(),
         load_label: load.join("; "),
-        load: cfg.load_spec.clone(),
+        load: load_spec,
+        warnings,
     }
 }

@@ -123,6 +123,13 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         out,
     };
     let mut problems = Vec::new();
+    for w in &plan.warnings {
+        journal.send(&Entry::new(
+            MSG_SUMMARY,
+            Priority::Warning,
+            w.trim_start_matches("# "),
+        ));
+    }
 
     // 1. Tuning.
     let tuning = match plan.mode {
