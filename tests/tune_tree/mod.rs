@@ -1,6 +1,8 @@
 //! Shared fixture for the tune integration tests: a temporary /proc + /sys tree.
 #![allow(dead_code)]
 
+pub mod shape;
+
 use rtbench::config;
 use rtbench::config::tuning::TuningSpec;
 use rtbench::sys::SysRoot;
