@@ -322,17 +322,16 @@ impl CpuTopology {
     /// `measured` (`None` when a measuring thread is not pinned and may run on any
     /// default CPU): [`CpuTopology::beside`]. With an unpinned measuring thread the
     /// main thread stays unpinned (the measuring threads inherit its affinity, and
-    /// pinning it would crowd them onto one CPU) and the load runs on the default CPUs.
+    /// pinning it would crowd them onto one CPU) and the load runs on the default CPUs,
+    /// without a warning (the threads go where the scheduler puts them, as with
+    /// cyclictest `-t N`).
     pub fn companions(&self, measured: Option<&CpuSet>) -> Companions {
         let Some(measured) = measured else {
-            let load = self.run_default();
+            // Unpinned threads may run anywhere: no CPU to name, nothing to warn.
             return Companions {
                 main: None,
-                load_warning: Some(format!(
-                    "# load on CPUs {} shares them with the unpinned measuring threads (-a keeps them apart)",
-                    load.to_list()
-                )),
-                load,
+                load: self.run_default(),
+                load_warning: None,
                 main_warning: None,
             };
         };
