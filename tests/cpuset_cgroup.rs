@@ -261,7 +261,10 @@ fn selftest_measures_inside_the_cpuset() {
         ),
     )
     .unwrap();
-    let o = cg.rtbench(&format!("selftest --config {}", cfg.display()));
+    let o = cg.rtbench(&format!(
+        "selftest --log-format logfmt --config {}",
+        cfg.display()
+    ));
     ok(&o);
     let err = stderr(&o);
     // One result entry, for the allowed CPU; the load had to share it, said so.
@@ -277,7 +280,10 @@ fn selftest_measures_inside_the_cpuset() {
     );
     // [cyclic] cpus outside the cpuset: a configuration error naming it, exit 2.
     std::fs::write(&cfg, "[selftest]\nmode = \"off\"\n[cyclic]\ncpus = \"0\"\n").unwrap();
-    let o = cg.rtbench(&format!("selftest --config {}", cfg.display()));
+    let o = cg.rtbench(&format!(
+        "selftest --log-format logfmt --config {}",
+        cfg.display()
+    ));
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("RTBENCH_CONFIG_KEY=cyclic.cpus")

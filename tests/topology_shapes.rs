@@ -240,12 +240,12 @@ fn every_command(name: &str, t: &Tree) -> Planned {
     let cfg = rtbench::config::parse("[load]\nspec = \"cpu:1\"\n", "t.toml", &root)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     assert_eq!(cfg.cyclic_cpus, base, "{name}");
-    let st = rtbench::selftest::plan(&cfg, &topo, "t.toml", "");
+    let st = rtbench::selftest::plan(&cfg, &topo, "t.toml", "t.toml", "");
     let st_planned = Planned {
         cpus: st.cyclic.threads.iter().map(|t| t.cpu).collect(),
         main: st.cyclic.control.main_cpus.clone(),
         load: st.load.as_ref().map(|l| l.cpus.clone()),
-        warnings: st.warnings.clone(),
+        warnings: st.sharing.iter().map(|s| s.line()).collect(),
     };
     check_rules(&format!("{name}: selftest"), &topo, &st_planned);
     if let Some(c) = outside.first() {

@@ -328,11 +328,11 @@ pub(crate) fn companions(
     let mut warnings = Vec::new();
     if run.main_cpus.is_none() {
         run.main_cpus = c.main;
-        warnings.extend(c.main_warning);
+        warnings.extend(c.main_shares.map(|s| s.line()));
     }
     if let Some(l) = load.filter(|l| !l.cpus_given) {
         l.cpus = c.load;
-        warnings.extend(c.load_warning);
+        warnings.extend(c.load_shares.map(|s| s.line()));
     }
     warnings
 }

@@ -11,7 +11,7 @@ use crate::config::{Config, TuningMode};
 use crate::measure::cyclic::CyclicSpec;
 use crate::measure::{RunControl, ThreadSpec};
 use crate::sys::clock::Clock;
-use crate::sys::cpus::CpuTopology;
+use crate::sys::cpus::{CpuTopology, Sharing};
 use crate::sys::sched::Policy;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -49,8 +49,8 @@ pub struct SelftestPlan {
     pub load_label: String,
     /// The load to run beside the measurement.
     pub load: Option<crate::load::LoadSpec>,
-    /// Placement warnings (`# main thread …`, `# load …` sharing a measured core).
-    pub warnings: Vec<String>,
+    /// The main thread or the load sharing a core with a measured CPU (a warning each).
+    pub sharing: Vec<Sharing>,
 }
 
 /// Builds the plan from a validated configuration.
@@ -77,11 +77,11 @@ pub fn plan(cfg: &Config, topo: &CpuTopology, path: &str, shown: &str, text: &st
     }
     // The main thread and the load beside the measured CPUs (and their SMT siblings).
     let placed = topo.companions(Some(&cfg.cyclic_cpus));
-    let mut warnings: Vec<String> = placed.main_warning.into_iter().collect();
+    let mut sharing: Vec<Sharing> = placed.main_shares.into_iter().collect();
     let mut load_spec = cfg.load_spec.clone();
     if let Some(l) = load_spec.as_mut().filter(|l| !l.cpus_given) {
         l.cpus = placed.load;
-        warnings.extend(placed.load_warning);
+        sharing.extend(placed.load_shares);
     }
     SelftestPlan {
         config_path: path.to_string(),
@@ -113,6 +113,6 @@ pub fn plan(cfg: &Config, topo: &CpuTopology, path: &str, shown: &str, text: &st
         prometheus: cfg.output.prometheus.clone(),
         load_label: load.join("; "),
         load: load_spec,
-        warnings,
+        sharing,
     }
 }

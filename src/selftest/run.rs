@@ -123,12 +123,8 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         out,
     };
     let mut problems = Vec::new();
-    for w in &plan.warnings {
-        journal.send(&Entry::new(
-            MSG_SUMMARY,
-            Priority::Warning,
-            w.trim_start_matches("# "),
-        ));
+    for s in &plan.sharing {
+        journal.send(&entries::placement(s));
     }
 
     // 1. Tuning.

@@ -62,9 +62,30 @@ pub struct CpuTopology {
 pub struct Beside {
     /// The CPUs.
     pub cpus: CpuSet,
-    /// Set when `cpus` shares a core with a measured CPU, or is one: the warning
-    /// (without the leading `# ` and the subject), naming both CPUs.
-    pub shares: Option<String>,
+    /// Set when `cpus` shares a core with a measured CPU, or is one.
+    pub shares: Option<Sharing>,
+}
+
+/// A companion (the main thread or the load) that must share a core with measured
+/// CPUs: which CPUs, with which measured ones, and the warning naming both.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sharing {
+    /// `main thread` or `load` (empty from [`CpuTopology::beside`]).
+    pub who: &'static str,
+    /// Where it runs.
+    pub cpus: CpuSet,
+    /// The measured CPUs on the same cores (or the same CPUs).
+    pub measured: CpuSet,
+    /// The warning after the subject, e.g. `on CPU 56 shares a core with measured CPU 0
+    /// (SMT siblings; …)`.
+    pub text: String,
+}
+
+impl Sharing {
+    /// The warning line as commands print it: `# main thread on CPU 56 shares …`.
+    pub fn line(&self) -> String {
+        format!("# {} {}", self.who, self.text)
+    }
 }
 
 impl CpuTopology {
@@ -283,21 +304,31 @@ impl CpuTopology {
             let cpus = pick(free_cpus);
             let partners = self.cores_of(&cpus).intersection(measured);
             return Beside {
-                shares: Some(format!(
-                    "on CPU {} shares a core with measured CPU {} (SMT siblings; no core without a measured CPU is allowed)",
-                    cpus.to_list(),
-                    partners.to_list()
-                )),
+                shares: Some(Sharing {
+                    who: "",
+                    text: format!(
+                        "on CPU {} shares a core with measured CPU {} (SMT siblings; no core without a measured CPU is allowed)",
+                        cpus.to_list(),
+                        partners.to_list()
+                    ),
+                    cpus: cpus.clone(),
+                    measured: partners,
+                }),
                 cpus,
             };
         }
         let cpus = pick(base.clone());
         Beside {
-            shares: Some(format!(
-                "runs on measured CPU {} (every allowed CPU, {}, is measured)",
-                cpus.to_list(),
-                base.to_list()
-            )),
+            shares: Some(Sharing {
+                who: "",
+                text: format!(
+                    "runs on measured CPU {} (every allowed CPU, {}, is measured)",
+                    cpus.to_list(),
+                    base.to_list()
+                ),
+                cpus: cpus.clone(),
+                measured: cpus.intersection(measured),
+            }),
             cpus,
         }
     }
@@ -311,10 +342,10 @@ pub struct Companions {
     pub main: Option<CpuSet>,
     /// The load's CPUs.
     pub load: CpuSet,
-    /// `# main thread …` when the main thread shares a core with a measured CPU.
-    pub main_warning: Option<String>,
-    /// `# load …` when the load shares a core with a measured CPU.
-    pub load_warning: Option<String>,
+    /// Set when the main thread shares a core with a measured CPU.
+    pub main_shares: Option<Sharing>,
+    /// Set when the load shares a core with a measured CPU.
+    pub load_shares: Option<Sharing>,
 }
 
 impl CpuTopology {
@@ -331,8 +362,8 @@ impl CpuTopology {
             return Companions {
                 main: None,
                 load: self.run_default(),
-                load_warning: None,
-                main_warning: None,
+                main_shares: None,
+                load_shares: None,
             };
         };
         let main = self.beside(measured, true);
@@ -340,8 +371,11 @@ impl CpuTopology {
         Companions {
             main: Some(main.cpus),
             load: load.cpus,
-            main_warning: main.shares.map(|w| format!("# main thread {w}")),
-            load_warning: load.shares.map(|w| format!("# load {w}")),
+            main_shares: main.shares.map(|s| Sharing {
+                who: "main thread",
+                ..s
+            }),
+            load_shares: load.shares.map(|s| Sharing { who: "load", ..s }),
         }
     }
 }
@@ -492,17 +526,22 @@ mod tests {
         // Measuring 0-3: only siblings are left; the warning names both CPUs.
         let b = t.beside(&m("0-3"), true);
         assert_eq!(b.cpus.to_list(), "4");
-        assert!(b
-            .shares
-            .as_deref()
-            .unwrap()
-            .contains("CPU 4 shares a core with measured CPU 0"));
+        let sh = b.shares.unwrap();
+        assert!(
+            sh.text.contains("CPU 4 shares a core with measured CPU 0"),
+            "{sh:?}"
+        );
+        assert_eq!(
+            (sh.cpus.to_list(), sh.measured.to_list()),
+            ("4".into(), "0".into())
+        );
         // Measuring everything: on a measured CPU, said so.
         let b = t.beside(&m("0-7"), false);
         assert_eq!(b.cpus.to_list(), "0-7");
         assert!(b
             .shares
             .unwrap()
+            .text
             .contains("every allowed CPU, 0-7, is measured"));
     }
 

@@ -2,8 +2,8 @@
 //! the fields each MESSAGE_ID always carries, as `systemd/rtbench.catalog` uses them.
 
 use super::{
-    Entry, Priority, MSG_ABORTED, MSG_CONFIG, MSG_DEFAULTS, MSG_OUTPUT, MSG_READY, MSG_RESULT,
-    MSG_SUMMARY, MSG_TUNING,
+    Entry, Priority, MSG_ABORTED, MSG_CONFIG, MSG_DEFAULTS, MSG_OUTPUT, MSG_PLACEMENT, MSG_READY,
+    MSG_RESULT, MSG_SUMMARY, MSG_TUNING,
 };
 use crate::error::ConfigError;
 use crate::measure::harness::StopCause;
@@ -346,4 +346,18 @@ pub fn ready(mode: &str, changed: usize, status: &str) -> Entry {
     Entry::new(MSG_READY, Priority::Info, format!("READY: {status}"))
         .field("RTBENCH_TUNING_MODE", mode)
         .field("RTBENCH_TUNE_CHANGED", changed)
+}
+
+/// The main thread or the load runs on a core with a measured CPU, because the CPUs
+/// this process may use leave no other (`RTBENCH_PLACEMENT`: `main thread` or `load`;
+/// `RTBENCH_CPUS`, `RTBENCH_MEASURED_CPUS`: cpu-lists).
+pub fn placement(s: &crate::sys::cpus::Sharing) -> Entry {
+    Entry::new(
+        MSG_PLACEMENT,
+        Priority::Warning,
+        format!("{} {}", s.who, s.text),
+    )
+    .field("RTBENCH_PLACEMENT", s.who)
+    .field("RTBENCH_CPUS", s.cpus.to_list())
+    .field("RTBENCH_MEASURED_CPUS", s.measured.to_list())
 }

@@ -34,8 +34,11 @@ pub const MSG_OUTPUT: &str = "4ac37d680e7a4865822e0b39e581b9e0";
 /// The self-test stopped before a verdict (tuning, load or measurement refused).
 pub const MSG_ABORTED: &str = "11388322edd8448fb26766740685d2fb";
 
+/// The main thread or the load shares a core with a measured CPU.
+pub const MSG_PLACEMENT: &str = "e677ff564d274fdaa78418a6ad5240c9";
+
 /// Every MESSAGE_ID rtbench logs.
-pub const ALL_IDS: [&str; 8] = [
+pub const ALL_IDS: [&str; 9] = [
     MSG_RESULT,
     MSG_SUMMARY,
     MSG_TUNING,
@@ -44,6 +47,7 @@ pub const ALL_IDS: [&str; 8] = [
     MSG_DEFAULTS,
     MSG_OUTPUT,
     MSG_ABORTED,
+    MSG_PLACEMENT,
 ];
 
 /// Syslog priority of an entry.
