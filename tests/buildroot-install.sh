@@ -2,12 +2,14 @@
 # Test of buildroot-package/package/rtbench/rtbench.mk's install steps without
 # a Buildroot tree: GNU make evaluates the real rtbench.mk with the few
 # variables Buildroot would set (INSTALL, TARGET_DIR, RTBENCH_PKGDIR, $(@D) =
-# the source tree, BR2_PACKAGE_RTBENCH_AUTOSTART), runs the package's install
+# the source tree, BR2_PACKAGE_RTBENCH_AUTOSTART and
+# BR2_PACKAGE_RTBENCH_RT_TESTS_NAMES, both y then both n), runs the package's install
 # commands into a temporary target directory, then runs the real
 # `systemctl --root=TARGET preset-all` as Buildroot does at the end of the
 # build (with an "enable *" preset standing in for Buildroot's default that
 # enables every unit). Checks the installed files, modes and whether
-# rtbench.service ends up enabled: only with BR2_PACKAGE_RTBENCH_AUTOSTART=y.
+# rtbench.service ends up enabled: only with BR2_PACKAGE_RTBENCH_AUTOSTART=y;
+# and the cyclictest/pmqtest links: only with BR2_PACKAGE_RTBENCH_RT_TESTS_NAMES=y.
 #
 # Usage: tests/buildroot-install.sh   (exit 0 = all passed). Needs make, systemctl.
 set -euo pipefail
@@ -31,6 +33,7 @@ cat > "$work/Makefile" <<EOF
 INSTALL := install
 TARGET_DIR := $work/target-\$(AUTO)
 BR2_PACKAGE_RTBENCH_AUTOSTART := \$(AUTO)
+BR2_PACKAGE_RTBENCH_RT_TESTS_NAMES := \$(AUTO)
 RTBENCH_PKGDIR := $root/buildroot-package/package/rtbench/
 cargo-package :=
 include $root/buildroot-package/package/rtbench/rtbench.mk
@@ -68,8 +71,12 @@ for auto in y n; do
 	if [ "$auto" = y ]; then
 		check "[y] preset-all enables rtbench.service" test "$state" = enabled
 		check "[y] S95rtbench in /etc/init.d, 0755" test "$(mode "$t/etc/init.d/S95rtbench")" = 755
+		for name in cyclictest pmqtest; do
+			check "[y] /usr/bin/$name links to rtbench" test "$(readlink "$t/usr/bin/$name")" = rtbench
+		done
 	else
 		check "[n] preset-all leaves rtbench.service disabled" test "$state" = disabled
+		check "[n] no cyclictest/pmqtest names" test ! -L "$t/usr/bin/cyclictest" -a ! -L "$t/usr/bin/pmqtest"
 		check "[n] S95rtbench not in /etc/init.d" test ! -e "$t/etc/init.d/S95rtbench"
 		check "[n] S95rtbench kept in /usr/share/rtbench, 0755" test "$(mode "$t/usr/share/rtbench/S95rtbench")" = 755
 	fi

@@ -33,6 +33,17 @@ RTBENCH_PRESET = disable
 RTBENCH_SYSV_SCRIPT = /usr/share/rtbench/S95rtbench
 endif
 
+# rtbench as cyclictest and pmqtest (docs/COMPAT.md); Config.in keeps the
+# option away from rt-tests, which installs the real programs there.
+ifeq ($(BR2_PACKAGE_RTBENCH_RT_TESTS_NAMES),y)
+define RTBENCH_INSTALL_RT_TESTS_NAMES
+	mkdir -p $(TARGET_DIR)/usr/bin
+	ln -sf rtbench $(TARGET_DIR)/usr/bin/cyclictest
+	ln -sf rtbench $(TARGET_DIR)/usr/bin/pmqtest
+endef
+RTBENCH_POST_INSTALL_TARGET_HOOKS += RTBENCH_INSTALL_RT_TESTS_NAMES
+endif
+
 define RTBENCH_INSTALL_INIT_SYSTEMD
 	$(INSTALL) -D -m 0644 $(@D)/systemd/rtbench.service \
 		$(TARGET_DIR)/usr/lib/systemd/system/rtbench.service

@@ -1,6 +1,7 @@
 # A target tool only (no BBCLASSEXTEND): its unit, init script and tuning
 # make no sense for native or nativesdk builds.
 SUMMARY = "Real-time Linux latency benchmark, tuning and boot self-test"
+SUMMARY:${PN}-rt-tests-names = "rtbench installed as cyclictest and pmqtest"
 DESCRIPTION = "rtbench measures timer wake-up latency like cyclictest, \
                applies and reverts real-time tuning (IRQ affinity, sysctls, \
                cpufreq, cpuidle, workqueues), and runs a boot-time self-test \
@@ -85,6 +86,9 @@ do_install:append() {
         install -d ${D}${sysconfdir}/init.d
         install -m 0755 ${S}/buildroot-package/package/rtbench/S95rtbench ${D}${sysconfdir}/init.d/rtbench
     fi
+    # Packaged apart in ${PN}-rt-tests-names (below).
+    ln -sf rtbench ${D}${bindir}/cyclictest
+    ln -sf rtbench ${D}${bindir}/pmqtest
 }
 
 # Package upgrades on a running target: recompile the journal catalog. In a
@@ -95,8 +99,20 @@ pkg_postinst:${PN}() {
     fi
 }
 
+# rtbench as cyclictest and pmqtest for harnesses written for rt-tests (rteval,
+# LAVA test definitions; the repository's docs/COMPAT.md): called by those
+# names, rtbench is "rtbench cyclic" / "rtbench pmq". The links are a package
+# of their own that no image gets unless it asks for it
+# (IMAGE_INSTALL:append = " rtbench-rt-tests-names"); rt-tests installs the
+# real programs under the same names, so the two conflict.
+PACKAGES =+ "${PN}-rt-tests-names"
+
 FILES:${PN} += "${nonarch_libdir}/systemd/catalog/rtbench.catalog"
+FILES:${PN}-rt-tests-names += "${bindir}/cyclictest ${bindir}/pmqtest"
 CONFFILES:${PN} = "${sysconfdir}/rtbench/rtbench.toml"
+
+RDEPENDS:${PN}-rt-tests-names = "${PN}"
+RCONFLICTS:${PN}-rt-tests-names = "rt-tests"
 
 # No RRECOMMENDS: rtbench needs nothing at run time beyond libc (its load
 # generators are built in, stress-ng is only used when the configuration
