@@ -29,8 +29,8 @@
 //!   of them) is refused with one line saying so — never ignored;
 //! - an unknown option is left as written, so clap reports it with its suggestion.
 //!
-//! Called as `pmqtest`, `-h` without a number is pmqtest's help (rtbench's `pmq -h US`
-//! is a histogram, which pmqtest does not have).
+//! For `pmq` (and so `pmqtest`), `-h` without a number is pmqtest's help (rtbench's
+//! `pmq -h US` is a histogram, which pmqtest does not have).
 
 use super::rt_tests::{self, HasArg, RtOption};
 use crate::error::UsageError;
@@ -69,7 +69,7 @@ impl Tool {
                 rt_tests::CYCLICTEST_REMOVED,
             ),
             Tool::Pmq => ("pmqtest", rt_tests::PMQTEST, &[]),
-            Tool::Pipe => ("rtbench pipe", &[], &[]),
+            Tool::Pipe => ("", &[], &[]),
         }
     }
 
@@ -170,6 +170,7 @@ enum Found<'a> {
 /// rt-tests program's ([`rt_tests`]).
 #[derive(Debug)]
 pub struct Table {
+    tool: Tool,
     program: &'static str,
     opts: Vec<Opt>,
     /// pmqtest: `-h` without a number is `--help`.
@@ -239,6 +240,7 @@ impl Table {
             });
         }
         Table {
+            tool,
             program,
             opts,
             bare_h_is_help: tool == Tool::Pmq,
@@ -410,10 +412,13 @@ impl Table {
                 return Err(UsageError {
                     flag: format!("'{}'", w.to_string_lossy()),
                     value: String::new(),
-                    message: format!(
-                        "unexpected argument: not an option nor the value of one ({} would ignore it; rtbench refuses it)",
-                        self.program
-                    ),
+                    message: match self.tool {
+                        Tool::Pipe => "unexpected argument: not an option nor the value of one".into(),
+                        _ => format!(
+                            "unexpected argument: not an option nor the value of one ({} would ignore it; rtbench refuses it)",
+                            self.program
+                        ),
+                    },
                 });
             }
         }

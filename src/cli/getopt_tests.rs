@@ -234,6 +234,10 @@ fn ambiguous_abbreviations_and_stray_words_are_one_line_errors() {
     );
     assert!(err(Tool::Cyclic, &["--", "foo"]).starts_with("'foo'"));
     assert!(err(Tool::Pmq, &["-q", "x"]).contains("pmqtest would ignore it"));
+    assert_eq!(
+        err(Tool::Pipe, &["-q", "x"]),
+        "'x': unexpected argument: not an option nor the value of one"
+    );
 }
 
 #[test]
