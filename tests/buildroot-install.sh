@@ -10,6 +10,8 @@
 # enables every unit). Checks the installed files, modes and whether
 # rtbench.service ends up enabled: only with BR2_PACKAGE_RTBENCH_AUTOSTART=y;
 # and the cyclictest/pmqtest links: only with BR2_PACKAGE_RTBENCH_RT_TESTS_NAMES=y.
+# and the journald drop-in: only with BR2_PACKAGE_RTBENCH_PERSISTENT_JOURNAL=y
+# (both options are set together here: y, then n).
 #
 # Usage: tests/buildroot-install.sh   (exit 0 = all passed). Needs make, systemctl.
 set -euo pipefail
@@ -34,6 +36,7 @@ INSTALL := install
 TARGET_DIR := $work/target-\$(AUTO)
 BR2_PACKAGE_RTBENCH_AUTOSTART := \$(AUTO)
 BR2_PACKAGE_RTBENCH_RT_TESTS_NAMES := \$(AUTO)
+BR2_PACKAGE_RTBENCH_PERSISTENT_JOURNAL := \$(AUTO)
 RTBENCH_PKGDIR := $root/buildroot-package/package/rtbench/
 cargo-package :=
 include $root/buildroot-package/package/rtbench/rtbench.mk
@@ -68,8 +71,13 @@ for auto in y n; do
 	echo 'enable *' > "$t/usr/lib/systemd/system-preset/99-buildroot-default.preset"
 	systemctl --root="$t" preset-all >/dev/null 2>&1
 	state=$(systemctl --root="$t" is-enabled rtbench.service 2>/dev/null || true)
+	dropin=$t/usr/lib/systemd/journald.conf.d/50-rtbench-persistent.conf
 	if [ "$auto" = y ]; then
 		check "[y] preset-all enables rtbench.service" test "$state" = enabled
+		check "[y] BR2_PACKAGE_RTBENCH_PERSISTENT_JOURNAL: journald drop-in installed 0644" \
+			test "$(mode "$dropin")" = 644
+		check "[y] the drop-in sets Storage=persistent (as journald reads it)" \
+			grep -qx 'Storage=persistent' "$dropin"
 		check "[y] S95rtbench in /etc/init.d, 0755" test "$(mode "$t/etc/init.d/S95rtbench")" = 755
 		for name in cyclictest pmqtest; do
 			check "[y] /usr/bin/$name links to rtbench" test "$(readlink "$t/usr/bin/$name")" = rtbench
@@ -77,6 +85,7 @@ for auto in y n; do
 	else
 		check "[n] preset-all leaves rtbench.service disabled" test "$state" = disabled
 		check "[n] no cyclictest/pmqtest names" test ! -L "$t/usr/bin/cyclictest" -a ! -L "$t/usr/bin/pmqtest"
+		check "[n] no journald drop-in without the option" test ! -e "$dropin"
 		check "[n] S95rtbench not in /etc/init.d" test ! -e "$t/etc/init.d/S95rtbench"
 		check "[n] S95rtbench kept in /usr/share/rtbench, 0755" test "$(mode "$t/usr/share/rtbench/S95rtbench")" = 755
 	fi

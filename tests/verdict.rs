@@ -493,6 +493,16 @@ fn p6_every_catalog_field_is_in_every_entry_and_each_id_means_one_thing() {
     for id in [SUMMARY, RESULT, CONFIG] {
         assert!(seen.contains(id), "{id} logged");
     }
+    // journalctl -x substitutes only [A-Z_] names (systemd's replace_var()): a
+    // placeholder with a digit stays bare on screen.
+    for (id, fields) in &cat {
+        for f in fields {
+            assert!(
+                f.chars().all(|c| c.is_ascii_uppercase() || c == '_'),
+                "catalog entry {id}: @{f}@ has a digit, journalctl -x would show it bare"
+            );
+        }
+    }
     // One meaning per ID: the summary ID only for verdicts (once per run), the
     // configuration-error ID only for invalid configurations, never for notices or
     // warnings about outputs.

@@ -1,24 +1,30 @@
 #!/usr/bin/env bash
 # rtbench's boot test (CI): boot a Debian bookworm PREEMPT_RT guest under qemu with
 # `isolcpus=1 nohz_full=1 rcu_nocbs=1 irqaffinity=0`, rtbench and its unit installed, and
-# check what `rtbench selftest` left in the guest. Two boots:
-#   pass  tests/vm/pass.toml (limits no emulated system exceeds, printk = 3): verdict pass,
-#         per-CPU entries for every online CPU including the isolated one, READY before the
-#         end of the measurement, unit succeeded, results file, printk read back in the guest
-#   fail  tests/vm/fail.toml (max_us = 1): verdict fail, unit failed with exit status 1
+# check what `rtbench selftest` left in the guest. Three boots:
+#   pass  tests/vm/pass.toml (limits no emulated system exceeds, printk = 3, prometheus set):
+#         verdict pass, per-CPU entries for every online CPU including the isolated one, READY
+#         before the end of the measurement, unit succeeded, results file, printk read back in
+#         the guest; the Prometheus textfile written under the shipped unit's hardening and
+#         served by Debian's prometheus-node-exporter on localhost:9100/metrics
+#   fail  tests/vm/fail.toml (max_us = 1): verdict fail, unit failed with exit status 1, the
+#         failed check named (test, CPU, statistic, µs) in the summary and in `rtbench report`
+#   unjudged  tests/vm/unjudged.toml (no [limits]): verdict unjudged with its reason, exit 1
+# Every boot: the run's boot ID and trigger (systemd, rtbench.service) in the results file,
+# `rtbench report`'s exit code, and no bare @FIELD@ in `journalctl -x`.
 # Assertions are on journal fields and unit state, never on latency values (TCG emulation).
 #
 #   tests/vm/selftest-boot-test.sh [BIN] [--arch x86_64|aarch64] [--unit PATH] [--catalog PATH]
-#                                  [--only pass|fail] [--timeout S]
+#                                  [--only pass|fail|unjudged] [--timeout S]
 #     BIN        rtbench binary (default target/release/rtbench), built for --arch
 #     --arch     the guest: x86_64 (default; Debian's linux-image-rt-amd64) or aarch64 (arm64
 #                guest, linux-image-rt-arm64, qemu-system-aarch64 -M virt); the same assertions
 #     --unit     default systemd/rtbench.service
 #     --catalog  default systemd/rtbench.catalog when it exists; its MESSAGE_IDs are checked
-#     --only     run one of the two boots
+#     --only     run one of the boots
 #     --timeout  per boot, default 600 s
-#     --pass-run DIR, --fail-run DIR   check an existing run directory of boot.sh instead of
-#                booting (for working on the assertions)
+#     --pass-run DIR, --fail-run DIR, --unjudged-run DIR   check an existing run directory of
+#                boot.sh instead of booting (for working on the assertions)
 # Run as root from anywhere in the repository. One PASS/FAIL line per assertion on stdout;
 # exit 0 when all pass, 1 when any fails, 2 when the test could not run.
 # Cost on a 2-core machine without KVM: image ~3-4 min once (cached in
@@ -29,7 +35,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 bin=$repo/target/release/rtbench unit=$repo/systemd/rtbench.service catalog="" only="" timeout=600
 export RTBENCH_VM_ARCH=${RTBENCH_VM_ARCH:-x86_64}
-pass_run="" fail_run=""
+pass_run="" fail_run="" unjudged_run=""
 [ -f "$repo/systemd/rtbench.catalog" ] && catalog=$repo/systemd/rtbench.catalog
 while [ $# -gt 0 ]; do
   case $1 in
@@ -40,12 +46,13 @@ while [ $# -gt 0 ]; do
     --timeout) timeout=$2; shift 2 ;;
     --pass-run) pass_run=$(cd "$2" && pwd); shift 2 ;;
     --fail-run) fail_run=$(cd "$2" && pwd); shift 2 ;;
+    --unjudged-run) unjudged_run=$(cd "$2" && pwd); shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "selftest-boot-test.sh: unknown option '$1'" >&2; exit 2 ;;
     *) bin=$1; shift ;;
   esac
 done
-case $only in "" | pass | fail) ;; *) echo "--only $only: expected pass or fail" >&2; exit 2 ;; esac
+case $only in "" | pass | fail | unjudged) ;; *) echo "--only $only: expected pass, fail or unjudged" >&2; exit 2 ;; esac
 case $RTBENCH_VM_ARCH in x86_64 | aarch64) ;; *) echo "--arch $RTBENCH_VM_ARCH: expected x86_64 or aarch64" >&2; exit 2 ;; esac
 for f in "$bin" "$unit" ${catalog:+"$catalog"}; do
   [ -f "$f" ] || { echo "selftest-boot-test.sh: $f: no such file" >&2; exit 2; }
@@ -94,9 +101,10 @@ elsewhere() {  # entries with MESSAGE_ID $1 that the boot journal has but not as
     | if length > 0 then "; \(length) more in the boot journal without _SYSTEMD_UNIT=rtbench.service (from \([.[] | "\(._COMM // "?")[\(._PID // "?")] unit \(._SYSTEMD_UNIT // "none")"] | unique | join(", ")))" else "" end' \
     "$run/ids.json" 2> /dev/null
 }
-verdict_in() {  # pass|fail: the first "verdict" anywhere in a JSON file, either a word or
-                # an object with a boolean "pass" (rtbench's StoredRun)
+verdict_in() {  # pass|fail|unjudged: the first "verdict" anywhere in a JSON file, either a
+                # word or an object with "outcome" (rtbench's StoredRun) or a boolean "pass"
   jq -er 'def word: if type == "string" then .
+                    elif type == "object" and (.outcome | type) == "string" then .outcome
                     elif type == "object" and (.pass | type) == "boolean"
                     then (if .pass then "pass" else "fail" end) else empty end;
           first(.. | objects | select(has("verdict")) | .verdict | word)' "$1" 2> /dev/null
@@ -192,14 +200,29 @@ common_checks() {  # assertions shared by both boots; $1 = name, $2 = expected v
     check "$name: every @FIELD@ in the catalog is a field of the logged entries it explains" \
           "placeholders with no such field in the entry (MESSAGE_ID FIELD): $gaps" \
           test -z "$gaps"
+    check "$name: journalctl -x shows no bare @FIELD@ (every placeholder filled)" \
+          "$(grep -o '@[A-Z0-9_]*@' "$run/unit-x.txt" 2>/dev/null | sort -u | tr '\n' ' ')" \
+          bash -c "test -s '$run/unit-x.txt' && ! grep -q '@RTBENCH_[A-Z0-9_]*@' '$run/unit-x.txt'"
   fi
+  # The run names its boot and what started it (report never shows another boot's run as
+  # this one's), and `rtbench report` exits as the verdict says (0 only for pass).
+  check "$name: the results file names this boot (boot_id) and trigger systemd/rtbench.service" \
+        "origin: $(jq -c .origin "$run/results.json" 2>&1 | head -c 300); guest boot_id=$(guest boot_id)" \
+        jq -e --arg b "$(guest boot_id)" '.origin.boot_id == $b and .origin.trigger == "systemd"
+                                          and .origin.unit == "rtbench.service"' "$run/results.json"
+  local rc=1
+  [ "$want" = pass ] && rc=0
+  check "$name: rtbench report in the guest exits $rc and shows this boot's run" \
+        "exit $(cat "$run/report-text.rc" 2>/dev/null); $(head -c 400 "$run/report.txt")" \
+        bash -c "test \"\$(cat '$run/report-text.rc')\" = $rc && grep -q ', this boot)' '$run/report.txt' &&
+                 grep -q '^rtbench self-test ${want^^} ' '$run/report.txt'"
 }
 
-if [ -z "$pass_run$fail_run" ]; then
+if [ -z "$pass_run$fail_run$unjudged_run" ]; then
   "$here/build-image.sh" > /dev/null || { echo "FAIL: building the guest image"; exit 2; }
 fi
 
-if [ "$only" != fail ]; then
+if [ -z "$only" ] || [ "$only" = pass ]; then
   if boot pass "$here/pass.toml" "$pass_run"; then
     common_checks pass pass
     check "pass: unit Result=success, ExecMainStatus=0" \
@@ -211,12 +234,46 @@ if [ "$only" != fail ]; then
     check "pass: console loglevel in the guest is the configured printk = $want (was $before before rtbench)" \
           "/proc/sys/kernel/printk before: '$(cat "$run/printk.before" 2>/dev/null)', after: '$(cat "$run/printk")'" \
           test "$got" = "$want" -a "$before" != "$want"
+    # [output] prometheus under the shipped unit (ProtectSystem=strict + ReadWritePaths=)
+    prom=$(toml_value "$here/pass.toml" output prometheus)
+    check "pass: $prom written under the shipped unit, mode 0644 (node_exporter reads it as user prometheus)" \
+          "ls: $(tr '\n' ' ' < "$run/prom-ls.txt" 2>/dev/null); output-not-written entries: $(jq -c '[.[] | select(.MESSAGE_ID == "4ac37d680e7a4865822e0b39e581b9e0") | .MESSAGE]' <<< "$(jq -cs . "$run/unit.json")")" \
+          grep -qE "^-rw-r--r-- .* $(basename "$prom")\$" "$run/prom-ls.txt"
+    check "pass: node_exporter's /metrics on localhost serves the rtbench metrics (verdict pass, stored)" \
+          "node_exporter: $(tr '\n' ' ' < "$run/prom-show.txt" 2>/dev/null); rtbench lines: $(grep -c '^rtbench_' "$run/metrics.txt" 2>/dev/null); textfile: $(grep '^node_textfile' "$run/metrics.txt" 2>/dev/null | tr '\n' ' '); $(head -c 200 "$run/metrics.err" 2>/dev/null)" \
+          bash -c "grep -qx 'rtbench_selftest_pass 1' '$run/metrics.txt' &&
+                   grep -qx 'rtbench_selftest_verdict{verdict=\"pass\"} 1' '$run/metrics.txt' &&
+                   grep -qx 'rtbench_selftest_stored 1' '$run/metrics.txt' &&
+                   grep -qE '^rtbench_latency_max_seconds\\{cpu=\"1\",test=\"cyclic\",thread=\"1\"\\} ' '$run/metrics.txt' &&
+                   ! grep -q '^node_textfile_scrape_error 1' '$run/metrics.txt'"
   fi
 fi
-if [ "$only" != pass ]; then
+if [ -z "$only" ] || [ "$only" = fail ]; then
   if boot fail "$here/fail.toml" "$fail_run"; then
     common_checks fail fail
     check "fail: unit failed with Result=exit-code, ExecMainStatus=1" \
+          "Result=$(show Result) ExecMainStatus=$(show ExecMainStatus) ActiveState=$(show ActiveState)" \
+          test "$(show Result)" = exit-code -a "$(show ExecMainStatus)" = 1 -a "$(show ActiveState)" = failed
+    # What failed, by name: max_us = 1 fails the max of every CPU (µs for people).
+    msg=$(entries $ID_SUMMARY | jq -r '.[0].MESSAGE // ""')
+    named=1
+    for cpu in $(expand_cpus "$(guest online)"); do
+      grep -qE "cyclic CPU $cpu max [0-9.]+ µs > limit 1 µs" <<< "$msg" || named=0
+    done
+    check "fail: the summary names each failed check (cyclic CPU N max ... µs > limit 1 µs)" \
+          "$(head -c 400 <<< "$msg")" test $named = 1
+    check "fail: rtbench report names the failed checks" \
+          "$(grep '^FAIL' "$run/report.txt" | head -n 4 | tr '\n' '|')" \
+          grep -qE '^FAIL cyclic CPU [0-9]+ max [0-9.]+ µs > limit 1 µs$' "$run/report.txt"
+  fi
+fi
+if [ -z "$only" ] || [ "$only" = unjudged ]; then
+  if boot unjudged "$here/unjudged.toml" "$unjudged_run"; then
+    common_checks unjudged unjudged
+    check "unjudged: the summary says why (RTBENCH_UNJUDGED: no [limits])" \
+          "$(entries $ID_SUMMARY | jq -c '[.[] | {RTBENCH_UNJUDGED, MESSAGE}]' | head -c 400)" \
+          jq -e '.[0].RTBENCH_UNJUDGED | test("no \\[limits\\]")' <<< "$(entries $ID_SUMMARY)"
+    check "unjudged: fails closed: unit Result=exit-code, ExecMainStatus=1" \
           "Result=$(show Result) ExecMainStatus=$(show ExecMainStatus) ActiveState=$(show ActiveState)" \
           test "$(show Result)" = exit-code -a "$(show ExecMainStatus)" = 1 -a "$(show ActiveState)" = failed
   fi

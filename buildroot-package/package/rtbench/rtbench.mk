@@ -44,7 +44,16 @@ endef
 RTBENCH_POST_INSTALL_TARGET_HOOKS += RTBENCH_INSTALL_RT_TESTS_NAMES
 endif
 
+# Optional: keep the journal across reboots (systemd/journald-rtbench-persistent.conf).
+ifeq ($(BR2_PACKAGE_RTBENCH_PERSISTENT_JOURNAL),y)
+define RTBENCH_INSTALL_PERSISTENT_JOURNAL
+	$(INSTALL) -D -m 0644 $(@D)/systemd/journald-rtbench-persistent.conf \
+		$(TARGET_DIR)/usr/lib/systemd/journald.conf.d/50-rtbench-persistent.conf
+endef
+endif
+
 define RTBENCH_INSTALL_INIT_SYSTEMD
+	$(RTBENCH_INSTALL_PERSISTENT_JOURNAL)
 	$(INSTALL) -D -m 0644 $(@D)/systemd/rtbench.service \
 		$(TARGET_DIR)/usr/lib/systemd/system/rtbench.service
 	$(INSTALL) -D -m 0644 $(@D)/systemd/rtbench.catalog \

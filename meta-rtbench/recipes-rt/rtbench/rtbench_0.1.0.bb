@@ -2,6 +2,7 @@
 # make no sense for native or nativesdk builds.
 SUMMARY = "Real-time Linux latency benchmark, tuning and boot self-test"
 SUMMARY:${PN}-rt-tests-names = "rtbench installed as cyclictest and pmqtest"
+SUMMARY:${PN}-journal-persistent = "journald drop-in that keeps the journal across reboots (rtbench)"
 DESCRIPTION = "rtbench measures timer wake-up latency like cyclictest, \
                applies and reverts real-time tuning (IRQ affinity, sysctls, \
                cpufreq, cpuidle, workqueues), and runs a boot-time self-test \
@@ -81,6 +82,10 @@ do_install:append() {
         # journalctl --update-catalog reads /usr/lib/systemd/catalog
         install -d ${D}${nonarch_libdir}/systemd/catalog
         install -m 0644 ${S}/systemd/rtbench.catalog ${D}${nonarch_libdir}/systemd/catalog/rtbench.catalog
+        # packaged separately in ${PN}-journal-persistent (opt-in)
+        install -d ${D}${nonarch_libdir}/systemd/journald.conf.d
+        install -m 0644 ${S}/systemd/journald-rtbench-persistent.conf \
+            ${D}${nonarch_libdir}/systemd/journald.conf.d/50-rtbench-persistent.conf
     fi
     if ${@bb.utils.contains('DISTRO_FEATURES', 'sysvinit', 'true', 'false', d)}; then
         install -d ${D}${sysconfdir}/init.d
@@ -106,6 +111,13 @@ pkg_postinst:${PN}() {
 # (IMAGE_INSTALL:append = " rtbench-rt-tests-names"); rt-tests installs the
 # real programs under the same names, so the two conflict.
 PACKAGES =+ "${PN}-rt-tests-names"
+
+# Opt-in: keep the journal across reboots (journald Storage=persistent), so the
+# self-test entries of earlier boots stay readable (`journalctl -b -1 -u
+# rtbench`). Add it with IMAGE_INSTALL:append = " rtbench-journal-persistent",
+# and keep /var/log on persistent storage: VOLATILE_LOG_DIR = "no".
+PACKAGES =+ "${PN}-journal-persistent"
+FILES:${PN}-journal-persistent += "${nonarch_libdir}/systemd/journald.conf.d/50-rtbench-persistent.conf"
 
 FILES:${PN} += "${nonarch_libdir}/systemd/catalog/rtbench.catalog"
 FILES:${PN}-rt-tests-names += "${bindir}/cyclictest ${bindir}/pmqtest"
