@@ -139,6 +139,27 @@ impl std::fmt::Display for ConfigError {
     }
 }
 
+/// The cause of a refusal: a short name of what refused (`RLIMIT_RTPRIO`,
+/// `cpu.rt_runtime_us`, `seccomp`, …, journal field `RTBENCH_CAUSE`) and one line with
+/// the numbers and the fix, found by [`crate::sys::refusal`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cause {
+    /// What refused: a limit, capability, cgroup file, setting or policy.
+    pub name: &'static str,
+    /// The explanation with its numbers and what to change.
+    pub text: String,
+}
+
+impl Cause {
+    /// A cause named `name` explained by `text`.
+    pub fn new(name: &'static str, text: impl Into<String>) -> Cause {
+        Cause {
+            name,
+            text: text.into(),
+        }
+    }
+}
+
 /// Every error rtbench reports. Each variant renders as one line that names the
 /// offending input and what was expected.
 #[derive(Debug, thiserror::Error)]
@@ -150,14 +171,28 @@ pub enum Error {
     #[error("{0}")]
     Config(ConfigError),
     /// The kernel or the process limits refused something the run needs (exit 3).
-    #[error("{what}: {source}{hint}")]
+    /// Renders as `WHAT: ERRNO-TEXT (os error N)` and, when the cause was found,
+    /// `; CAUSE` (see [`crate::sys::refusal`]).
+    #[error("{what}: {source}{}", suffix(.cause))]
     Refused {
         /// What was attempted, e.g. `sched_setscheduler(SCHED_FIFO, 98) on thread 0`.
         what: String,
-        /// The errno the kernel returned.
+        /// The errno the call returned, taken right after it failed.
         source: std::io::Error,
-        /// Extra advice starting with "; ", or empty.
-        hint: String,
+        /// What refused (the limit, capability, cgroup or setting) and the fix.
+        cause: Option<Cause>,
+    },
+    /// A process rtbench started and needs running (the load) ended at once (exit 3).
+    /// Renders as `WHAT: exited at once with STATUS (…)` and what the process said on
+    /// standard error, if anything.
+    #[error("{what}: exited at once with {status} (a load must keep running for the whole measurement){}", said_suffix(.said))]
+    Ended {
+        /// The process as the user named it, e.g. `--load 'vm:1:512M'`.
+        what: String,
+        /// `status 3` or `signal 9`.
+        status: String,
+        /// Its last line on standard error (without the `rtbench: ` prefix), or empty.
+        said: String,
     },
     /// Reading or writing a file failed (exit 3).
     #[error("{path}: {source}")]
@@ -167,6 +202,20 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
+}
+
+fn suffix(cause: &Option<Cause>) -> String {
+    cause
+        .as_ref()
+        .map_or_else(String::new, |c| format!("; {}", c.text))
+}
+
+fn said_suffix(s: &str) -> String {
+    if s.is_empty() {
+        String::new()
+    } else {
+        format!(": {s}")
+    }
 }
 
 impl From<UsageError> for Error {
@@ -195,19 +244,29 @@ impl Error {
         })
     }
 
-    /// Builds an environment error for an action the kernel refused with `source`.
-    pub fn refused(what: impl Into<String>, source: std::io::Error) -> Self {
-        let hint = match source.raw_os_error() {
-            Some(libc::EPERM) | Some(libc::EACCES) => {
-                "; run as root or grant CAP_SYS_NICE/CAP_IPC_LOCK (or raise RLIMIT_RTPRIO/RLIMIT_MEMLOCK)"
-            }
-            Some(libc::ENOMEM) => "; RLIMIT_MEMLOCK is too small for mlockall (ulimit -l unlimited)",
-            _ => "",
-        };
+    /// An environment error: the kernel refused `what` with `source` (the errno taken
+    /// right after the call), explained by `cause` when one was found.
+    pub fn refused(what: impl Into<String>, source: std::io::Error, cause: Option<Cause>) -> Self {
         Error::Refused {
             what: what.into(),
             source,
-            hint: hint.to_string(),
+            cause,
+        }
+    }
+
+    /// The errno of a refusal or I/O error.
+    pub fn errno(&self) -> Option<i32> {
+        match self {
+            Error::Refused { source, .. } | Error::Io { source, .. } => source.raw_os_error(),
+            _ => None,
+        }
+    }
+
+    /// The name of what refused (`RLIMIT_RTPRIO`, `cpu.rt_runtime_us`, …), when known.
+    pub fn cause_name(&self) -> Option<&'static str> {
+        match self {
+            Error::Refused { cause: Some(c), .. } => Some(c.name),
+            _ => None,
         }
     }
 
@@ -224,7 +283,7 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Usage(_) | Error::Config(_) => exit::USAGE,
-            Error::Refused { .. } | Error::Io { .. } => exit::ENV,
+            Error::Refused { .. } | Error::Ended { .. } | Error::Io { .. } => exit::ENV,
         }
     }
 }

@@ -239,16 +239,20 @@ fn load_alone_runs_for_its_duration_then_stops() {
 }
 
 #[test]
-fn bad_load_input_is_one_line_exit_2_and_starts_nothing() {
+fn bad_or_dying_load_is_one_line_exit_2_or_3_and_starts_nothing() {
     let tmp = TempDir::new("bad");
-    let cases: [(&[&str], &str); 6] = [
+    // Bad input is exit 2 before anything starts; a load that starts and exits at once
+    // is the system's answer, exit 3 (issue 12 point 1). Either way nothing runs.
+    let cases: [(&[&str], &str, i32); 6] = [
         (
             &["pmq", "-l", "5", "--load", "vm:1:10Q"],
             "unknown size suffix 'Q'",
+            2,
         ),
         (
             &["pmq", "-l", "5", "--load", "disk:2"],
             "unknown load kind 'disk'",
+            2,
         ),
         (
             &[
@@ -259,6 +263,7 @@ fn bad_load_input_is_one_line_exit_2_and_starts_nothing() {
                 "no-such-load-program --x",
             ],
             "program 'no-such-load-program' not found",
+            2,
         ),
         (
             &[
@@ -271,21 +276,24 @@ fn bad_load_input_is_one_line_exit_2_and_starts_nothing() {
                 "sh -c 'exit 3'",
             ],
             "exited at once with status 3",
+            3,
         ),
         (
             &["load", "--load", "cpu:1", "--load-cmd", "true", "-D", "5"],
             "--load-cmd 'true': exited at once with status 0",
+            3,
         ),
         (
             &["pmq", "-l", "5", "--load", "cpu:1", "--load-cpus", "99"],
             "--load-cpus 99:",
+            2,
         ),
     ];
-    for (args, want) in cases {
+    for (args, want, code) in cases {
         let out = rtbench().args(args).env("TMPDIR", &tmp.0).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         let lines: Vec<&str> = err.lines().filter(|l| !l.starts_with('#')).collect();
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
         assert_eq!(lines.len(), 1, "{args:?}: one error line: {err}");
         assert!(
             lines[0].starts_with("rtbench: ") && lines[0].contains(want),
@@ -309,7 +317,8 @@ fn bad_load_input_is_one_line_exit_2_and_starts_nothing() {
 /// Issue 12 point 5: a built-in worker that cannot run is named by the `--load` item as
 /// the user wrote it (`vm:1:512M`), not by rtbench's reading of it (`vm:536870912`).
 /// The address-space limit makes the vm worker's mmap fail at once (issue 12's
-/// example). The exit code is issue 12 point 1's business: only "not 0" here.
+/// example): exit 3, the worker's own error with the errno mmap returned (ENOMEM) and
+/// the limit that refused it (points 1 and 2).
 #[test]
 fn a_worker_that_cannot_run_is_named_as_written() {
     let tmp = TempDir::new("as-written");
@@ -322,13 +331,22 @@ fn a_worker_that_cannot_run_is_named_as_written() {
             .output()
             .expect("prlimit (util-linux) runs rtbench");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert_ne!(out.status.code(), Some(0), "{spec}: {err}");
+        assert_eq!(out.status.code(), Some(3), "{spec}: {err}");
         let line = err
             .lines()
             .find(|l| l.starts_with("rtbench: --load "))
             .unwrap_or_else(|| panic!("{spec}: no --load line: {err}"));
-        assert!(line.contains("'vm:1:512M'"), "{spec}: {line}");
-        assert!(!line.contains("536870912"), "{spec}: {line}");
+        assert!(
+            line.starts_with("rtbench: --load 'vm:1:512M': exited at once with status 3"),
+            "{spec}: {line}"
+        );
+        // The worker's mapping is its own business: its size in bytes is in its words.
+        assert!(
+            line.contains("vm load worker: mmap of 536870912 bytes (512 MiB): Cannot allocate memory (os error 12); RLIMIT_AS is 400000000 bytes"),
+            "{spec}: {line}"
+        );
+        assert!(!line.contains("RLIMIT_MEMLOCK"), "{spec}: {line}");
+        assert!(!line.contains("vm:536870912"), "{spec}: {line}");
     }
 }
 

@@ -373,8 +373,13 @@ fn queue_limit_is_named_and_nothing_runs() {
     }
     let o = cmd.output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
+    // The system refused the queue: exit 3 (issue 12 point 1), with the errno.
+    assert_eq!(o.status.code(), Some(3), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("(os error 24)"),
+        "EMFILE as mq_open returned it: {err}"
+    );
     assert!(
         err.contains("RLIMIT_MSGQUEUE") && err.contains("message queue /rtbench-"),
         "{err}"

@@ -7,7 +7,7 @@ use crate::load::{self, LoadSpec, RunningLoad};
 use crate::report::output::Output;
 use crate::sys::cpus::CpuTopology;
 use crate::sys::signals::Signals;
-use crate::sys::SysRoot;
+use crate::sys::{refusal, SysRoot};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -82,8 +82,13 @@ pub fn run_worker(args: &LoadWorkerArgs) -> Result<i32> {
             let bytes = a
                 .parse::<u64>()
                 .map_err(|_| Error::usage("load-worker", format!("vm {a}"), "expected bytes"))?;
-            load::worker::vm(bytes)
-                .map_err(|e| Error::refused(format!("vm load worker: mmap of {bytes} bytes"), e))
+            load::worker::vm(bytes).map_err(|e| {
+                let cause = e
+                    .raw_os_error()
+                    .and_then(|n| refusal::memory::mapping(&SysRoot::host(), n, bytes));
+                let size = refusal::bytes(bytes);
+                Error::refused(format!("vm load worker: mmap of {size}"), e, cause)
+            })
         }
         "io" => {
             let d = arg("DIR")?;
@@ -92,10 +97,13 @@ pub fn run_worker(args: &LoadWorkerArgs) -> Result<i32> {
         "guard" if args.args.len() >= 2 => {
             let code = load::guard::run(Path::new(&args.args[0]), &args.args[1], &args.args[2..])
                 .map_err(|e| {
-                Error::usage(
-                    "--load-cmd",
-                    format!("'{}'", args.args[1..].join(" ")),
-                    format!("cannot be started: {e}"),
+                let cause = e
+                    .raw_os_error()
+                    .and_then(|n| refusal::memory::new_task(&SysRoot::host(), n, 0));
+                Error::refused(
+                    format!("starting --load-cmd '{}'", args.args[1..].join(" ")),
+                    e,
+                    cause,
                 )
             })?;
             return Ok(code);

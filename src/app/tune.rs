@@ -41,7 +41,10 @@ pub fn run(action: &TuneAction) -> Result<i32> {
         return Err(Error::Refused {
             what: format!("rtbench tune {name} (writes /proc and /sys)"),
             source: std::io::Error::from_raw_os_error(libc::EPERM),
-            hint: "; run it as root".into(),
+            cause: Some(crate::error::Cause::new(
+                "root",
+                "it writes kernel files only root may write: run it as root",
+            )),
         });
     }
     let report = match action {

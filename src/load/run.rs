@@ -2,6 +2,7 @@
 
 use super::LoadSpec;
 use crate::error::{Error, Result};
+use crate::sys::{refusal, SysRoot};
 use std::os::fd::AsFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 
@@ -35,6 +36,24 @@ pub(crate) fn unblock_all_signals() {
     }
 }
 
+/// The last line a built-in worker that has exited wrote on standard error (its
+/// one-line error), without the `rtbench: ` prefix; empty for an external command,
+/// whose standard error is the user's.
+fn last_words(child: &mut Child) -> String {
+    use std::io::Read;
+    let mut text = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        // The worker has exited: the pipe's only writer is gone, so this ends.
+        let _ = e.read_to_string(&mut text);
+    }
+    text.lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(|l| l.strip_prefix("rtbench: ").unwrap_or(l).to_string())
+        .unwrap_or_default()
+}
+
 fn describe(status: ExitStatus) -> String {
     match (status.code(), status.signal()) {
         (Some(c), _) => format!("status {c}"),
@@ -48,8 +67,11 @@ impl RunningLoad {
     /// external command. Each is pinned to `spec.cpus`, joins the load's process group
     /// and gets `PR_SET_PDEATHSIG(SIGKILL)`. The io workers write into `io_dir`.
     ///
-    /// Waits [`SETTLE`]; a process that has exited by then is an [`Error::Usage`] naming
-    /// it and its exit status, and everything started is stopped again.
+    /// Waits [`SETTLE`]; a process that has exited by then is an [`Error::Ended`] naming
+    /// it, its exit status and (a built-in worker) its error line, and everything
+    /// started is stopped again. A process that cannot be started at all is an
+    /// [`Error::Refused`] with the errno of fork/exec and its cause (exit 3 both: the
+    /// command line was fine, the system said no).
     pub fn start(spec: &LoadSpec, exe: &Path, io_dir: &Path) -> Result<RunningLoad> {
         let mut load = RunningLoad {
             procs: Vec::new(),
@@ -75,6 +97,8 @@ impl RunningLoad {
                     c.arg(io_dir);
                 }
                 c.stdout(Stdio::null());
+                // Its one-line error, if it fails, becomes part of rtbench's.
+                c.stderr(Stdio::piped());
                 (label.clone(), c)
             })
             .collect();
@@ -114,11 +138,11 @@ impl RunningLoad {
                 }
                 Err(e) => {
                     load.stop();
-                    return Err(Error::usage(
-                        "load",
-                        format!("'{label}'"),
-                        format!("cannot be started: {e}"),
-                    ));
+                    // fork/exec or the pinning before exec refused: the errno it returned.
+                    let cause = e
+                        .raw_os_error()
+                        .and_then(|n| refusal::memory::new_task(&SysRoot::host(), n, 0));
+                    return Err(Error::refused(format!("starting load '{label}'"), e, cause));
                 }
             }
         }
@@ -128,17 +152,18 @@ impl RunningLoad {
             for (label, child) in &mut load.procs {
                 if let Ok(Some(st)) = child.try_wait() {
                     let label = label.clone();
+                    let said = last_words(child);
                     load.stop();
                     let flag = if spec.cmd.as_ref().is_some_and(|a| a.join(" ") == label) {
                         "--load-cmd"
                     } else {
                         "--load"
                     };
-                    return Err(Error::usage(
-                        flag,
-                        format!("'{label}'"),
-                        format!("exited at once with {} (a load must keep running for the whole measurement)", describe(st)),
-                    ));
+                    return Err(Error::Ended {
+                        what: format!("{flag} '{label}'"),
+                        status: describe(st),
+                        said,
+                    });
                 }
             }
         }
@@ -176,10 +201,16 @@ impl RunningLoad {
         let mut early = Vec::new();
         for (label, c) in &mut self.procs {
             if let Ok(Some(st)) = c.try_wait() {
+                let said = last_words(c);
                 early.push(format!(
-                    "# load '{label}' (pid {}) ended during the run with {}",
+                    "# load '{label}' (pid {}) ended during the run with {}{}",
                     c.id(),
-                    describe(st)
+                    describe(st),
+                    if said.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {said}")
+                    }
                 ));
             }
         }

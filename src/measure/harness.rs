@@ -18,7 +18,7 @@ use crate::error::{exit, Error, Result};
 use crate::sys::clock::Clock;
 use crate::sys::pmqos::PmQosHolder;
 use crate::sys::signals::Signals;
-use crate::sys::{sched, SysRoot};
+use crate::sys::{refusal, sched, SysRoot};
 use std::sync::atomic::Ordering;
 use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
@@ -248,7 +248,12 @@ impl Harness {
                     let measure = !ctx.shared.stopped();
                     w.run(&ctx, measure)
                 })
-                .map_err(|e| Error::refused("spawning a measuring thread", e))?;
+                .map_err(|e| {
+                    let cause = e.raw_os_error().and_then(|n| {
+                        refusal::memory::new_task(&SysRoot::host(), n, THREAD_STACK_BYTES as u64)
+                    });
+                    Error::refused("spawning a measuring thread", e, cause)
+                })?;
             handles.push(h);
         }
         drop(setup_tx);
@@ -283,6 +288,7 @@ impl Harness {
                     run_err.get_or_insert(Error::refused(
                         "a measuring thread",
                         std::io::Error::other("panicked"),
+                        None,
                     ));
                 }
             }

@@ -94,36 +94,37 @@ fn read_limit(name: &str) -> String {
         .unwrap_or_else(|_| "?".into())
 }
 
+/// The refusal of `mq_open(name)` with `e`: the errno and the limit that refused it.
 fn mq_error(name: &str, e: nix::errno::Errno) -> Error {
     use nix::errno::Errno;
-    let why = match e {
-        Errno::ENOSYS => "POSIX message queues are not supported by this kernel (CONFIG_POSIX_MQUEUE is off)".to_string(),
+    let (limit, why) = match e {
+        Errno::ENOSYS => ("CONFIG_POSIX_MQUEUE", "POSIX message queues are not supported by this kernel (CONFIG_POSIX_MQUEUE is off)".to_string()),
         Errno::EMFILE => {
             // SAFETY: rlimit is a valid out-pointer.
             let mut rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
             unsafe { libc::getrlimit(libc::RLIMIT_MSGQUEUE, &mut rl) };
-            format!(
+            ("RLIMIT_MSGQUEUE", format!(
                 "limit hit: RLIMIT_MSGQUEUE (ulimit -q) is {} bytes, too small for two queues per pair, or the open-file limit (ulimit -n) is reached",
                 rl.rlim_cur
-            )
+            ))
         }
-        Errno::ENOSPC => format!(
+        Errno::ENOSPC => ("fs.mqueue.queues_max", format!(
             "limit hit: {MQ_LIMITS}/queues_max ({}) queues exist already",
             read_limit("queues_max")
-        ),
-        Errno::EINVAL => format!(
+        )),
+        Errno::EINVAL => ("fs.mqueue.msg_max", format!(
             "limit hit: 1 message of {MSG_BYTES} bytes exceeds {MQ_LIMITS}/msg_max ({}) or {MQ_LIMITS}/msgsize_max ({})",
             read_limit("msg_max"),
             read_limit("msgsize_max")
-        ),
-        Errno::ENFILE => "limit hit: the system-wide open-file limit (/proc/sys/fs/file-max)".to_string(),
-        Errno::ENOMEM => "out of memory".to_string(),
-        other => other.desc().to_string(),
+        )),
+        Errno::ENFILE => ("fs.file-max", "limit hit: the system-wide open-file limit (/proc/sys/fs/file-max)".to_string()),
+        Errno::ENOMEM => ("memory", "out of memory".to_string()),
+        _ => ("", String::new()),
     };
-    Error::usage(
-        "message queue",
-        name,
-        format!("cannot be created: {why} ({e})"),
+    Error::refused(
+        format!("message queue {name}: mq_open"),
+        io::Error::from(e),
+        (!limit.is_empty()).then(|| crate::error::Cause::new(limit, why)),
     )
 }
 
@@ -180,7 +181,7 @@ pub fn pipe() -> Result<(PipeRead, PipeWrite)> {
     // SAFETY: fds is a valid array of two ints.
     let rc = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
     if rc != 0 {
-        return Err(Error::refused("pipe2", io::Error::last_os_error()));
+        return Err(Error::refused("pipe2", io::Error::last_os_error(), None));
     }
     // SAFETY: pipe2 returned two fresh descriptors that nothing else owns.
     unsafe {

@@ -100,11 +100,18 @@ fn findings(r: &TuningReport) -> Vec<TuningFinding> {
         .collect()
 }
 
-/// The exit code of a finished run: the signal's for an interrupted one, 0 for a
-/// pass (and for an unjudged run when `allow_unjudged`), else 1.
-fn exit_code(verdict: &Verdict, interrupted: Option<i32>, allow_unjudged: bool) -> i32 {
+/// The exit code of a finished run: the signal's for an interrupted one, 3 when the
+/// system refused a tuning write or guard (the run measured the untuned system), 0 for
+/// a pass (and for an unjudged run when `allow_unjudged`), else 1.
+fn exit_code(
+    verdict: &Verdict,
+    interrupted: Option<i32>,
+    allow_unjudged: bool,
+    tuning_refused: bool,
+) -> i32 {
     match (interrupted, verdict.outcome) {
         (Some(code), _) => code,
+        _ if tuning_refused => exit::ENV,
         (None, Outcome::Pass) => exit::OK,
         (None, Outcome::Unjudged) if allow_unjudged => exit::OK,
         _ => exit::FAIL,
@@ -112,8 +119,9 @@ fn exit_code(verdict: &Verdict, interrupted: Option<i32>, allow_unjudged: bool) 
 }
 
 /// Runs the self-test `plan` (already validated) and returns the exit code: 0 pass
-/// (or unjudged with `allow_unjudged`), 1 fail or unjudged, 3 environment refused,
-/// 130/143 interrupted.
+/// (or unjudged with `allow_unjudged`), 1 fail or unjudged, 3 environment refused (a
+/// tuning write or guard, the load, the measurement's scheduling, locking or threads —
+/// also after READY), 130/143 interrupted.
 pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i32 {
     let sysinfo = SysInfo::read(root);
     let origin = Origin::current();
@@ -136,7 +144,7 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
                 Ok(r) => Some(r),
                 Err(e) => {
                     let code = e.exit_code();
-                    journal.send(&entries::aborted("tuning", &e.to_string(), code));
+                    journal.send(&aborted("tuning", &e));
                     notify.send(&["STATUS=self-test stopped: tuning not applied"]);
                     return code;
                 }
@@ -144,6 +152,9 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         }
     };
     let mut tuning_findings = Vec::new();
+    // The kernel refused a tuning write (or a guard refused an item): the run goes on,
+    // to measure the untuned system, but cannot pass and exits 3.
+    let tuning_refused = tuning.as_ref().is_some_and(|r| r.exit_code() == exit::ENV);
     if let Some(r) = &tuning {
         for i in r.recovered.iter().chain(&r.items).chain(&r.rolled_back) {
             journal.send(&entries::tuning_item(i));
@@ -186,7 +197,7 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
             Ok(r) => Some(r),
             Err(e) => {
                 let code = e.exit_code();
-                journal.send(&entries::aborted("load", &e.to_string(), code));
+                journal.send(&aborted("load", &e));
                 notify.send(&["STATUS=self-test stopped: load not started"]);
                 return code;
             }
@@ -214,7 +225,7 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         Ok(r) => r,
         Err(e) => {
             let code = e.exit_code();
-            journal.send(&entries::aborted("measurement", &e.to_string(), code));
+            journal.send(&aborted("measurement", &e));
             notify.send(&["STATUS=self-test stopped: measurement refused"]);
             return code;
         }
@@ -256,6 +267,7 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         &verdict,
         interrupted.then(|| result.end.stop.exit_code()),
         plan.allow_unjudged,
+        tuning_refused,
     );
 
     // 5. Outputs: journal first (it must reach the operator even if the disk is full).
@@ -334,4 +346,18 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
     let _ = out.text(&Table, &run);
     notify.send(&[&format!("STATUS=self-test {}", run.verdict.word())]);
     code
+}
+
+/// The entry of a self-test stopped before a verdict by `e` at `stage`, with the
+/// errno the call returned and what refused as fields (`RTBENCH_ERRNO`,
+/// `RTBENCH_CAUSE`, when known).
+fn aborted(stage: &str, e: &crate::error::Error) -> crate::report::journal::Entry {
+    let mut entry = entries::aborted(stage, &e.to_string(), e.exit_code());
+    if let Some(n) = e.errno() {
+        entry = entry.field("RTBENCH_ERRNO", n);
+    }
+    if let Some(c) = e.cause_name() {
+        entry = entry.field("RTBENCH_CAUSE", c);
+    }
+    entry
 }

@@ -1,6 +1,6 @@
 //! Everything rtbench asks of the kernel: the SysRoot through which /proc, /sys and
 //! /dev are read and written, scheduling and memory locking, the PM QoS holder,
-//! clocks and the system snapshot.
+//! clocks and the system snapshot, and why the kernel refused ([`refusal`]).
 
 pub mod atomic;
 pub mod cgroup;
@@ -9,6 +9,7 @@ pub mod cpus;
 pub mod info;
 pub mod notify;
 pub mod pmqos;
+pub mod refusal;
 pub mod root;
 pub mod sched;
 pub mod signals;

@@ -1,8 +1,9 @@
 //! Scheduling policy and priority, CPU affinity, memory locking: all for the calling
 //! thread, with the raw syscalls named so a reader knows what the kernel sees.
 
+use super::{refusal, SysRoot};
 use crate::cpuset::CpuSet;
-use crate::error::{Error, Result};
+use crate::error::{Cause, Error, Result};
 use std::io;
 
 /// A scheduling policy, as named by cyclictest's `--policy` (sched(7)).
@@ -69,8 +70,10 @@ pub fn gettid() -> i32 {
 
 /// Sets the calling thread's policy and priority with `sched_setscheduler(0, …)`
 /// (on Linux, pid 0 means the calling thread). Priority must be 1..99 for FIFO/RR and
-/// 0 otherwise. Refusal (EPERM: no CAP_SYS_NICE and RLIMIT_RTPRIO too low) is an
-/// [`Error::Refused`] — never a silent fallback.
+/// 0 otherwise. A refusal is an [`Error::Refused`] — never a silent fallback — with the
+/// errno the call returned and, for a real-time policy, its cause (`RLIMIT_RTPRIO`
+/// without `CAP_SYS_NICE`, a cgroup without RT runtime, seccomp, a security module:
+/// [`refusal::sched`]).
 pub fn set_scheduler(policy: Policy, priority: i32) -> Result<()> {
     let param = libc::sched_param {
         sched_priority: priority,
@@ -78,44 +81,90 @@ pub fn set_scheduler(policy: Policy, priority: i32) -> Result<()> {
     // SAFETY: param is a valid sched_param for the duration of the call.
     let rc = unsafe { libc::sched_setscheduler(0, policy.raw(), &param) };
     if rc != 0 {
-        return Err(Error::refused(
-            format!(
-                "sched_setscheduler(SCHED_{}, {priority})",
-                policy.name().to_uppercase()
-            ),
-            io::Error::last_os_error(),
-        ));
+        // Taken before anything else runs: formatting and reading files may set errno.
+        let e = io::Error::last_os_error();
+        return Err(scheduler_refused(policy, priority, e));
     }
     Ok(())
 }
 
-/// Pins the calling thread to `cpus` with `sched_setaffinity(0, …)`. EINVAL (no online
-/// CPU in the set, or isolated by a cpuset cgroup) and EPERM are reported as refusals.
+/// The error for `sched_setscheduler(policy, priority)` refused with `e` (also for
+/// a pair's responder, which reports the errno of its own thread or process).
+pub fn scheduler_refused(policy: Policy, priority: i32, e: io::Error) -> Error {
+    let name = format!("SCHED_{}", policy.name().to_uppercase());
+    let cause = match e.raw_os_error() {
+        Some(errno) if policy.is_realtime() => {
+            refusal::sched::setscheduler(&SysRoot::host(), &name, priority, errno)
+        }
+        _ => None,
+    };
+    Error::refused(format!("sched_setscheduler({name}, {priority})"), e, cause)
+}
+
+/// Pins the calling thread to `cpus` with `sched_setaffinity(0, …)`. EINVAL (no CPU of
+/// the set is online and allowed by the thread's cpuset) and EPERM are refusals that
+/// name the CPUs the thread may use.
 pub fn set_affinity(cpus: &CpuSet) -> Result<()> {
     let mut set = nix::sched::CpuSet::new();
     for c in cpus.iter() {
         set.set(c)
-            .map_err(|e| Error::refused(format!("CPU {c} in affinity"), e.into()))?;
+            .map_err(|e| Error::refused(format!("CPU {c} in affinity"), e.into(), None))?;
     }
-    nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set)
-        .map_err(|e| Error::refused(format!("sched_setaffinity({cpus})"), e.into()))
+    nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set).map_err(|e| {
+        let e = io::Error::from(e);
+        let cause = (e.raw_os_error() == Some(libc::EINVAL)).then(|| affinity_cause(cpus));
+        Error::refused(format!("sched_setaffinity({cpus})"), e, cause)
+    })
+}
+
+/// Why `sched_setaffinity(cpus)` found no usable CPU: the online CPUs and the cpuset
+/// the thread is confined to (`Cpus_allowed_list` is the affinity, not the cpuset, so
+/// the cpuset file is named when there is one).
+fn affinity_cause(cpus: &CpuSet) -> Cause {
+    let root = SysRoot::host();
+    let online = root
+        .read_trim("/sys/devices/system/cpu/online")
+        .unwrap_or_else(|_| "unknown".into());
+    let cpuset = refusal::cgroup_dir(&root, "cpuset", true).and_then(|d| {
+        [
+            "cpuset.effective_cpus",
+            "cpuset.cpus.effective",
+            "cpuset.cpus",
+        ]
+        .iter()
+        .map(|f| format!("{d}/{f}"))
+        .find_map(|f| Some(format!("{f} = {}", root.read_trim(&f).ok()?)))
+    });
+    Cause::new(
+        "cpuset",
+        format!(
+            "CPUs {cpus} are not online ({online}) or not in this thread's cpuset{}: choose CPUs from both",
+            cpuset.map(|c| format!(" ({c})")).unwrap_or_default()
+        ),
+    )
 }
 
 /// The calling thread's current CPU affinity (`sched_getaffinity(0, …)`).
 pub fn get_affinity() -> Result<CpuSet> {
     let set = nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0))
-        .map_err(|e| Error::refused("sched_getaffinity", e.into()))?;
+        .map_err(|e| Error::refused("sched_getaffinity", e.into(), None))?;
     Ok((0..nix::sched::CpuSet::count())
         .filter(|&c| set.is_set(c).unwrap_or(false))
         .collect())
 }
 
 /// Locks current and future pages of the process (`mlockall(MCL_CURRENT|MCL_FUTURE)`,
-/// cyclictest `-m`). ENOMEM means RLIMIT_MEMLOCK is too small, EPERM no CAP_IPC_LOCK.
+/// cyclictest `-m`). A refusal names its cause: `RLIMIT_MEMLOCK` below the mapped size
+/// without `CAP_IPC_LOCK`, or the memory state ([`refusal::memory::mlockall`]).
 pub fn lock_memory() -> Result<()> {
     use nix::sys::mman::{mlockall, MlockAllFlags};
-    mlockall(MlockAllFlags::MCL_CURRENT | MlockAllFlags::MCL_FUTURE)
-        .map_err(|e| Error::refused("mlockall(MCL_CURRENT|MCL_FUTURE)", e.into()))
+    mlockall(MlockAllFlags::MCL_CURRENT | MlockAllFlags::MCL_FUTURE).map_err(|e| {
+        let e = io::Error::from(e);
+        let cause = e
+            .raw_os_error()
+            .and_then(|n| refusal::memory::mlockall(&SysRoot::host(), n));
+        Error::refused("mlockall(MCL_CURRENT|MCL_FUTURE)", e, cause)
+    })
 }
 
 /// Touches `bytes` of the calling thread's stack so that its pages are resident (and,

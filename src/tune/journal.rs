@@ -145,9 +145,11 @@ impl Lock {
             .map_err(|e| Error::io(&p, e))?;
         // SAFETY: flock on a file descriptor we own.
         if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            let e = std::io::Error::last_os_error();
             return Err(Error::refused(
                 format!("lock {} (another rtbench tune is running)", p.display()),
-                std::io::Error::last_os_error(),
+                e,
+                None,
             ));
         }
         Ok(Lock { _file: file })

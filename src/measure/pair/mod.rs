@@ -33,7 +33,7 @@ use super::stats::LatencyStats;
 use super::transport::{pipe, MqQueue, PipeRead, PipeWrite};
 use super::{RunControl, ThreadSpec, THREAD_STACK_BYTES};
 use crate::error::{Error, Result};
-use crate::sys::SysRoot;
+use crate::sys::{refusal, SysRoot};
 use std::os::fd::{AsRawFd, RawFd};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
@@ -317,5 +317,10 @@ fn spawn<T: Send + 'static>(
         .name(name)
         .stack_size(THREAD_STACK_BYTES)
         .spawn(f)
-        .map_err(|e| Error::refused("spawning a pair thread", e))
+        .map_err(|e| {
+            let cause = e.raw_os_error().and_then(|n| {
+                refusal::memory::new_task(&SysRoot::host(), n, THREAD_STACK_BYTES as u64)
+            });
+            Error::refused("spawning a pair thread", e, cause)
+        })
 }

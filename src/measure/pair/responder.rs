@@ -120,10 +120,11 @@ pub(super) fn fork_responder(
     // nothing, then leaves with _exit (no destructors, no atexit handlers).
     let pid = unsafe { libc::fork() };
     if pid < 0 {
-        return Err(Error::refused(
-            "fork of the pipe responder",
-            io::Error::last_os_error(),
-        ));
+        let e = io::Error::last_os_error();
+        let cause = e.raw_os_error().and_then(|n| {
+            crate::sys::refusal::memory::new_task(&crate::sys::SysRoot::host(), n, 0)
+        });
+        return Err(Error::refused("fork of the pipe responder", e, cause));
     }
     if pid == 0 {
         // SAFETY: see above.

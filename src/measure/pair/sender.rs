@@ -3,12 +3,13 @@
 
 use super::responder::{current_cpu, sleep_rel_ns};
 use super::{PairKind, PairResult, READY, STAGE_AFFINITY, STAGE_MLOCK, STOP};
-use crate::error::{Error, Result};
+use crate::error::{Cause, Error, Result};
 use crate::measure::breaktrace::BreakInfo;
 use crate::measure::harness::{ThreadCtx, Worker};
 use crate::measure::transport::{MqQueue, Msg, PipeRead, PipeWrite, Rx, Tx};
 use crate::measure::ThreadSpec;
 use crate::sys::clock::Clock;
+use crate::sys::{refusal, sched, SysRoot};
 use std::io;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
@@ -44,24 +45,41 @@ fn setup_error(stage: i64, errno: i64, p: &ThreadSpec, fork: bool) -> Error {
     } else {
         "the receiver thread"
     };
-    let what = match stage {
-        STAGE_AFFINITY => format!(
-            "sched_setaffinity(CPU {}) in {who} of pair {}",
-            p.cpu.unwrap_or(0),
-            p.index
+    let e = io::Error::from_raw_os_error(errno as i32);
+    match stage {
+        STAGE_AFFINITY => Error::refused(
+            format!(
+                "sched_setaffinity(CPU {}) in {who} of pair {}",
+                p.cpu.unwrap_or(0),
+                p.index
+            ),
+            e,
+            None,
         ),
-        STAGE_MLOCK => format!(
-            "mlockall(MCL_CURRENT|MCL_FUTURE) in {who} of pair {}",
-            p.index
-        ),
-        _ => format!(
-            "sched_setscheduler(SCHED_{}, {}) in {who} of pair {}",
-            p.policy.name().to_uppercase(),
-            p.priority,
-            p.index
-        ),
-    };
-    Error::refused(what, io::Error::from_raw_os_error(errno as i32))
+        STAGE_MLOCK => {
+            let cause = refusal::memory::mlockall(&SysRoot::host(), errno as i32);
+            Error::refused(
+                format!(
+                    "mlockall(MCL_CURRENT|MCL_FUTURE) in {who} of pair {}",
+                    p.index
+                ),
+                e,
+                cause,
+            )
+        }
+        _ => match sched::scheduler_refused(p.policy, p.priority, e) {
+            Error::Refused {
+                what,
+                source,
+                cause,
+            } => Error::Refused {
+                what: format!("{what} in {who} of pair {}", p.index),
+                source,
+                cause,
+            },
+            other => other,
+        },
+    }
 }
 
 impl Worker for Sender {
@@ -85,9 +103,13 @@ impl Worker for Sender {
             }
             Ok(_) => Err(Error::refused(
                 starting(),
-                io::Error::other("no ready message within 10 s"),
+                io::Error::from_raw_os_error(libc::ETIMEDOUT),
+                Some(Cause::new(
+                    "responder",
+                    "no ready message within 10 s: the receiver did not start",
+                )),
             )),
-            Err(e) => Err(Error::refused(starting(), e)),
+            Err(e) => Err(Error::refused(starting(), e, None)),
         }
     }
 
@@ -109,6 +131,7 @@ impl Worker for Sender {
             Error::refused(
                 format!("{:?} transport of pair {}", self.kind, self.spec.index),
                 e,
+                None,
             )
         })?;
         Ok(r)
