@@ -99,7 +99,8 @@ fn kth_write_fails_first_k_minus_1_restored_byte_for_byte() {
                 assert_eq!(t.snapshot(), before, "{ctx}");
                 continue;
             }
-            assert_eq!(report.exit_code(), 1, "{ctx}");
+            // The kernel refused a write: the environment's answer, exit 3.
+            assert_eq!(report.exit_code(), 3, "{ctx}");
             let failed: Vec<_> = report
                 .items
                 .iter()
@@ -189,28 +190,65 @@ fn apply_then_apply_writes_nothing_then_revert_restores_all() {
     assert_eq!(tune::revert(&t.root(), &spec).unwrap().writes, 0);
 }
 
+/// Issue 12 point 3: the margin of the `overcommit_memory = 2` guard is what may be
+/// committed next — the largest process that may fork and the self-test's own load,
+/// forks, stacks and memory — not a percentage; `check` shows the numbers, `apply`
+/// refuses the item before any write (exit 3) when they do not fit.
 #[test]
-fn overcommit_guard_refuses_before_any_write() {
+fn overcommit_guard_counts_the_largest_fork_and_the_selftest() {
     let t = Tree::new("guard");
+    // CommitLimit with ratio 80: 1000000 × 80 % = 800000 kB.
     t.file(
         "proc/meminfo",
         "MemTotal:        1000000 kB\nSwapTotal:             0 kB\nCommitted_AS:     700000 kB\nHugetlb:               0 kB\n",
     );
-    let spec = t.spec("");
+    let item = |r: &tune::TuningReport| {
+        r.items
+            .iter()
+            .find(|i| i.item == "sysctl.vm.overcommit")
+            .unwrap()
+            .clone()
+    };
+    // 700000 + 4 measuring threads × 256 KiB = 701024 kB fits.
+    let c = tune::check(&t.root(), &t.spec(""));
+    let i = item(&c);
+    assert_eq!(i.status, Status::Deviation, "{}", i.detail);
+    assert!(
+        i.detail
+            .contains("CommitLimit 800000 kB covers 701024 kB (Committed_AS 700000 + largest fork 0 + self-test 1024)"),
+        "{}",
+        i.detail
+    );
+    // The self-test's vm load of 128 MiB does not.
+    let spec = t.spec("[load]\nspec = \"vm:1:128M\"\n");
+    let i = item(&tune::check(&t.root(), &spec));
+    assert_eq!(i.status, Status::Failed, "{}", i.detail);
+    assert!(
+        i.detail.starts_with("refused: CommitLimit would be 800000 kB, below Committed_AS 700000 kB + the self-test 132096 kB (vm load 131072 kB, 1 load process(es), 4 measuring thread(s) × 256 KiB stack")
+            && i.detail.contains("= 832096 kB (fork and mmap would fail); raise overcommit_ratio to 84 or more"),
+        "{}",
+        i.detail
+    );
     let before = t.snapshot();
     let r = tune::apply(&t.root(), &spec, &ApplyOptions::default()).unwrap();
-    assert_eq!(r.exit_code(), 1);
+    assert_eq!(r.exit_code(), 3);
     assert_eq!(r.writes, 0);
-    let f = r.items.iter().find(|i| i.status == Status::Failed).unwrap();
-    assert_eq!(f.item, "sysctl.vm.overcommit");
-    // 1000000 × 80% = 800000 < 700000 × 1.2 = 840000
-    assert!(
-        f.detail.contains("800000 kB") && f.detail.contains("840000 kB"),
-        "{}",
-        f.detail
-    );
     assert_eq!(t.snapshot(), before);
     assert!(Journal::load(&spec.journal_dir).unwrap().is_none());
+    // Nor does a process whose fork would commit its 150000 kB once more.
+    t.file(
+        "proc/77/status",
+        "Name:\tjava\nVmData:\t  149868 kB\nVmStk:\t     132 kB\n",
+    );
+    let i = item(&tune::check(&t.root(), &t.spec("")));
+    assert_eq!(i.status, Status::Failed, "{}", i.detail);
+    assert!(
+        i.detail
+            .contains("+ the largest process that may fork, java (pid 77), 150000 kB")
+            && i.detail.contains("= 851024 kB"),
+        "{}",
+        i.detail
+    );
 }
 
 #[test]
@@ -254,7 +292,7 @@ fn unavailable_governor_refused_before_any_write() {
     };
     let before = t.snapshot();
     let r = tune::apply(&t.root(), &spec, &ApplyOptions::default()).unwrap();
-    assert_eq!(r.exit_code(), 1);
+    assert_eq!(r.exit_code(), 3);
     assert_eq!(r.writes, 0);
     assert_eq!(t.snapshot(), before);
     let f = r.items.iter().find(|i| i.status == Status::Failed).unwrap();
@@ -353,7 +391,7 @@ fn real_read_only_proc_sys_fails_with_erofs_and_rolls_back() {
         .unwrap();
     assert!(st.success());
     let r = tune::apply(&t.root(), &spec, &ApplyOptions::default()).unwrap();
-    assert_eq!(r.exit_code(), 1);
+    assert_eq!(r.exit_code(), 3);
     let f: Vec<_> = r
         .items
         .iter()

@@ -107,9 +107,10 @@ pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config, ConfigErr
     // The order decides which of several problems is reported.
     let load_spec = raw.load.resolve(&topo, &src)?;
     let output = raw.output.resolve(&src)?;
-    let tuning = tuning::resolve(&raw.tuning, &topo, &src)?;
+    let mut tuning = tuning::resolve(&raw.tuning, &topo, &src)?;
     let (selftest, duration) = raw.selftest.resolve(&src)?;
     let (cyclic, cyclic_cpus) = raw.cyclic.resolve(&topo, &src)?;
+    tuning.commit_reserve = tuning::CommitReserve::of(load_spec.as_ref(), cyclic_cpus.len());
     Ok(Config {
         tuning,
         selftest,

@@ -149,8 +149,9 @@ fn recover(
 
 /// Applies `spec` below `root` as a transaction (see the module doc). Items already as
 /// wanted are not written; with nothing to change, nothing is written at all (not even
-/// the journal). The report's exit code is 1 after a failure (everything of this run
-/// restored) or when a check-only item deviates.
+/// the journal). The report's exit code is 3 after a failure (a refused write, a value
+/// that did not hold, a guard; everything of this run restored) and 1 when only a
+/// check-only item deviates.
 ///
 /// Errors (exit 3): the lock is held by another rtbench, the journal directory or file
 /// cannot be written.
@@ -212,13 +213,16 @@ pub fn apply(root: &SysRoot, spec: &TuningSpec, opts: &ApplyOptions) -> Result<T
                 } else {
                     "write failed"
                 };
+                let cause = item
+                    .explain(root, errno)
+                    .map_or_else(String::new, |c| format!("; {}", c.text));
                 outcome = Some(ItemReport {
                     errno: Some(errno),
                     ..ItemReport::new(
                         item.name(),
                         status,
                         format!(
-                            "{what}: {} writing {:?} ({err})",
+                            "{what}: {} writing {:?} ({err}){cause}",
                             errno_name(errno),
                             s.desired
                         ),

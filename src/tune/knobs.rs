@@ -7,11 +7,15 @@
 //! Documentation/admin-guide/mm/transhuge.rst (THP) and the workqueue `cpumask`
 //! attribute (Documentation/core-api/workqueue.rst).
 
+use super::commit::Need;
 use super::{
     already, not_applicable, plan_value, Decision, Item, ItemReport, Status, Step, ValueKind,
 };
-use crate::config::tuning::TuningSpec;
+use crate::config::tuning::{CommitReserve, TuningSpec};
 use crate::cpuset::CpuSet;
+use crate::error::Cause;
+use crate::sys::refusal::memory::meminfo_kb;
+use crate::sys::refusal::rtgroup;
 use crate::sys::SysRoot;
 
 const WQ_DIR: &str = "/sys/devices/virtual/workqueue";
@@ -43,6 +47,7 @@ pub fn items(root: &SysRoot, spec: &TuningSpec, out: &mut Vec<Box<dyn Item>>) {
             mode: spec.overcommit_memory,
             ratio: spec.overcommit_ratio,
             headroom_pct: spec.commit_headroom_pct,
+            reserve: spec.commit_reserve.clone(),
         }));
     }
     if let Some(level) = spec.printk {
@@ -139,7 +144,10 @@ impl Item for Printk {
 }
 
 /// `sysctl.kernel.sched_rt_runtime_us`: must not exceed `sched_rt_period_us` (the
-/// kernel says EINVAL); −1 was allowed by the config opt-in.
+/// kernel says EINVAL); −1 was allowed by the config opt-in. Refused before any write
+/// when the kernel would refuse it (src/sys/refusal/rtgroup.rs): under RT group scheduling a
+/// cgroup holding a larger share (EINVAL), and SCHED_DEADLINE bandwidth the debug file
+/// shows admitted (EBUSY).
 struct RtRuntime {
     runtime_us: i64,
 }
@@ -155,46 +163,67 @@ impl Item for RtRuntime {
             .read_trim(&sysctl_path("kernel.sched_rt_period_us"))
             .ok()
             .and_then(|s| s.parse::<i64>().ok());
+        let refused = |why: String| {
+            Decision::Done(
+                ItemReport::new(self.name(), Status::Failed, format!("refused: {why}")).at(&path),
+            )
+        };
         if let Some(p) = period.filter(|&p| self.runtime_us > p) {
-            return Decision::Done(
-                ItemReport::new(
-                    self.name(),
-                    Status::Failed,
-                    format!(
-                        "refused: {} µs is above sched_rt_period_us {p} µs",
-                        self.runtime_us
-                    ),
-                )
-                .at(path),
-            );
+            return refused(format!(
+                "{} µs is above sched_rt_period_us {p} µs",
+                self.runtime_us
+            ));
         }
-        plan_value(
+        let decision = plan_value(
             self.name(),
             &path,
             &self.runtime_us.to_string(),
             ValueKind::Words,
             root,
-        )
+        );
+        if let (Decision::Change { .. }, Some(p)) = (&decision, period) {
+            let p = p as u64;
+            if let Some(c) = rtgroup::global_refused_by_group(root, self.runtime_us, p) {
+                return refused(c.text);
+            }
+            let cpus = rtgroup::online_cpus(root);
+            if let Some((c, true)) =
+                rtgroup::global_refused_by_deadline(root, self.runtime_us, p, cpus)
+            {
+                return refused(c.text);
+            }
+        }
+        decision
     }
-}
 
-/// Fields of `/proc/meminfo` in kB.
-fn meminfo_kb(text: &str, key: &str) -> Option<u64> {
-    text.lines()
-        .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+    fn explain(&self, root: &SysRoot, errno: i32) -> Option<Cause> {
+        let (_, period) = rtgroup::global(root)?;
+        match errno {
+            libc::EINVAL => rtgroup::global_refused_by_group(root, self.runtime_us, period),
+            libc::EBUSY => rtgroup::global_refused_by_deadline(
+                root,
+                self.runtime_us,
+                period,
+                rtgroup::online_cpus(root),
+            )
+            .map(|(c, _)| c),
+            _ => None,
+        }
+    }
 }
 
 /// `sysctl.vm.overcommit`: `overcommit_ratio` first, then `overcommit_memory` (so mode
 /// 2 never runs with the old ratio). Mode 2 is refused before any write when the
 /// resulting CommitLimit = (MemTotal − hugetlb) × ratio / 100 + SwapTotal would not
-/// cover Committed_AS plus the headroom (mm/util.c, overcommit-accounting.rst).
+/// cover Committed_AS plus the largest process that may fork and the self-test's own
+/// commitments ([`super::commit::Need`]; mm/util.c, overcommit-accounting.rst).
 /// Writing the ratio zeroes `overcommit_kbytes`; a non-zero kbytes is journalled first
 /// so revert restores it last.
 struct Overcommit {
     mode: Option<u8>,
     ratio: Option<u32>,
     headroom_pct: u32,
+    reserve: CommitReserve,
 }
 
 impl Item for Overcommit {
@@ -250,37 +279,40 @@ impl Item for Overcommit {
             );
         }
         let final_mode = self.mode.map_or(mode_now.to_string(), |m| m.to_string());
+        let mut detail = changes.join(", ");
         if final_mode == "2" {
             let mem = root.read("/proc/meminfo").unwrap_or_default();
             let total = meminfo_kb(&mem, "MemTotal").unwrap_or(0);
             let huge = meminfo_kb(&mem, "Hugetlb").unwrap_or(0);
             let swap = meminfo_kb(&mem, "SwapTotal").unwrap_or(0);
-            let committed = meminfo_kb(&mem, "Committed_AS").unwrap_or(u64::MAX);
             let limit = if self.ratio.is_none() && kbytes != 0 {
                 kbytes + swap
             } else {
                 let ratio = self.ratio.unwrap_or(ratio_now) as u64;
                 total.saturating_sub(huge) * ratio / 100 + swap
             };
-            let need = committed.saturating_mul(100 + self.headroom_pct as u64) / 100;
-            if need > limit {
+            let need = Need::read(root, &self.reserve, self.headroom_pct);
+            let want = need.total_kb();
+            if want > limit {
+                let ratio = want
+                    .saturating_sub(swap)
+                    .saturating_mul(100)
+                    .div_ceil(total.saturating_sub(huge).max(1));
                 return Decision::Done(
                     ItemReport::new(
                         self.name(),
                         Status::Failed,
                         format!(
-                            "refused: CommitLimit would be {limit} kB, below Committed_AS {committed} kB + {}% = {need} kB (fork and mmap would fail); raise overcommit_ratio or add swap",
-                            self.headroom_pct
+                            "refused: CommitLimit would be {limit} kB, below {} (fork and mmap would fail); raise overcommit_ratio to {ratio} or more, or add swap",
+                            need.describe()
                         ),
                     )
                     .at(mode_path),
                 );
             }
+            detail += &format!("; {}", need.summary(limit));
         }
-        Decision::Change {
-            steps,
-            detail: changes.join(", "),
-        }
+        Decision::Change { steps, detail }
     }
 }
 
@@ -367,8 +399,5 @@ mod tests {
             wq("/sys/devices/virtual/workqueue/writeback/cpumask"),
             "workqueue.writeback"
         );
-        let m = "MemTotal:       24684096 kB\nCommitted_AS:      63624 kB\n";
-        assert_eq!(meminfo_kb(m, "Committed_AS"), Some(63624));
-        assert_eq!(meminfo_kb(m, "SwapTotal"), None);
     }
 }

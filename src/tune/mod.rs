@@ -10,6 +10,7 @@
 //! schema is documented in src/config/tuning.rs and systemd/rtbench.toml.
 
 pub mod boot;
+pub mod commit;
 pub mod engine;
 pub mod irq;
 pub mod journal;
@@ -146,17 +147,24 @@ impl TuningReport {
         self.items.iter().filter(|i| i.status == status).count()
     }
 
-    /// 0 when no item is `deviation` or `failed` and every rollback/restore worked,
-    /// else 1 (the exit codes in src/error.rs).
+    /// The exit code (src/error.rs): for `check`, 1 when an item is `deviation` or
+    /// `failed` (a verdict on the system); for `apply` and `revert`, 3 when an item,
+    /// a rollback or a restore `failed` — the kernel refused a write, a value did not
+    /// hold, or a guard refused an item the system cannot take safely — else 1 when a
+    /// check-only item deviates; 0 otherwise.
     pub fn exit_code(&self) -> i32 {
-        let bad = |v: &[ItemReport]| {
-            v.iter()
-                .any(|i| matches!(i.status, Status::Deviation | Status::Failed))
+        use crate::error::exit;
+        let has = |s: Status| {
+            [&self.items, &self.recovered, &self.rolled_back]
+                .iter()
+                .any(|v| v.iter().any(|i| i.status == s))
         };
-        if bad(&self.items) || bad(&self.recovered) || bad(&self.rolled_back) {
-            crate::error::exit::FAIL
-        } else {
-            crate::error::exit::OK
+        let (failed, deviation) = (has(Status::Failed), has(Status::Deviation));
+        match self.action {
+            Action::Check if failed || deviation => exit::FAIL,
+            Action::Apply | Action::Revert if failed => exit::ENV,
+            _ if deviation => exit::FAIL,
+            _ => exit::OK,
         }
     }
 }
@@ -323,6 +331,13 @@ pub trait Item {
     fn refused(&self, errno: i32) -> Status {
         let _ = errno;
         Status::Failed
+    }
+
+    /// Why a write of this item was refused with `errno`, when the item can tell
+    /// (e.g. the RT runtime other cgroups hold). Default: nothing beyond the errno.
+    fn explain(&self, root: &SysRoot, errno: i32) -> Option<crate::error::Cause> {
+        let _ = (root, errno);
+        None
     }
 
     /// Re-reads after all `steps` were written. `Ok(note)` when the kernel holds the

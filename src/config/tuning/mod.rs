@@ -25,9 +25,9 @@
 //!
 //! [tuning.sysctl]
 //! printk = 1                    # console_loglevel only (1..8)
-//! overcommit_memory = 2         # refused when CommitLimit would not cover Committed_AS
-//! overcommit_ratio = 80
-//! commit_headroom_pct = 20
+//! overcommit_memory = 2         # refused unless CommitLimit covers Committed_AS, the
+//! overcommit_ratio = 80         # largest process that may fork and the self-test
+//! commit_headroom_pct = 0       # optional extra margin, % of Committed_AS
 //! sched_rt_runtime_us = 950000
 //! timer_migration = 0
 //! stat_interval = 10
@@ -100,6 +100,40 @@ impl Thp {
     }
 }
 
+/// What the self-test commits beside the rest of the system while it runs, for the
+/// `overcommit_memory = 2` guard (Documentation/mm/overcommit-accounting.rst: every
+/// private writable mapping and every fork counts against CommitLimit).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CommitReserve {
+    /// Bytes the built-in vm workers map (the sum of their `vm:N:SIZE`).
+    pub load_bytes: u64,
+    /// Load processes: each is rtbench forked and re-executed.
+    pub load_procs: u64,
+    /// Measuring threads (one per measured CPU).
+    pub threads: u64,
+    /// Stack bytes of each measuring thread.
+    pub stack_bytes: u64,
+}
+
+impl CommitReserve {
+    /// The reserve of a self-test with `load` measuring on `threads` CPUs.
+    pub fn of(load: Option<&crate::load::LoadSpec>, threads: usize) -> CommitReserve {
+        let workers = load.map_or(&[][..], |l| &l.workers[..]);
+        CommitReserve {
+            load_bytes: workers
+                .iter()
+                .map(|w| match w {
+                    crate::load::Worker::Vm { bytes } => *bytes,
+                    _ => 0,
+                })
+                .sum(),
+            load_procs: workers.len() as u64 + load.map_or(0, |l| l.cmd.is_some() as u64),
+            threads: threads as u64,
+            stack_bytes: crate::measure::THREAD_STACK_BYTES as u64,
+        }
+    }
+}
+
 /// The validated `[tuning]`: CPU sets resolved against this machine, values in range.
 /// Every `Option`/`false` means "leave alone".
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,8 +175,13 @@ pub struct TuningSpec {
     pub overcommit_memory: Option<u8>,
     /// `vm.overcommit_ratio` in percent.
     pub overcommit_ratio: Option<u32>,
-    /// Mode 2 guard: CommitLimit must cover Committed_AS × (100 + this) / 100.
+    /// Mode 2 guard, an extra margin on top of the computed one: this percentage of
+    /// Committed_AS (default 0).
     pub commit_headroom_pct: u32,
+    /// Mode 2 guard: what the self-test of this configuration adds to the committed
+    /// memory while it runs (its load, threads and own memory); filled in by
+    /// [`crate::config::parse`] from `[load]` and `[cyclic]`.
+    pub commit_reserve: CommitReserve,
     /// `kernel.sched_rt_runtime_us` (−1 = no RT throttling, only with the opt-in).
     pub sched_rt_runtime_us: Option<i64>,
     /// `kernel.timer_migration` (0 or 1).
@@ -370,7 +409,7 @@ pub fn resolve(
         0..=1000,
         "a percentage 0..1000",
     )?
-    .unwrap_or(20);
+    .unwrap_or(0);
     let sched_rt_runtime_us = ranged(
         src,
         &s.sched_rt_runtime_us,
@@ -466,6 +505,7 @@ pub fn resolve(
         overcommit_memory: overcommit_memory.map(|v| v as u8),
         overcommit_ratio: overcommit_ratio.map(|v| v as u32),
         commit_headroom_pct: commit_headroom_pct as u32,
+        commit_reserve: CommitReserve::default(),
         sched_rt_runtime_us,
         timer_migration: timer_migration.map(|v| v as u8),
         stat_interval_s: stat_interval.map(|v| v as u32),

@@ -35,7 +35,7 @@ fn full_example_resolves() {
     assert_eq!(t.cpuidle_cpus.to_list(), "1");
     assert_eq!(t.printk, Some(1));
     assert_eq!(t.irq_exclude, vec![36]);
-    assert_eq!(t.commit_headroom_pct, 20);
+    assert_eq!(t.commit_headroom_pct, 0);
     assert_eq!(t.journal_dir, std::path::PathBuf::from("/run/rtbench"));
     assert!(!t.is_empty());
 }
