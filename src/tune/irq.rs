@@ -24,6 +24,7 @@
 use super::{Decision, Item, ItemReport, Status, Step, ValueKind};
 use crate::config::tuning::{IrqbalancePolicy, TuningSpec};
 use crate::cpuset::CpuSet;
+use crate::sys::envfile::{EnvFile, Value};
 use crate::sys::SysRoot;
 use std::os::unix::fs::PermissionsExt;
 
@@ -380,7 +381,9 @@ impl Item for DefaultAffinity {
 /// move IRQs back onto them. Banned CPUs: `IRQBALANCE_BANNED_CPUS` (hex, wins when
 /// set), else `IRQBALANCE_BANNED_CPULIST`, else its automatic ban of isolated ∪
 /// nohz_full CPUs (irqbalance `cputree.c`), from `/etc/default/irqbalance` or
-/// `/etc/sysconfig/irqbalance`.
+/// `/etc/sysconfig/irqbalance` read as the shell sources them. A value rtbench cannot
+/// read is reported as unreadable (failed or a warning, as `irqbalance` says), never
+/// as banning nothing.
 pub struct Irqbalance {
     /// What to do when it would interfere.
     pub policy: IrqbalancePolicy,
@@ -403,26 +406,37 @@ pub fn find_process(root: &SysRoot, comm: &str) -> Option<u32> {
 }
 
 impl Irqbalance {
-    fn banned(&self, root: &SysRoot) -> (CpuSet, String) {
+    /// The CPUs irqbalance bans and where that comes from, or why rtbench cannot tell
+    /// (a value it cannot read: an expansion, a command, not a mask or list). The
+    /// files are read as the shell sources them ([`crate::sys::envfile`]).
+    fn banned(&self, root: &SysRoot) -> Result<(CpuSet, String), String> {
         for file in ["/etc/default/irqbalance", "/etc/sysconfig/irqbalance"] {
             let Ok(text) = root.read(file) else { continue };
-            let var = |name: &str| {
-                text.lines()
-                    .rev()
-                    .find_map(|l| l.trim().strip_prefix(name)?.strip_prefix('='))
-                    .map(|v| v.trim().trim_matches('"').to_string())
-            };
-            if let Some(mask) = var("IRQBALANCE_BANNED_CPUS").filter(|v| !v.is_empty()) {
-                return (
-                    CpuSet::parse_mask(&mask).unwrap_or_default(),
-                    format!("{file} IRQBALANCE_BANNED_CPUS"),
-                );
-            }
-            if let Some(list) = var("IRQBALANCE_BANNED_CPULIST") {
-                return (
-                    CpuSet::parse_list(&list, self.nr).unwrap_or_default(),
-                    format!("{file} IRQBALANCE_BANNED_CPULIST"),
-                );
+            let env = EnvFile::parse(&text);
+            for (name, mask) in [
+                ("IRQBALANCE_BANNED_CPUS", true),
+                ("IRQBALANCE_BANNED_CPULIST", false),
+            ] {
+                let (value, line) = match env.get(name) {
+                    Value::Unset => continue,
+                    Value::Set { value, .. } if value.trim().is_empty() => continue,
+                    Value::Set { value, line } => (value, line),
+                    Value::Unreadable { line, why } => {
+                        return Err(format!("{file} line {line}: {name} is unreadable: {why}"))
+                    }
+                };
+                let parsed = if mask {
+                    CpuSet::parse_mask(&value).map_err(|e| e.to_string())
+                } else {
+                    CpuSet::parse_list(&value, self.nr).map_err(|e| e.to_string())
+                };
+                return match parsed {
+                    Ok(set) => Ok((set, format!("{file} line {line} {name}"))),
+                    Err(e) => Err(format!(
+                        "{file} line {line}: {name}={value:?} is unreadable: not a CPU {} ({e})",
+                        if mask { "mask" } else { "list" }
+                    )),
+                };
             }
         }
         let read = |p: &str| {
@@ -433,7 +447,7 @@ impl Irqbalance {
         };
         let auto = read("/sys/devices/system/cpu/isolated")
             .union(&read("/sys/devices/system/cpu/nohz_full"));
-        (auto, "automatic ban of isolated and nohz_full CPUs".into())
+        Ok((auto, "automatic ban of isolated and nohz_full CPUs".into()))
     }
 }
 
@@ -447,7 +461,23 @@ impl Item for Irqbalance {
             return Decision::Done(ItemReport::new(self.name(), Status::Ok, "not running"));
         };
         let path = format!("/proc/{pid}");
-        let (banned, source) = self.banned(root);
+        let verdict = |what: String| {
+            let (status, detail) = match self.policy {
+                IrqbalancePolicy::Fail => (Status::Failed, format!("refused: {what}")),
+                IrqbalancePolicy::Warn => (Status::Ok, format!("warning: {what}")),
+            };
+            Decision::Done(ItemReport::new(self.name(), status, detail).at(&path))
+        };
+        let (banned, source) = match self.banned(root) {
+            Ok(b) => b,
+            Err(why) => {
+                return verdict(format!(
+                    "irqbalance (pid {pid}) runs and {why}: rtbench cannot tell whether it keeps IRQs off CPUs {}; stop it or write IRQBALANCE_BANNED_CPULIST={} plainly",
+                    self.isolated.to_list(),
+                    self.isolated.to_list()
+                ))
+            }
+        };
         if self.isolated.is_subset(&banned) {
             return Decision::Done(
                 ItemReport::new(
@@ -464,10 +494,6 @@ impl Item for Irqbalance {
             self.isolated.difference(&banned).to_list(),
             self.isolated.to_list()
         );
-        let (status, detail) = match self.policy {
-            IrqbalancePolicy::Fail => (Status::Failed, format!("refused: {what}")),
-            IrqbalancePolicy::Warn => (Status::Ok, format!("warning: {what}")),
-        };
-        Decision::Done(ItemReport::new(self.name(), status, detail).at(path))
+        verdict(what)
     }
 }
