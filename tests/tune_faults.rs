@@ -459,6 +459,52 @@ fn running_irqbalance_refuses_or_warns_before_any_write() {
     assert_eq!(r.writes, 13);
 }
 
+/// Issue 12 point 4: irqbalance's environment file is read as the shell sources it
+/// (export, quotes, comments, line continuations); a value rtbench cannot read — an
+/// expansion, a command, not a mask or list — is "unreadable", never "bans nothing".
+#[test]
+fn irqbalance_files_are_read_as_the_shell_sources_them() {
+    let t = Tree::new("irqbalance-shell");
+    t.file("proc/4242/comm", "irqbalance\n");
+    let spec = t.spec("");
+    let item = |text: &str| {
+        t.file("etc/default/irqbalance", text);
+        let c = tune::check(&t.root(), &spec);
+        let ib = c.items.iter().find(|i| i.item == "irq.irqbalance").unwrap();
+        (ib.status, ib.detail.clone())
+    };
+    let (status, detail) = item(
+        "# irqbalance\n#IRQBALANCE_BANNED_CPULIST=\nexport IRQBALANCE_BANNED_CPULIST=\"2-\\\n3\"  # isolated\n",
+    );
+    assert_eq!(status, Status::Ok, "{detail}");
+    assert!(
+        detail.ends_with("bans 2-3 (/etc/default/irqbalance line 3 IRQBALANCE_BANNED_CPULIST)"),
+        "{detail}"
+    );
+    for (text, why) in [
+        (
+            "ISOL=2-3\nIRQBALANCE_BANNED_CPULIST=$ISOL\n",
+            "/etc/default/irqbalance line 2: IRQBALANCE_BANNED_CPULIST is unreadable: IRQBALANCE_BANNED_CPULIST=\"$ISOL\": a shell expansion rtbench does not perform",
+        ),
+        (
+            "IRQBALANCE_BANNED_CPUS=zz\n",
+            "/etc/default/irqbalance line 1: IRQBALANCE_BANNED_CPUS=\"zz\" is unreadable: not a CPU mask",
+        ),
+        (
+            "IRQBALANCE_BANNED_CPULIST=2-3\n. /etc/irqbalance.local\n",
+            "line 2: IRQBALANCE_BANNED_CPUS is unreadable: a command ('.') rtbench does not run",
+        ),
+    ] {
+        let (status, detail) = item(text);
+        assert_eq!(status, Status::Failed, "{text}: {detail}");
+        assert!(
+            detail.starts_with("refused: irqbalance (pid 4242) runs and ") && detail.contains(why),
+            "{text}: {detail}"
+        );
+        assert!(!detail.contains("bans only"), "{detail}");
+    }
+}
+
 #[test]
 fn applying_a_changed_config_on_top_then_revert_restores_the_first_originals() {
     let t = Tree::new("stack");

@@ -266,7 +266,7 @@ pub fn new_task(root: &SysRoot, errno: i32, stack: u64) -> Option<Cause> {
             Some(Cause::new(
                 "tasks",
                 format!(
-                    "no task limit is reached (RLIMIT_NPROC {}, the pids cgroup, kernel.threads-max): the kernel was short of memory for a new task: {}",
+                    "no task limit is reached (RLIMIT_NPROC {}, the pids cgroup, kernel.threads-max) and no memory limit applies; memory: {}",
                     nproc.map_or("unlimited".into(), |n| n.to_string()),
                     Commit::read(root).describe()
                 ),
