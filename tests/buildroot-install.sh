@@ -9,9 +9,9 @@
 # build (with an "enable *" preset standing in for Buildroot's default that
 # enables every unit). Checks the installed files, modes and whether
 # rtbench.service ends up enabled: only with BR2_PACKAGE_RTBENCH_AUTOSTART=y;
-# and the cyclictest/pmqtest links: only with BR2_PACKAGE_RTBENCH_RT_TESTS_NAMES=y.
+# the cyclictest/pmqtest links: only with BR2_PACKAGE_RTBENCH_RT_TESTS_NAMES=y;
 # and the journald drop-in: only with BR2_PACKAGE_RTBENCH_PERSISTENT_JOURNAL=y
-# (both options are set together here: y, then n).
+# (the options are set together here: y, then n).
 #
 # Usage: tests/buildroot-install.sh   (exit 0 = all passed). Needs make, systemctl.
 set -euo pipefail

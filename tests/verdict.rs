@@ -139,6 +139,8 @@ fn in_mount_namespace(script: &str) -> Output {
     Command::new("unshare")
         .args(["-m", "--propagation", "private", "sh", "-ec", script])
         .env("RTBENCH", env!("CARGO_BIN_EXE_rtbench"))
+        .env_remove("INVOCATION_ID")
+        .env_remove("RTBENCH_TRIGGER")
         .output()
         .expect("unshare (util-linux)")
 }
@@ -364,6 +366,7 @@ fn p5_prometheus_missing_directory_warns_and_files_are_0644_under_umask_077() {
     let cfg = config(&dir, "umask.toml", "[limits]\nmax_us = 10000000\n");
     let _ = std::fs::remove_dir_all(dir.join("results"));
     let o = Command::new("sh")
+        .env_remove("INVOCATION_ID")
         .args(["-c", "umask 077; exec \"$0\" selftest --config \"$1\""])
         .arg(env!("CARGO_BIN_EXE_rtbench"))
         .arg(&cfg)

@@ -5,9 +5,20 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-/// The rtbench binary cargo built for these tests.
+/// The rtbench binary cargo built for these tests, run as by hand even when the test
+/// runner itself is a systemd service: no `INVOCATION_ID` (which would make the stored
+/// trigger "systemd"), `RTBENCH_TRIGGER`, `NOTIFY_SOCKET` or `JOURNAL_STREAM`.
 pub fn rtbench() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_rtbench"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_rtbench"));
+    for v in [
+        "INVOCATION_ID",
+        "RTBENCH_TRIGGER",
+        "NOTIFY_SOCKET",
+        "JOURNAL_STREAM",
+    ] {
+        c.env_remove(v);
+    }
+    c
 }
 
 /// Argument lists `run` accepts: a string split on white space, or a slice of words.
