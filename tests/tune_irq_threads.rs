@@ -83,7 +83,7 @@ fn check_names_each_thread_outside_its_irqs_affinity() {
     assert_eq!(t10.status, Status::Deviation);
     assert_eq!(
         t10.detail,
-        "irq/10-eth0 (pid 100) allowed on 0-3 -> 0-1 (IRQ 10 goes to 0-1) (apply would write)"
+        "irq/10-eth0 (pid 100) allowed on 0-3 -> 0-1 (IRQ 10 belongs on 0-1) (apply would write)"
     );
     assert_eq!(t10.path.as_deref(), Some("/proc/100/status"));
     assert_eq!(item(&r, "irq-thread.irq/11-mmc0").status, Status::Deviation);
@@ -217,4 +217,35 @@ fn masks_are_compared_over_online_cpus() {
     let r = tune::check(&t.root(), &spec);
     assert_eq!(item(&r, "irq.10").status, Status::Deviation);
     assert_eq!(item(&r, "boot.irqaffinity").status, Status::Deviation);
+}
+
+#[test]
+fn the_thread_of_an_irq_that_cannot_move_stays_on_housekeeping_cpus() {
+    // A managed queue IRQ of isolated CPU 2 (smp_affinity_list created 0444, writes
+    // refused) and its thread on CPU 2: the thread goes to housekeeping, the IRQ stays.
+    use std::os::unix::fs::PermissionsExt;
+    let t = tree("irqthr-managed");
+    t.file("proc/irq/11/smp_affinity_list", "2\n");
+    let p = t.0.join("root/proc/irq/11/smp_affinity_list");
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let spec = config::parse(&config(&t), "t.toml", &t.root())
+        .unwrap()
+        .tuning;
+    let root = t
+        .root()
+        .with_faults([("/proc/irq/11/smp_affinity_list".to_string(), libc::EIO)]);
+    let r = tune::check(&root, &spec);
+    assert_eq!(item(&r, "irq.11").status, Status::Unsupported);
+    let t11 = item(&r, "irq-thread.irq/11-mmc0");
+    assert_eq!(t11.status, Status::Deviation, "{t11:?}");
+    assert!(t11.detail.contains("allowed on 2 -> 0-1"), "{}", t11.detail);
+    let r = tune::apply(&root, &spec, &ApplyOptions::default()).unwrap();
+    assert_eq!(r.exit_code(), 0, "{:#?}", r.items);
+    assert_eq!(allowed(&t, 101), "0-1");
+    assert_eq!(
+        t.root()
+            .read_trim("/proc/irq/11/smp_affinity_list")
+            .unwrap(),
+        "2"
+    );
 }

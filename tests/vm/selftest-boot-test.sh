@@ -6,7 +6,9 @@
 #         verdict pass, per-CPU entries for every online CPU including the isolated one, READY
 #         before the end of the measurement, unit succeeded, results file, printk read back in
 #         the guest; the Prometheus textfile written under the shipped unit's hardening and
-#         served by Debian's prometheus-node-exporter on localhost:9100/metrics
+#         served by Debian's prometheus-node-exporter on localhost:9100/metrics; no irq/N-*
+#         thread on the isolated CPU after [tuning.irq], and rtbench cyclic -S in a cgroup v2
+#         cpuset of CPU 1 measuring CPU 1 only
 #   fail  tests/vm/fail.toml (max_us = 1): verdict fail, unit failed with exit status 1, the
 #         failed check named (test, CPU, statistic, µs) in the summary and in `rtbench report`
 #   unjudged  tests/vm/unjudged.toml (no [limits]): verdict unjudged with its reason, exit 1
@@ -218,6 +220,41 @@ common_checks() {  # assertions shared by both boots; $1 = name, $2 = expected v
                  grep -q '^rtbench self-test ${want^^} ' '$run/report.txt'"
 }
 
+irq_thread_checks() {  # pass boot: [tuning.irq] affinity moved IRQ threads with their IRQs
+  local items bad outside=""
+  items=$(jq -rs '[.[] | select((.RTBENCH_TUNE_ITEM // "") | startswith("irq-thread."))]
+                  | map("\(.RTBENCH_TUNE_ITEM)=\(.RTBENCH_TUNE_STATUS)") | join(" ")' "$run/unit.json")
+  bad=$(tr ' ' '\n' <<< "$items" | grep -Ev '=(ok|unsupported|not-applicable)$' | tr '\n' ' ' || true)
+  check "pass: the tuning reported every irq/N-* handler thread of the PREEMPT_RT guest, none deviating or failed" \
+        "irq-thread items: ${items:-none}; bad: $bad" \
+        test -n "$items" -a -z "$bad"
+  local isolated
+  isolated=$(guest isolated)
+  while read -r comm allowed irq_aff; do
+    local a
+    # A thread the kernel refused to move (reported unsupported) may stay.
+    [[ " $items " == *" irq-thread.$comm=unsupported "* ]] && continue
+    for a in $(expand_cpus "$allowed"); do
+      if [[ " $(expand_cpus "$isolated") " == *" $a "* ]]; then
+        outside+="$comm allowed on $allowed (IRQ on $irq_aff); "
+      fi
+    done
+  done < "$run/irq-threads.txt"
+  check "pass: no irq/N-* thread may run on the isolated CPU $isolated after tuning, unless reported unsupported ($(wc -l < "$run/irq-threads.txt") threads, managed IRQs included)" \
+        "$outside" test -s "$run/irq-threads.txt" -a -z "$outside"
+}
+
+cpuset_checks() {  # pass boot: rtbench cyclic -S in a cgroup v2 cpuset of CPU 1
+  local rc tlines cpu version
+  rc=$(cat "$run/cpuset-run.rc" 2>/dev/null || echo missing)
+  tlines=$(grep -c '^T:' "$run/cpuset-run.out" 2>/dev/null || true)
+  cpu=$(jq -r '.thread["0"].cpu' "$run/cpuset.json" 2>/dev/null || echo none)
+  version=$(jq -r '.rtbench.sysinfo.cpuset.version' "$run/cpuset.json" 2>/dev/null || echo none)
+  check "pass: rtbench cyclic -S inside a cgroup v2 cpuset of CPU 1 measures CPU 1 only and records the cpuset" \
+        "exit $rc, $tlines T: lines, thread 0 on CPU $cpu, cpuset version $version; setup: $(head -c 200 "$run/cpuset-setup.txt" 2>/dev/null); stderr: $(head -c 300 "$run/cpuset-run.err" 2>/dev/null)" \
+        test "$rc" = 0 -a "$tlines" = 1 -a "$cpu" = 1 -a "$version" = v2
+}
+
 if [ -z "$pass_run$fail_run$unjudged_run" ]; then
   "$here/build-image.sh" > /dev/null || { echo "FAIL: building the guest image"; exit 2; }
 fi
@@ -246,6 +283,8 @@ if [ -z "$only" ] || [ "$only" = pass ]; then
                    grep -qx 'rtbench_selftest_stored 1' '$run/metrics.txt' &&
                    grep -qE '^rtbench_latency_max_seconds\\{cpu=\"1\",test=\"cyclic\",thread=\"1\"\\} ' '$run/metrics.txt' &&
                    ! grep -q '^node_textfile_scrape_error 1' '$run/metrics.txt'"
+    irq_thread_checks
+    cpuset_checks
   fi
 fi
 if [ -z "$only" ] || [ "$only" = fail ]; then
