@@ -493,3 +493,55 @@ fn rt_runtime_refusals_are_predicted_and_explained() {
     );
     assert_eq!(std::fs::read_to_string(global).unwrap(), before);
 }
+
+/// A self-test whose tuning the system refuses (here the RT runtime the root cpu
+/// cgroup holds) still measures the untuned system, cannot pass, and exits 3; the
+/// tuning entry says why, and nothing was written.
+#[test]
+fn a_selftest_with_refused_tuning_exits_3() {
+    let _m = machine();
+    let root_group = "/sys/fs/cgroup/cpu/cpu.rt_runtime_us";
+    if !Path::new(root_group).exists() {
+        eprintln!("skipped: no RT group scheduling on this kernel");
+        return;
+    }
+    let global = "/proc/sys/kernel/sched_rt_runtime_us";
+    let before = std::fs::read_to_string(global).unwrap();
+    let group_runtime: i64 = std::fs::read_to_string(root_group)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let tmp = TempDir::new("refused-tuning");
+    let cfg = tmp.0.join("rtbench.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[selftest]\nmode = \"apply\"\nduration = \"1s\"\n[tuning]\njournal_dir = \"{}\"\n\
+             [tuning.sysctl]\nsched_rt_runtime_us = {}\n[limits]\nmax_us = 10000000\n\
+             [output]\nresults_dir = \"{}\"\n",
+            tmp.0.join("journal").display(),
+            group_runtime - 50_000,
+            tmp.0.join("results").display()
+        ),
+    )
+    .unwrap();
+    let o = rtbench()
+        .args(["selftest", "--log-format", "logfmt", "--config"])
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.lines().any(
+            |l| l.contains("RTBENCH_TUNE_ITEM=sysctl.kernel.sched_rt_runtime_us")
+                && l.contains("RTBENCH_TUNE_STATUS=failed")
+                && l.contains("holds cpu.rt_runtime_us")
+        ),
+        "{err}"
+    );
+    assert!(err.contains("READY: "), "measured after the refusal: {err}");
+    assert!(err.contains("RTBENCH_VERDICT=fail"), "{err}");
+    assert_eq!(std::fs::read_to_string(global).unwrap(), before);
+}
