@@ -54,6 +54,9 @@ root=$run/root
 
 # ---- the initramfs: BusyBox (init, sh, syslogd, logger, ...), rtbench, the real init script ----
 mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,etc/init.d,etc/rtbench,etc/rtbench-vm,usr/bin,usr/libexec/rtbench-vm,var/lib,var/log,var/run}
+# pass.toml's Prometheus textfile goes where node_exporter's textfile collector reads (no
+# exporter in this guest: the file is only written)
+mkdir -p "$root/var/lib/prometheus/node-exporter"
 cp /bin/busybox "$root/bin/busybox"
 for applet in $(busybox --list); do
   [ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
