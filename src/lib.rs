@@ -30,6 +30,7 @@ pub mod duration;
 pub mod error;
 pub mod load;
 pub mod measure;
+pub mod monitor;
 pub mod plan;
 #[cfg(feature = "plot")]
 pub mod plot;

@@ -33,9 +33,13 @@ const EXIT_STATUS: &str = "\
 fn files(name: &str) -> &'static [(&'static str, &'static str)] {
     const CONFIG: (&str, &str) = (
         "/etc/rtbench/rtbench.toml",
-        "configuration of rtbench selftest and rtbench tune",
+        "configuration of rtbench selftest, monitor and tune",
     );
-    const STORE: (&str, &str) = ("/var/lib/rtbench/", "stored self-test results (run-*.json)");
+    const STORE: (&str, &str) = (
+        "/var/lib/rtbench/",
+        "stored self-test results (run-*.json); monitor/: the monitor's window store \
+         (windows.jsonl) and state (state.json)",
+    );
     const RUN: (&str, &str) = (
         "/run/rtbench/",
         "tuning transaction journal and lock; unstored-run.json, this boot's self-test result when the store could not take it",
@@ -48,6 +52,7 @@ fn files(name: &str) -> &'static [(&'static str, &'static str)] {
         "rtbench" => &[CONFIG, STORE, RUN, PMQOS],
         "cyclic" | "pmq" | "pipe" => &[PMQOS],
         "selftest" => &[CONFIG, STORE, RUN, PMQOS],
+        "monitor" => &[CONFIG, STORE, PMQOS],
         "tune" | "check" | "apply" | "revert" | "status" => &[CONFIG, RUN],
         "report" => &[STORE],
         _ => &[],

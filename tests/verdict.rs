@@ -407,43 +407,6 @@ fn p5_the_shipped_unit_lets_the_documented_prometheus_path_be_written() {
     );
 }
 
-/// `@FIELD@` placeholders of the catalog, per MESSAGE_ID.
-fn catalog() -> HashMap<String, HashSet<String>> {
-    let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("systemd/rtbench.catalog"),
-    )
-    .unwrap();
-    let mut m: HashMap<String, HashSet<String>> = HashMap::new();
-    let mut id = String::new();
-    for line in text.lines() {
-        if let Some(rest) = line.strip_prefix("-- ") {
-            id = rest.trim().to_string();
-            m.entry(id.clone()).or_default();
-            continue;
-        }
-        if id.is_empty() {
-            continue;
-        }
-        let mut rest = line;
-        while let Some(a) = rest.find('@') {
-            let after = &rest[a + 1..];
-            match after.find('@') {
-                Some(b)
-                    if after[..b]
-                        .chars()
-                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-                        && b > 0 =>
-                {
-                    m.get_mut(&id).unwrap().insert(after[..b].to_string());
-                    rest = &after[b + 1..];
-                }
-                _ => rest = after,
-            }
-        }
-    }
-    m
-}
-
 #[test]
 fn p6_every_catalog_field_is_in_every_entry_and_each_id_means_one_thing() {
     let dir = tempdir("v-catalog");

@@ -28,6 +28,9 @@ _rtbench() {
             rtbench,load-worker)
                 cmd="rtbench__load__worker"
                 ;;
+            rtbench,monitor)
+                cmd="rtbench__monitor"
+                ;;
             rtbench,pipe)
                 cmd="rtbench__pipe"
                 ;;
@@ -60,6 +63,9 @@ _rtbench() {
                 ;;
             rtbench__help,load-worker)
                 cmd="rtbench__help__load__worker"
+                ;;
+            rtbench__help,monitor)
+                cmd="rtbench__help__monitor"
                 ;;
             rtbench__help,pipe)
                 cmd="rtbench__help__pipe"
@@ -131,7 +137,7 @@ _rtbench() {
 
     case "${cmd}" in
         rtbench)
-            opts="-h -V --help --version cyclic sysinfo selftest report plot tune pmq pipe load load-worker help"
+            opts="-h -V --help --version cyclic sysinfo selftest monitor report plot tune pmq pipe load load-worker help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -287,7 +293,7 @@ _rtbench() {
             return 0
             ;;
         rtbench__help)
-            opts="cyclic sysinfo selftest report plot tune pmq pipe load load-worker help"
+            opts="cyclic sysinfo selftest monitor report plot tune pmq pipe load load-worker help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -343,6 +349,20 @@ _rtbench() {
             return 0
             ;;
         rtbench__help__load__worker)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        rtbench__help__monitor)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -551,6 +571,72 @@ _rtbench() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        rtbench__monitor)
+            opts="-a -i -p -D -h -V --config --cpus --interval --priority --window --dir --prometheus --log-format --duration --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cpus)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -a)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -i)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --priority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prometheus)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "auto journal logfmt text" -- "${cur}"))
+                    return 0
+                    ;;
+                --duration)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -D)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -853,12 +939,16 @@ _rtbench() {
             return 0
             ;;
         rtbench__report)
-            opts="-h -V --json --all --dir --config --help --version"
+            opts="-h -V --json --all --since --dir --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

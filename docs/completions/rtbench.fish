@@ -29,6 +29,7 @@ complete -c rtbench -n "__fish_rtbench_needs_command" -s V -l version -d 'Print 
 complete -c rtbench -n "__fish_rtbench_needs_command" -f -a "cyclic" -d 'Timer-wakeup latency, cyclictest-compatible (flags, T: lines, -h dump, --json)'
 complete -c rtbench -n "__fish_rtbench_needs_command" -f -a "sysinfo" -d 'Print the system snapshot: kernel, PREEMPT_RT, isolated/housekeeping CPUs'
 complete -c rtbench -n "__fish_rtbench_needs_command" -f -a "selftest" -d 'Boot self-test: tune, measure under load, judge the limits, report (rtbench.service)'
+complete -c rtbench -n "__fish_rtbench_needs_command" -f -a "monitor" -d 'Long-running latency monitoring for the field: one journal entry per CPU per window'
 complete -c rtbench -n "__fish_rtbench_needs_command" -f -a "report" -d 'Show stored self-test results: the last verdict and table, or all kept runs'
 complete -c rtbench -n "__fish_rtbench_needs_command" -f -a "plot" -d 'Draw a latency plot (SVG, one curve per CPU, log count axis) from a result'
 complete -c rtbench -n "__fish_rtbench_needs_command" -f -a "tune" -d 'Check, apply, revert or show the RT tuning of the configuration\'s [tuning]'
@@ -81,6 +82,21 @@ logfmt\t''
 text\t''"
 complete -c rtbench -n "__fish_rtbench_using_subcommand selftest" -s h -l help -d 'Print help'
 complete -c rtbench -n "__fish_rtbench_using_subcommand selftest" -s V -l version -d 'Print version'
+complete -c rtbench -n "__fish_rtbench_using_subcommand monitor" -l config -d 'Configuration file (default /etc/rtbench/rtbench.toml; when it is missing the documented defaults are used)' -r -F
+complete -c rtbench -n "__fish_rtbench_using_subcommand monitor" -s a -l cpus -d 'CPUs to monitor, one thread each (cpu-list; default every online CPU)' -r
+complete -c rtbench -n "__fish_rtbench_using_subcommand monitor" -s i -l interval -d 'Wakeup interval in µs (50..1000000; default 1000)' -r
+complete -c rtbench -n "__fish_rtbench_using_subcommand monitor" -s p -l priority -d 'SCHED_FIFO priority 1..99 (default 98)' -r
+complete -c rtbench -n "__fish_rtbench_using_subcommand monitor" -l window -d 'Window length: one journal entry per CPU per window (1s..1d; default 5m)' -r
+complete -c rtbench -n "__fish_rtbench_using_subcommand monitor" -l dir -d 'State file and window store directory (default /var/lib/rtbench/monitor)' -r -F
+complete -c rtbench -n "__fish_rtbench_using_subcommand monitor" -l prometheus -d 'Prometheus textfile, updated every window' -r -F
+complete -c rtbench -n "__fish_rtbench_using_subcommand monitor" -l log-format -d 'Where the entries go: auto (journald, else text on stderr), journal, logfmt (key=value lines on stderr, for syslog), text' -r -f -a "auto\t''
+journal\t''
+logfmt\t''
+text\t''"
+complete -c rtbench -n "__fish_rtbench_using_subcommand monitor" -s D -l duration -d 'Stop after TIME (s, m, h, d; default: run until SIGTERM)' -r
+complete -c rtbench -n "__fish_rtbench_using_subcommand monitor" -s h -l help -d 'Print help'
+complete -c rtbench -n "__fish_rtbench_using_subcommand monitor" -s V -l version -d 'Print version'
+complete -c rtbench -n "__fish_rtbench_using_subcommand report" -l since -d 'The monitor\'s windows of the last TIME (s, m, h, d) instead of self-test results: worst max, p99.9, p99, overruns per CPU' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand report" -l dir -d 'Results directory (default: [output] results_dir of the configuration)' -r -F
 complete -c rtbench -n "__fish_rtbench_using_subcommand report" -l config -d 'Configuration file to read [output] from (default /etc/rtbench/rtbench.toml; when it is missing the documented defaults are used)' -r -F
 complete -c rtbench -n "__fish_rtbench_using_subcommand report" -l json -d 'Print the stored JSON instead of the table'
@@ -188,17 +204,18 @@ complete -c rtbench -n "__fish_rtbench_using_subcommand load" -s h -l help -d 'P
 complete -c rtbench -n "__fish_rtbench_using_subcommand load" -s V -l version -d 'Print version'
 complete -c rtbench -n "__fish_rtbench_using_subcommand load-worker" -s h -l help -d 'Print help'
 complete -c rtbench -n "__fish_rtbench_using_subcommand load-worker" -s V -l version -d 'Print version'
-complete -c rtbench -n "__fish_rtbench_using_subcommand help; and not __fish_seen_subcommand_from cyclic sysinfo selftest report plot tune pmq pipe load load-worker help" -f -a "cyclic" -d 'Timer-wakeup latency, cyclictest-compatible (flags, T: lines, -h dump, --json)'
-complete -c rtbench -n "__fish_rtbench_using_subcommand help; and not __fish_seen_subcommand_from cyclic sysinfo selftest report plot tune pmq pipe load load-worker help" -f -a "sysinfo" -d 'Print the system snapshot: kernel, PREEMPT_RT, isolated/housekeeping CPUs'
-complete -c rtbench -n "__fish_rtbench_using_subcommand help; and not __fish_seen_subcommand_from cyclic sysinfo selftest report plot tune pmq pipe load load-worker help" -f -a "selftest" -d 'Boot self-test: tune, measure under load, judge the limits, report (rtbench.service)'
-complete -c rtbench -n "__fish_rtbench_using_subcommand help; and not __fish_seen_subcommand_from cyclic sysinfo selftest report plot tune pmq pipe load load-worker help" -f -a "report" -d 'Show stored self-test results: the last verdict and table, or all kept runs'
-complete -c rtbench -n "__fish_rtbench_using_subcommand help; and not __fish_seen_subcommand_from cyclic sysinfo selftest report plot tune pmq pipe load load-worker help" -f -a "plot" -d 'Draw a latency plot (SVG, one curve per CPU, log count axis) from a result'
-complete -c rtbench -n "__fish_rtbench_using_subcommand help; and not __fish_seen_subcommand_from cyclic sysinfo selftest report plot tune pmq pipe load load-worker help" -f -a "tune" -d 'Check, apply, revert or show the RT tuning of the configuration\'s [tuning]'
-complete -c rtbench -n "__fish_rtbench_using_subcommand help; and not __fish_seen_subcommand_from cyclic sysinfo selftest report plot tune pmq pipe load load-worker help" -f -a "pmq" -d 'POSIX message-queue latency between thread pairs, pmqtest-compatible'
-complete -c rtbench -n "__fish_rtbench_using_subcommand help; and not __fish_seen_subcommand_from cyclic sysinfo selftest report plot tune pmq pipe load load-worker help" -f -a "pipe" -d 'Task-switch latency: pipe ping-pong between two threads or processes'
-complete -c rtbench -n "__fish_rtbench_using_subcommand help; and not __fish_seen_subcommand_from cyclic sysinfo selftest report plot tune pmq pipe load load-worker help" -f -a "load" -d 'Run only the background load (--load/--load-cmd) for -D TIME'
-complete -c rtbench -n "__fish_rtbench_using_subcommand help; and not __fish_seen_subcommand_from cyclic sysinfo selftest report plot tune pmq pipe load load-worker help" -f -a "load-worker" -d 'Internal: one built-in load worker process (started by --load)'
-complete -c rtbench -n "__fish_rtbench_using_subcommand help; and not __fish_seen_subcommand_from cyclic sysinfo selftest report plot tune pmq pipe load load-worker help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c rtbench -n "__fish_rtbench_using_subcommand help; and not __fish_seen_subcommand_from cyclic sysinfo selftest monitor report plot tune pmq pipe load load-worker help" -f -a "cyclic" -d 'Timer-wakeup latency, cyclictest-compatible (flags, T: lines, -h dump, --json)'
+complete -c rtbench -n "__fish_rtbench_using_subcommand help; and not __fish_seen_subcommand_from cyclic sysinfo selftest monitor report plot tune pmq pipe load load-worker help" -f -a "sysinfo" -d 'Print the system snapshot: kernel, PREEMPT_RT, isolated/housekeeping CPUs'
+complete -c rtbench -n "__fish_rtbench_using_subcommand help; and not __fish_seen_subcommand_from cyclic sysinfo selftest monitor report plot tune pmq pipe load load-worker help" -f -a "selftest" -d 'Boot self-test: tune, measure under load, judge the limits, report (rtbench.service)'
+complete -c rtbench -n "__fish_rtbench_using_subcommand help; and not __fish_seen_subcommand_from cyclic sysinfo selftest monitor report plot tune pmq pipe load load-worker help" -f -a "monitor" -d 'Long-running latency monitoring for the field: one journal entry per CPU per window'
+complete -c rtbench -n "__fish_rtbench_using_subcommand help; and not __fish_seen_subcommand_from cyclic sysinfo selftest monitor report plot tune pmq pipe load load-worker help" -f -a "report" -d 'Show stored self-test results: the last verdict and table, or all kept runs'
+complete -c rtbench -n "__fish_rtbench_using_subcommand help; and not __fish_seen_subcommand_from cyclic sysinfo selftest monitor report plot tune pmq pipe load load-worker help" -f -a "plot" -d 'Draw a latency plot (SVG, one curve per CPU, log count axis) from a result'
+complete -c rtbench -n "__fish_rtbench_using_subcommand help; and not __fish_seen_subcommand_from cyclic sysinfo selftest monitor report plot tune pmq pipe load load-worker help" -f -a "tune" -d 'Check, apply, revert or show the RT tuning of the configuration\'s [tuning]'
+complete -c rtbench -n "__fish_rtbench_using_subcommand help; and not __fish_seen_subcommand_from cyclic sysinfo selftest monitor report plot tune pmq pipe load load-worker help" -f -a "pmq" -d 'POSIX message-queue latency between thread pairs, pmqtest-compatible'
+complete -c rtbench -n "__fish_rtbench_using_subcommand help; and not __fish_seen_subcommand_from cyclic sysinfo selftest monitor report plot tune pmq pipe load load-worker help" -f -a "pipe" -d 'Task-switch latency: pipe ping-pong between two threads or processes'
+complete -c rtbench -n "__fish_rtbench_using_subcommand help; and not __fish_seen_subcommand_from cyclic sysinfo selftest monitor report plot tune pmq pipe load load-worker help" -f -a "load" -d 'Run only the background load (--load/--load-cmd) for -D TIME'
+complete -c rtbench -n "__fish_rtbench_using_subcommand help; and not __fish_seen_subcommand_from cyclic sysinfo selftest monitor report plot tune pmq pipe load load-worker help" -f -a "load-worker" -d 'Internal: one built-in load worker process (started by --load)'
+complete -c rtbench -n "__fish_rtbench_using_subcommand help; and not __fish_seen_subcommand_from cyclic sysinfo selftest monitor report plot tune pmq pipe load load-worker help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c rtbench -n "__fish_rtbench_using_subcommand help; and __fish_seen_subcommand_from tune" -f -a "check" -d 'Compare the kernel\'s effective state with [tuning]; write nothing'
 complete -c rtbench -n "__fish_rtbench_using_subcommand help; and __fish_seen_subcommand_from tune" -f -a "apply" -d 'Change what differs as a transaction (journal in /run/rtbench, rollback on failure)'
 complete -c rtbench -n "__fish_rtbench_using_subcommand help; and __fish_seen_subcommand_from tune" -f -a "revert" -d 'Restore every value recorded by the last committed apply'

@@ -4,6 +4,7 @@
 
 mod cyclic;
 mod load;
+mod monitor;
 mod pair;
 #[cfg(feature = "plot")]
 mod plot;
@@ -60,6 +61,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
         }
         Command::Sysinfo(a) => sysinfo::run(&a),
         Command::Report(a) => report::run(&a),
+        Command::Monitor(a) => monitor::run(&a),
         #[cfg(feature = "plot")]
         Command::Plot(a) => plot::run(&a),
         Command::Selftest(a) => Ok(selftest::run(&a)),
@@ -122,6 +124,38 @@ fn clap_message(e: &clap::Error) -> String {
         "invalid command line".to_string()
     } else {
         out
+    }
+}
+
+/// The journal destination `--log-format FORMAT` names (`auto`, `journal`, `logfmt`,
+/// `text`; see [`crate::report::journal::LogFormat`]).
+fn journal(format: &str) -> crate::report::journal::Journal {
+    use crate::report::journal::{Journal, LogFormat};
+    Journal::open(match format {
+        "journal" => LogFormat::Journal,
+        "logfmt" => LogFormat::Logfmt,
+        "text" => LogFormat::Text,
+        _ => LogFormat::Auto,
+    })
+}
+
+/// The configuration named by `--config FILE` (which must exist), else
+/// `/etc/rtbench/rtbench.toml`, whose absence means the documented defaults.
+fn load_config(
+    explicit: Option<&std::path::Path>,
+    root: &crate::sys::SysRoot,
+) -> Result<crate::config::Config> {
+    use crate::config;
+    match explicit {
+        Some(p) => Ok(config::load(p, root)?),
+        None => {
+            let p = std::path::Path::new(config::DEFAULT_PATH);
+            if p.exists() {
+                Ok(config::load(p, root)?)
+            } else {
+                Ok(config::parse("", config::DEFAULT_PATH, root)?)
+            }
+        }
     }
 }
 

@@ -11,9 +11,9 @@ use crate::report::table::Table;
 use crate::report::PrettyJson;
 use std::path::PathBuf;
 
-/// `[output] results_dir` and `fallback_dir` of the configuration `args` names (the
-/// default file, or the defaults when that does not exist); `--dir` overrides the first.
-fn dirs(args: &ReportArgs) -> Result<(PathBuf, PathBuf)> {
+/// The configuration `args` names (the default file, or the defaults when that does
+/// not exist).
+fn config(args: &ReportArgs) -> Result<crate::config::Config> {
     let path = args
         .config
         .clone()
@@ -31,8 +31,13 @@ fn dirs(args: &ReportArgs) -> Result<(PathBuf, PathBuf)> {
             )))
         }
     };
-    let cfg =
-        crate::config::parse(&text, &shown, &crate::sys::SysRoot::host()).map_err(Error::Config)?;
+    crate::config::parse(&text, &shown, &crate::sys::SysRoot::host()).map_err(Error::Config)
+}
+
+/// `[output] results_dir` and `fallback_dir` of the configuration; `--dir` overrides
+/// the first.
+fn dirs(args: &ReportArgs) -> Result<(PathBuf, PathBuf)> {
+    let cfg = config(args)?;
     Ok((
         args.dir.clone().unwrap_or(cfg.output.results_dir),
         cfg.output.fallback_dir,
@@ -51,6 +56,9 @@ fn is_this_boot(run: &StoredRun, boot: &str) -> bool {
 
 /// `rtbench report`.
 pub fn run(args: &ReportArgs) -> Result<i32> {
+    if let Some(since) = &args.since {
+        return run_since(args, since);
+    }
     let (dir, fallback_dir) = dirs(args)?;
     let out = Output::new(args.json.then_some(&Target::Stdout));
     let boot = store::current_boot_id();
@@ -201,4 +209,76 @@ fn boot_note(run: &StoredRun, boot: &str) -> String {
         "NOT this boot"
     };
     format!(" (boot {}, {whose})", run.origin.short_boot())
+}
+
+/// `rtbench report --since TIME`: the monitor's windows of the last TIME, per CPU;
+/// exit 1 when one exceeded a limit or there is none in the period.
+fn run_since(args: &ReportArgs, since: &str) -> Result<i32> {
+    use crate::monitor::aggregate::STATE_FILE;
+    use crate::monitor::history::State;
+    use crate::report::monitor::SinceTable;
+    use crate::report::window::{self, SinceSummary, WindowStore, CURRENT};
+    let period = crate::duration::parse(since).map_err(|e| Error::usage("--since", since, e))?;
+    if period.is_zero() {
+        return Err(Error::usage(
+            "--since",
+            since,
+            "expected a period of at least 1s",
+        ));
+    }
+    // --dir: DIR itself when the monitor was given it with --dir, else DIR/monitor (the
+    // monitor's default under a results directory); without --dir, the configuration's
+    // [monitor] dir.
+    let dir = match &args.dir {
+        Some(d) if d.join(CURRENT).exists() => d.clone(),
+        Some(d) => window::default_dir(d),
+        None => {
+            let cfg = config(args)?;
+            cfg.monitor
+                .dir
+                .unwrap_or_else(|| window::default_dir(&cfg.output.results_dir))
+        }
+    };
+    let store = WindowStore::new(&dir, u64::MAX);
+    if store.files().is_empty() {
+        return Err(Error::usage(
+            "--since",
+            since,
+            format!(
+                "no monitor windows in {} (is rtbench-monitor.service running?)",
+                dir.display()
+            ),
+        ));
+    }
+    let (records, skipped) = store.read().map_err(|e| Error::io(&dir, e))?;
+    let out = Output::new(args.json.then_some(&Target::Stdout));
+    if skipped > 0 {
+        out.warn(&format!(
+            "rtbench: {}: {skipped} unreadable line(s) skipped",
+            dir.display()
+        ));
+    }
+    let now = crate::sys::clock::Clock::wall_secs();
+    let mut summary = SinceSummary::new(records, now - period.as_secs() as i64, now);
+    if let Ok(text) = std::fs::read_to_string(dir.join(STATE_FILE)) {
+        if let Ok(state) = serde_json::from_str::<State>(&text) {
+            for c in summary.cpus.iter_mut() {
+                c.alltime_max_ns = state
+                    .cpus
+                    .iter()
+                    .find(|s| s.cpu == c.cpu)
+                    .map(|s| s.alltime_max_ns.max(c.max_ns));
+            }
+        }
+    }
+    if args.json {
+        out.document(&Target::Stdout, &PrettyJson, &summary)?;
+    } else {
+        out.text(&SinceTable, &summary)?;
+    }
+    Ok(if summary.windows == 0 || summary.over_limit() > 0 {
+        exit::FAIL
+    } else {
+        exit::OK
+    })
 }

@@ -4,7 +4,7 @@
 
 use crate::cli::selftest::SelftestArgs;
 use crate::error::{exit, ConfigError};
-use crate::report::journal::{Journal, LogFormat};
+use crate::report::journal::Journal;
 use crate::sys::cpus::CpuTopology;
 use crate::sys::SysRoot;
 use std::path::{Path, PathBuf};
@@ -15,12 +15,7 @@ use std::path::{Path, PathBuf};
 pub fn run(args: &SelftestArgs) -> i32 {
     let config = args.config.as_deref();
     let root = SysRoot::host();
-    let mut journal = Journal::open(match args.log_format.as_str() {
-        "journal" => LogFormat::Journal,
-        "logfmt" => LogFormat::Logfmt,
-        "text" => LogFormat::Text,
-        _ => LogFormat::Auto,
-    });
+    let mut journal = super::journal(&args.log_format);
     let explicit = config.is_some();
     let path = config.map_or_else(
         || PathBuf::from(crate::config::DEFAULT_PATH),

@@ -7,6 +7,7 @@
 pub mod cyclic;
 pub mod getopt;
 pub mod load;
+pub mod monitor;
 pub mod number;
 pub mod pipe;
 #[cfg(feature = "plot")]
@@ -46,6 +47,9 @@ pub enum Command {
     /// Boot self-test: tune, measure under load, judge the limits, report (rtbench.service)
     #[command(after_help = selftest::EXAMPLES)]
     Selftest(selftest::SelftestArgs),
+    /// Long-running latency monitoring for the field: one journal entry per CPU per window
+    #[command(after_help = monitor::EXAMPLES)]
+    Monitor(monitor::MonitorArgs),
     /// Show stored self-test results: the last verdict and table, or all kept runs
     #[command(after_help = report::EXAMPLES)]
     Report(report::ReportArgs),

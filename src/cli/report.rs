@@ -14,9 +14,15 @@ The results directory is [output] results_dir of the configuration (--config, de
 /etc/rtbench/rtbench.toml); --dir overrides it. A run that could not be stored is read
 from [output] fallback_dir (/run/rtbench).
 
+--since TIME shows the monitor's windows instead: worst max, p99.9, p99, overruns per
+CPU, from [monitor] dir (default results_dir/monitor):
+  rtbench report --since 2h   the monitor's windows of the last two hours, per CPU
+  rtbench report --since 1d --json   the same as JSON, every window included
+
 Exit codes: 0 this boot's run passed (or was accepted unjudged), 1 it failed, was
 unjudged, was not stored, or there is no run of this boot, 2 no results or invalid
-configuration.";
+configuration. With --since: 0 no window exceeded [monitor.limits], 1 one did, or no
+window in the period, 2 no monitor windows stored.";
 
 /// `rtbench report` flags.
 #[derive(Debug, Args)]
@@ -27,6 +33,10 @@ pub struct ReportArgs {
     /// Every kept run instead of the last one
     #[arg(long)]
     pub all: bool,
+    /// The monitor's windows of the last TIME (s, m, h, d) instead of self-test
+    /// results: worst max, p99.9, p99, overruns per CPU
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
     /// Results directory (default: [output] results_dir of the configuration)
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,

@@ -13,6 +13,7 @@
 //! field in [`Config`], one line in [`parse`].
 
 pub mod limits;
+pub mod monitor;
 pub mod selftest;
 pub mod tuning;
 
@@ -49,6 +50,9 @@ pub struct RawConfig {
     /// `[output]`: results store and Prometheus textfile.
     #[serde(default)]
     pub output: selftest::OutputToml,
+    /// `[monitor]`: the long-running field measurement.
+    #[serde(default)]
+    pub monitor: monitor::MonitorToml,
 }
 
 /// The validated configuration.
@@ -72,6 +76,8 @@ pub struct Config {
     pub limits: limits::LimitSet,
     /// `[output]`.
     pub output: OutputSection,
+    /// `[monitor]`.
+    pub monitor: monitor::MonitorSection,
 }
 
 /// Reads and validates the configuration file `path` against the system below `root`.
@@ -121,6 +127,7 @@ pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config, ConfigErr
         load: raw.load.as_written(),
         load_spec,
         output,
+        monitor: raw.monitor.resolve(&topo, &src)?,
     })
 }
 

@@ -388,6 +388,8 @@ mod tests {
         let c = c.unwrap_or_else(|e| panic!("{e}\n{uncommented}"));
         assert!(c.load_spec.is_some());
         assert_eq!(c.limits.per_cpus.len(), 1);
+        assert_eq!(c.monitor.limits.max_us, Some(100));
+        assert_eq!(c.monitor.pm_qos_us, Some(0));
         assert!(!c.tuning.is_empty());
     }
 }

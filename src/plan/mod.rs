@@ -7,6 +7,7 @@
 
 pub mod cyclic;
 pub mod load;
+pub mod monitor;
 pub mod pair;
 #[cfg(feature = "plot")]
 pub mod plot;

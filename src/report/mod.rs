@@ -15,6 +15,7 @@ pub mod date;
 pub mod histogram;
 pub mod journal;
 pub mod json;
+pub mod monitor;
 pub mod output;
 pub mod pair_json;
 pub mod pair_text;
@@ -25,6 +26,7 @@ pub mod sysinfo;
 pub mod table;
 pub mod text;
 pub mod tuning;
+pub mod window;
 
 use crate::load::LoadInfo;
 use crate::measure::cyclic::CyclicResult;

@@ -48,6 +48,18 @@ pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     result
 }
 
+/// Appends `bytes` to `path` with one `write(2)` and fsyncs it, creating the file with
+/// mode [`FILE_MODE`] if needed: for append-only logs (the monitor's window store),
+/// where rewriting the whole file for every record would wear out flash. Not atomic:
+/// a crash can leave the last record cut short, so readers skip a last line without
+/// its newline.
+pub fn append(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut f = OpenOptions::new().append(true).create(true).open(path)?;
+    f.set_permissions(fs::Permissions::from_mode(FILE_MODE))?;
+    f.write_all(bytes)?;
+    f.sync_data()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

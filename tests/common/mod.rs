@@ -258,3 +258,41 @@ pub fn with_id<'a>(
 ) -> Vec<&'a std::collections::HashMap<String, String>> {
     e.iter().filter(|m| m["MESSAGE_ID"] == id).collect()
 }
+
+/// `@FIELD@` placeholders of the catalog, per MESSAGE_ID.
+pub fn catalog() -> std::collections::HashMap<String, std::collections::HashSet<String>> {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("systemd/rtbench.catalog"),
+    )
+    .unwrap();
+    let mut m: std::collections::HashMap<String, std::collections::HashSet<String>> =
+        std::collections::HashMap::new();
+    let mut id = String::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("-- ") {
+            id = rest.trim().to_string();
+            m.entry(id.clone()).or_default();
+            continue;
+        }
+        if id.is_empty() {
+            continue;
+        }
+        let mut rest = line;
+        while let Some(a) = rest.find('@') {
+            let after = &rest[a + 1..];
+            match after.find('@') {
+                Some(b)
+                    if after[..b]
+                        .chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                        && b > 0 =>
+                {
+                    m.get_mut(&id).unwrap().insert(after[..b].to_string());
+                    rest = &after[b + 1..];
+                }
+                _ => rest = after,
+            }
+        }
+    }
+    m
+}

@@ -1,0 +1,230 @@
+//! The monitor's flow: restore the state, start the threads, close a window every
+//! `window` on the main thread ([`Collector`], called by the harness every second),
+//! hand each finished window to the [`Aggregator`], and at the end summarise the last,
+//! partial window and save the state.
+
+use super::aggregate::Aggregator;
+use super::MonitorPlan;
+use crate::measure::harness::{Progress, StopCause};
+use crate::measure::monitor::{self, Link, WindowSlot, Windows};
+use crate::measure::stats::LiveSnapshot;
+use crate::measure::ThreadSpec;
+use crate::report::journal::{Journal, Priority};
+use crate::report::monitor as out;
+use crate::report::output::Output;
+use crate::report::text::LiveLines;
+use crate::report::Live;
+use crate::sys::clock::Clock;
+use crate::sys::SysRoot;
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The main thread's side of a monitor run: window boundaries, the hand-over links
+/// and the aggregator.
+struct Collector<'a> {
+    agg: Aggregator<'a>,
+    window: Duration,
+    out: Output,
+    windows: Arc<Windows>,
+    links: Vec<Link>,
+    /// Slots handed over and not yet summarised, per thread.
+    pending: Vec<VecDeque<Box<WindowSlot>>>,
+    /// Wall-clock and monotonic start of window `w` is `bounds[w - bounds_base]`;
+    /// entries of summarised windows are dropped (memory stays flat).
+    bounds: VecDeque<(i64, Instant)>,
+    bounds_base: u64,
+    next_close: Instant,
+    ready: bool,
+    watchdog: bool,
+}
+
+impl Collector<'_> {
+    /// The wall-clock and monotonic start of window `w` (= end of `w − 1`).
+    fn bound(&self, w: u64) -> Option<(i64, Instant)> {
+        w.checked_sub(self.bounds_base)
+            .and_then(|i| self.bounds.get(i as usize))
+            .copied()
+    }
+
+    /// Takes every finished slot from the threads and summarises each window all
+    /// threads have finished.
+    fn collect(&mut self) {
+        for (i, l) in self.links.iter().enumerate() {
+            while let Some(s) = l.take() {
+                self.pending[i].push_back(s);
+            }
+        }
+        while !self.pending.is_empty() && self.pending.iter().all(|p| !p.is_empty()) {
+            let slots: Vec<Box<WindowSlot>> = self
+                .pending
+                .iter_mut()
+                .filter_map(|p| p.pop_front())
+                .collect();
+            let last = slots.iter().map(|s| s.last).max().unwrap_or(0);
+            let end = self
+                .bound(last + 1)
+                .unwrap_or_else(|| (Clock::wall_secs(), Instant::now()));
+            self.summarise(&slots, end);
+            for (l, s) in self.links.iter().zip(slots) {
+                l.give_back(s);
+            }
+            // Window `last + 1` has started: earlier bounds are no longer needed.
+            while self.bounds_base <= last && self.bounds.len() > 1 {
+                self.bounds.pop_front();
+                self.bounds_base += 1;
+            }
+        }
+    }
+
+    /// One window of every thread, ending at `end`.
+    fn summarise(&mut self, slots: &[Box<WindowSlot>], end: (i64, Instant)) {
+        let first = slots.iter().map(|s| s.first).min().unwrap_or(0);
+        let start = self.bound(first).unwrap_or(end);
+        let stats: Vec<_> = slots.iter().map(|s| &s.stats).collect();
+        let duration_s = end.1.saturating_duration_since(start.1).as_secs_f64();
+        let record = self.agg.window(&stats, start.0, end.0, duration_s);
+        let worst = record.cpus.iter().map(|c| c.max_ns).max().unwrap_or(0);
+        let status = format!(
+            "window {}: worst max {} us; all-time max {} us",
+            record.seq,
+            out::us(worst),
+            out::us(self.agg.alltime_max_ns())
+        );
+        let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Status(&status)]);
+    }
+
+    /// After the run: the windows still in the links, then the threads' last, partial
+    /// slots as a last window; the state saved. Returns what the stop entry says
+    /// about the state.
+    #[allow(clippy::vec_box)] // the harness hands the slots back boxed
+    fn finish(&mut self, last: Vec<Box<WindowSlot>>) -> String {
+        self.collect();
+        let now = (Clock::wall_secs(), Instant::now());
+        if last.len() == self.links.len() && last.iter().any(|s| s.stats.count > 0) {
+            self.summarise(&last, now);
+        }
+        let path = self.agg.state_path();
+        match self.agg.save_state(now.0) {
+            Ok(()) => format!("state saved in {}", path.display()),
+            Err(e) => format!("state NOT saved in {}: {e}", path.display()),
+        }
+    }
+}
+
+impl Progress for Collector<'_> {
+    fn report(&mut self, _threads: &[ThreadSpec], _live: &[LiveSnapshot]) {
+        if !self.ready {
+            self.ready = true;
+            let _ = sd_notify::notify(
+                false,
+                &[
+                    sd_notify::NotifyState::Ready,
+                    sd_notify::NotifyState::Status("monitoring: first window running"),
+                ],
+            );
+        }
+        if self.watchdog {
+            let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Watchdog]);
+        }
+        // Summarise first: the spare slots are back with the threads before they see
+        // the next window start.
+        self.collect();
+        let now = Instant::now();
+        while now >= self.next_close {
+            self.bounds.push_back((Clock::wall_secs(), self.next_close));
+            self.windows.current.fetch_add(1, Ordering::Release);
+            self.next_close += self.window;
+        }
+    }
+
+    fn status(&mut self, threads: &[ThreadSpec], live: &[LiveSnapshot]) {
+        let l = Live {
+            threads,
+            live,
+            nsecs: false,
+        };
+        let _ = self.out.to_stderr(&LiveLines, &l);
+    }
+
+    fn notice(&mut self, line: &str) {
+        self.out.line(line);
+    }
+
+    fn warning(&mut self, line: &str) {
+        self.out.warn(line);
+    }
+}
+
+/// Runs the monitor `plan` until its duration ends or SIGINT/SIGTERM; returns the exit
+/// code: 0 (duration reached), 130/143 (SIGINT/SIGTERM, state saved: the unit counts
+/// 143 as a clean stop), 3 (SCHED_FIFO or mlockall refused).
+pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32 {
+    let windows = Arc::new(Windows::default());
+    let (threads, links) = monitor::threads(&plan.spec, &windows);
+    let mut spec = plan.spec.clone();
+    let mut usec = 0u64;
+    let watchdog = sd_notify::watchdog_enabled(false, &mut usec);
+    if watchdog && usec > 0 {
+        let half = Duration::from_micros(usec / 2).max(Duration::from_millis(100));
+        spec.control.report_every = spec.control.report_every.map(|r| r.min(half));
+    }
+    let cpus: Vec<usize> = links
+        .iter()
+        .map(|l| l.thread.cpu.unwrap_or(l.thread.index))
+        .collect();
+    let now_s = Clock::wall_secs();
+    let agg = Aggregator::new(plan, journal, &cpus, now_s);
+    let start = out::start_entry(
+        &plan.cpus_text(),
+        plan.interval_us(),
+        plan.priority(),
+        plan.window.as_secs(),
+        &agg.restored,
+    );
+    agg.journal.send(&start);
+    let now = Instant::now();
+    let mut c = Collector {
+        agg,
+        window: plan.window,
+        out: Output::new(None),
+        windows,
+        pending: links.iter().map(|_| VecDeque::with_capacity(2)).collect(),
+        links,
+        bounds: VecDeque::from([(now_s, now)]),
+        bounds_base: 0,
+        next_close: now + plan.window,
+        ready: false,
+        watchdog,
+    };
+    let result = monitor::run(&spec, threads, root, &mut c);
+    let (how, state, prio, code) = match result {
+        Ok((last, end)) => {
+            let state = c.finish(last);
+            let how = match end.stop {
+                StopCause::Completed => "duration reached",
+                StopCause::Sigterm => "SIGTERM",
+                StopCause::Sigint => "SIGINT",
+                StopCause::Break => "break",
+            };
+            let prio = if state.contains("NOT") {
+                Priority::Warning
+            } else {
+                Priority::Info
+            };
+            (how.to_string(), state, prio, end.exit_code())
+        }
+        Err(e) => (
+            format!("refused: {e}"),
+            "nothing measured".to_string(),
+            Priority::Error,
+            e.exit_code(),
+        ),
+    };
+    let windows = c.agg.windows;
+    c.agg
+        .journal
+        .send(&out::stop_entry(&how, windows, &state, prio));
+    code
+}

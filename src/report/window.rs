@@ -1,0 +1,318 @@
+//! The monitor's windows: one record per window with every CPU's figures
+//! ([`WindowRecord`]), the window store that keeps them on disk within a size bound
+//! ([`WindowStore`]), and the summary of the windows since a point in time that
+//! `rtbench report --since` prints ([`SinceSummary`]).
+//!
+//! The store is append-only JSON Lines: `windows.jsonl` and, once that has reached half
+//! of the store's size, the previous file `windows.1.jsonl` (like logrotate with one
+//! rotation). One `write(2)` per window and an fsync; a record cut short by a crash is
+//! a last line without a newline, which readers skip. Appending instead of rewriting
+//! the store every window spares the flash of boards that run the monitor for years.
+
+use crate::measure::stats::LatencyStats;
+use serde::{Deserialize, Serialize};
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// The current file of the window store.
+pub const CURRENT: &str = "windows.jsonl";
+/// The previous file of the window store.
+pub const PREVIOUS: &str = "windows.1.jsonl";
+
+/// One CPU's figures for one window. Latencies in **ns**.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowCpu {
+    /// The CPU.
+    pub cpu: usize,
+    /// Samples taken.
+    pub samples: u64,
+    /// Smallest latency.
+    pub min_ns: u64,
+    /// Mean, rounded.
+    pub avg_ns: u64,
+    /// 99th percentile (< 1 % value error).
+    pub p99_ns: u64,
+    /// 99.9th percentile (< 1 % value error).
+    pub p999_ns: u64,
+    /// Largest latency (exact).
+    pub max_ns: u64,
+    /// Wakeups later than the following deadline.
+    pub overruns: u64,
+    /// The `[monitor.limits]` this window exceeded (`max`, `p999`, …); empty: none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exceeded: Vec<String>,
+}
+
+impl WindowCpu {
+    /// The figures of `stats` for `cpu`.
+    pub fn from_stats(cpu: usize, stats: &LatencyStats) -> WindowCpu {
+        WindowCpu {
+            cpu,
+            samples: stats.count,
+            min_ns: stats.min(),
+            avg_ns: stats.mean_ns().round() as u64,
+            p99_ns: stats.quantile_ns(0.99),
+            p999_ns: stats.quantile_ns(0.999),
+            max_ns: stats.max_ns,
+            overruns: stats.overruns,
+            exceeded: Vec::new(),
+        }
+    }
+}
+
+/// One window of the monitor.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WindowRecord {
+    /// Window sequence number, counting on across restarts of the monitor.
+    pub seq: u64,
+    /// Start, seconds since the epoch (UTC).
+    pub start_s: i64,
+    /// End, seconds since the epoch (UTC).
+    pub end_s: i64,
+    /// Measured length in seconds (monotonic clock; the configured window unless the
+    /// monitor started or stopped within it).
+    pub duration_s: f64,
+    /// Per CPU, in CPU order.
+    pub cpus: Vec<WindowCpu>,
+}
+
+/// The window store in a directory (see the module documentation).
+#[derive(Debug, Clone)]
+pub struct WindowStore {
+    /// The directory.
+    pub dir: PathBuf,
+    /// Size bound of both files together, **bytes**.
+    pub max_bytes: u64,
+}
+
+impl WindowStore {
+    /// The store in `dir`, at most `max_bytes` on disk.
+    pub fn new(dir: impl Into<PathBuf>, max_bytes: u64) -> WindowStore {
+        WindowStore {
+            dir: dir.into(),
+            max_bytes,
+        }
+    }
+
+    /// Appends `record` (one line), rotating first when the current file would grow
+    /// past half the bound. Creates the directory if needed.
+    pub fn append(&self, record: &WindowRecord) -> io::Result<()> {
+        std::fs::create_dir_all(&self.dir)?;
+        let mut line = serde_json::to_vec(record)?;
+        line.push(b'\n');
+        let current = self.dir.join(CURRENT);
+        let size = std::fs::metadata(&current).map_or(0, |m| m.len());
+        if size > 0 && size + line.len() as u64 > self.max_bytes / 2 {
+            std::fs::rename(&current, self.dir.join(PREVIOUS))?;
+        }
+        crate::sys::atomic::append(&current, &line)
+    }
+
+    /// Every readable record, oldest first, and the number of lines skipped (torn or
+    /// foreign). A missing store is empty.
+    pub fn read(&self) -> io::Result<(Vec<WindowRecord>, usize)> {
+        let mut records = Vec::new();
+        let mut skipped = 0;
+        for name in [PREVIOUS, CURRENT] {
+            let text = match std::fs::read_to_string(self.dir.join(name)) {
+                Ok(t) => t,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(e),
+            };
+            let complete = text.ends_with('\n');
+            let lines: Vec<&str> = text.lines().collect();
+            for (i, line) in lines.iter().enumerate() {
+                let torn = !complete && i + 1 == lines.len();
+                match serde_json::from_str::<WindowRecord>(line) {
+                    Ok(r) if !torn => records.push(r),
+                    _ => skipped += 1,
+                }
+            }
+        }
+        Ok((records, skipped))
+    }
+
+    /// The files of the store that exist.
+    pub fn files(&self) -> Vec<PathBuf> {
+        [PREVIOUS, CURRENT]
+            .iter()
+            .map(|n| self.dir.join(n))
+            .filter(|p| p.exists())
+            .collect()
+    }
+}
+
+/// One CPU over the windows of a `--since` period. Latencies in **ns**.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CpuSince {
+    /// The CPU.
+    pub cpu: usize,
+    /// Windows.
+    pub windows: u64,
+    /// Samples.
+    pub samples: u64,
+    /// Largest latency of the period.
+    pub max_ns: u64,
+    /// End of the window that had it, seconds since the epoch.
+    pub max_at_s: i64,
+    /// Largest window p99.9.
+    pub worst_p999_ns: u64,
+    /// Largest window p99.
+    pub worst_p99_ns: u64,
+    /// Overruns, summed.
+    pub overruns: u64,
+    /// Windows that exceeded a `[monitor.limits]` limit.
+    pub windows_over_limit: u64,
+    /// The largest latency the monitor has ever seen on this CPU (state file), if
+    /// known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alltime_max_ns: Option<u64>,
+}
+
+/// The windows of the monitor since a point in time (`rtbench report --since`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SinceSummary {
+    /// The start of the period, seconds since the epoch.
+    pub since_s: i64,
+    /// When the summary was made, seconds since the epoch.
+    pub now_s: i64,
+    /// Windows in the period.
+    pub windows: u64,
+    /// Start of the first window, end of the last (0 when none).
+    pub first_s: i64,
+    /// End of the last window.
+    pub last_s: i64,
+    /// Per CPU, in CPU order.
+    pub cpus: Vec<CpuSince>,
+    /// The windows themselves, oldest first.
+    pub records: Vec<WindowRecord>,
+}
+
+impl SinceSummary {
+    /// Summarises the `records` that ended after `since_s`.
+    pub fn new(records: Vec<WindowRecord>, since_s: i64, now_s: i64) -> SinceSummary {
+        let records: Vec<WindowRecord> =
+            records.into_iter().filter(|r| r.end_s > since_s).collect();
+        let mut cpus: std::collections::BTreeMap<usize, CpuSince> = Default::default();
+        for r in &records {
+            for c in &r.cpus {
+                let s = cpus.entry(c.cpu).or_insert(CpuSince {
+                    cpu: c.cpu,
+                    windows: 0,
+                    samples: 0,
+                    max_ns: 0,
+                    max_at_s: 0,
+                    worst_p999_ns: 0,
+                    worst_p99_ns: 0,
+                    overruns: 0,
+                    windows_over_limit: 0,
+                    alltime_max_ns: None,
+                });
+                s.windows += 1;
+                s.samples += c.samples;
+                if c.max_ns >= s.max_ns {
+                    s.max_ns = c.max_ns;
+                    s.max_at_s = r.end_s;
+                }
+                s.worst_p999_ns = s.worst_p999_ns.max(c.p999_ns);
+                s.worst_p99_ns = s.worst_p99_ns.max(c.p99_ns);
+                s.overruns += c.overruns;
+                s.windows_over_limit += !c.exceeded.is_empty() as u64;
+            }
+        }
+        SinceSummary {
+            since_s,
+            now_s,
+            windows: records.len() as u64,
+            first_s: records.first().map_or(0, |r| r.start_s),
+            last_s: records.last().map_or(0, |r| r.end_s),
+            cpus: cpus.into_values().collect(),
+            records,
+        }
+    }
+
+    /// Windows in the period that exceeded a limit on some CPU.
+    pub fn over_limit(&self) -> u64 {
+        self.records
+            .iter()
+            .filter(|r| r.cpus.iter().any(|c| !c.exceeded.is_empty()))
+            .count() as u64
+    }
+}
+
+/// The monitor's directory under a results directory (`[output] results_dir`).
+pub fn default_dir(results_dir: &Path) -> PathBuf {
+    results_dir.join("monitor")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(seq: u64, max_ns: u64, exceeded: bool) -> WindowRecord {
+        WindowRecord {
+            seq,
+            start_s: 1_000 + seq as i64 * 300,
+            end_s: 1_300 + seq as i64 * 300,
+            duration_s: 300.0,
+            cpus: vec![WindowCpu {
+                cpu: 1,
+                samples: 300_000,
+                min_ns: 1_000,
+                avg_ns: 2_000,
+                p99_ns: 5_000,
+                p999_ns: 8_000 + seq,
+                max_ns,
+                overruns: 1,
+                exceeded: if exceeded { vec!["max".into()] } else { vec![] },
+            }],
+        }
+    }
+
+    #[test]
+    fn store_rotates_within_its_bound_and_skips_a_torn_line() {
+        let dir = crate::config::tempdir::Dir::new("windows");
+        let line_len = serde_json::to_vec(&record(0, 1, false)).unwrap().len() as u64 + 1;
+        // Room for about 10 records per file.
+        let store = WindowStore::new(dir.path(), line_len * 20 + 10);
+        for seq in 0..95 {
+            store.append(&record(seq, seq * 10, seq == 50)).unwrap();
+        }
+        let total: u64 = store
+            .files()
+            .iter()
+            .map(|p| std::fs::metadata(p).unwrap().len())
+            .sum();
+        assert!(total <= store.max_bytes, "{total} > {}", store.max_bytes);
+        let (records, skipped) = store.read().unwrap();
+        assert_eq!(skipped, 0);
+        assert_eq!(records.last().unwrap().seq, 94);
+        assert!(records.len() >= 10, "{}", records.len());
+        assert!(records.windows(2).all(|w| w[1].seq == w[0].seq + 1));
+        // A crash in the middle of an append leaves a line without its newline.
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(dir.path().join(CURRENT))
+            .unwrap();
+        std::io::Write::write_all(&mut f, b"{\"seq\": 95, \"sta").unwrap();
+        let (again, skipped) = store.read().unwrap();
+        assert_eq!((again.len(), skipped), (records.len(), 1));
+    }
+
+    #[test]
+    fn since_summary_takes_the_worst_and_counts_limits() {
+        let records: Vec<_> = (0..10).map(|s| record(s, 100 * (s % 4), s == 7)).collect();
+        // Windows ending after 1_300 + 5 × 300: seq 5..9.
+        let s = SinceSummary::new(records, 1_300 + 4 * 300, 5_000);
+        assert_eq!(s.windows, 5);
+        let c = &s.cpus[0];
+        assert_eq!((c.windows, c.samples, c.overruns), (5, 1_500_000, 5));
+        // max 300 at seq 7 (100 × 3); p99.9 worst at seq 9.
+        assert_eq!((c.max_ns, c.max_at_s), (300, 1_300 + 7 * 300));
+        assert_eq!(c.worst_p999_ns, 8_009);
+        assert_eq!((c.windows_over_limit, s.over_limit()), (1, 1));
+        assert_eq!((s.first_s, s.last_s), (1_000 + 5 * 300, 1_300 + 9 * 300));
+        let empty = SinceSummary::new(vec![], 0, 1);
+        assert_eq!((empty.windows, empty.cpus.len()), (0, 0));
+    }
+}

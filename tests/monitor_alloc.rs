@@ -1,0 +1,118 @@
+//! The monitor's measuring thread allocates nothing once it measures — also not when
+//! windows are handed over — so it can run for weeks without touching the allocator
+//! (no page faults, no malloc locks on the measuring path). A counting global allocator
+//! watches the measuring thread's kernel thread id while real windows are closed.
+
+use rtbench::measure::harness::Progress;
+use rtbench::measure::monitor::{self, Link, MonitorSpec, Windows};
+use rtbench::measure::stats::LiveSnapshot;
+use rtbench::measure::{RunControl, ThreadSpec};
+use rtbench::sys::sched::Policy;
+use rtbench::sys::SysRoot;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The thread whose allocations are counted (0: none yet).
+static WATCH: AtomicI64 = AtomicI64::new(0);
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+struct Counting;
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        count();
+        System.alloc(l)
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        count();
+        System.dealloc(p, l)
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        count();
+        System.realloc(p, l, n)
+    }
+}
+
+fn count() {
+    let watch = WATCH.load(Ordering::Relaxed);
+    // SAFETY: gettid has no arguments and cannot fail; it does not allocate.
+    if watch != 0 && unsafe { libc::syscall(libc::SYS_gettid) } == watch {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+#[global_allocator]
+static A: Counting = Counting;
+
+struct Windowing {
+    links: Vec<Link>,
+    windows: Arc<Windows>,
+    handed: u64,
+    /// Allocations of the watched thread up to the last report well before the end of
+    /// the run (while it surely measured).
+    allocs: u64,
+    started: std::time::Instant,
+}
+
+impl Progress for Windowing {
+    fn report(&mut self, _: &[ThreadSpec], live: &[LiveSnapshot]) {
+        if WATCH.load(Ordering::Relaxed) == 0 {
+            WATCH.store(live[0].tid as i64, Ordering::Relaxed);
+        }
+        for l in &self.links {
+            while let Some(s) = l.take() {
+                self.handed += 1;
+                l.give_back(s);
+            }
+        }
+        self.windows.current.fetch_add(1, Ordering::Release);
+        if self.started.elapsed() < Duration::from_millis(1200) {
+            self.allocs = ALLOCS.load(Ordering::Relaxed);
+        }
+    }
+    fn status(&mut self, _: &[ThreadSpec], _: &[LiveSnapshot]) {}
+    fn notice(&mut self, _: &str) {}
+    fn warning(&mut self, _: &str) {}
+}
+
+#[test]
+fn measuring_thread_allocates_nothing_across_window_hand_overs() {
+    let spec = MonitorSpec {
+        threads: vec![ThreadSpec {
+            index: 0,
+            cpu: Some(0),
+            policy: Policy::Other,
+            priority: 0,
+            interval_us: 500,
+        }],
+        control: RunControl {
+            duration: Some(Duration::from_millis(1500)),
+            loops: None,
+            mlockall: false,
+            pm_qos_us: None,
+            main_cpus: None,
+            report_every: Some(Duration::from_millis(50)),
+            break_ns: None,
+            tracemark: false,
+            histogram: None,
+        },
+    };
+    let windows = Arc::new(Windows::default());
+    let (threads, links) = monitor::threads(&spec, &windows);
+    let mut p = Windowing {
+        links,
+        windows,
+        handed: 0,
+        allocs: 0,
+        started: std::time::Instant::now(),
+    };
+    let (last, _) = monitor::run(&spec, threads, &SysRoot::host(), &mut p).unwrap();
+    assert!(WATCH.load(Ordering::Relaxed) > 0);
+    // About 30 windows of 50 ms were handed over while the thread was watched.
+    assert!(p.handed >= 10, "{}", p.handed);
+    assert!(last[0].stats.count > 0);
+    // While it measured: nothing. (Its exit, after the loop, frees its slot's box.)
+    assert_eq!(p.allocs, 0);
+}
