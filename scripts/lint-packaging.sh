@@ -155,10 +155,13 @@ else
 fi
 mkdir -p "$tmp/root/usr/lib/systemd/catalog" "$tmp/root/var/lib/systemd/catalog"
 cp systemd/rtbench.catalog "$tmp/root/usr/lib/systemd/catalog/"
-# Every MESSAGE_ID of src/report/journal/mod.rs (ALL_IDS).
+# Every MESSAGE_ID of src/report/journal/mod.rs (ALL_IDS) and src/report/monitor.rs
+# (MONITOR_IDS).
 ids=(b338a16c561342608e6e5ef41b0a0813 7b1dd0eea94d4cc4bd8f9e6c91b6465d 872270459a844055a01dbd7e3ccfd9a5
 	007f10bc07da46b6b3fc256220fca838 6a9954f26ad8443b8423171c8abd3682 ccf6df43a9334ab7b3aa20e9f71826dd
-	4ac37d680e7a4865822e0b39e581b9e0 11388322edd8448fb26766740685d2fb e677ff564d274fdaa78418a6ad5240c9)
+	4ac37d680e7a4865822e0b39e581b9e0 11388322edd8448fb26766740685d2fb e677ff564d274fdaa78418a6ad5240c9
+	c235ff9bebdd447a895829d54b7b1aa9 cc642425788247bfaec2950f5114111e a694d7ed549d47af8e69c18a54fad1a8
+	d4afd97974874b9781398c86865fe1c7 37e4093074a449328d450b9a6e3f66f8)
 if journalctl --root="$tmp/root" --update-catalog 2>&1 | tee "$tmp/catalog.log" | grep -q .; then
 	cat "$tmp/catalog.log"
 	fail "journalctl --update-catalog printed warnings"

@@ -26,10 +26,13 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod cpuset;
+#[cfg(feature = "diagnose")]
+pub mod diagnose;
 pub mod duration;
 pub mod error;
 pub mod load;
 pub mod measure;
+#[cfg(feature = "monitor")]
 pub mod monitor;
 pub mod plan;
 #[cfg(feature = "plot")]

@@ -12,6 +12,8 @@
 //!
 //! It also checks the pages with `man` (`groff` warnings) when it is installed, and the
 //! bash completion with `bash -n`.
+// The checked-in pages and completions are those of the default features.
+#![cfg(all(feature = "plot", feature = "monitor", feature = "diagnose"))]
 
 use clap::CommandFactory;
 use clap_complete::Shell;
@@ -54,7 +56,7 @@ fn files(name: &str) -> &'static [(&'static str, &'static str)] {
         "selftest" => &[CONFIG, STORE, RUN, PMQOS],
         "monitor" => &[CONFIG, STORE, PMQOS],
         "tune" | "check" | "apply" | "revert" | "status" => &[CONFIG, RUN],
-        "report" => &[STORE],
+        "report" | "diagnose" => &[CONFIG, STORE],
         _ => &[],
     }
 }

@@ -2,6 +2,7 @@
 //! threads and timers with 1-second windows, entries on standard error (no journald
 //! here; the unit and journald are exercised by tests/vm/), the window store, the
 //! state file across restarts, limits, SIGTERM, promtool on the textfile.
+#![cfg(feature = "monitor")]
 
 mod common;
 use common::*;

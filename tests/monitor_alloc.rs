@@ -2,6 +2,7 @@
 //! windows are handed over — so it can run for weeks without touching the allocator
 //! (no page faults, no malloc locks on the measuring path). A counting global allocator
 //! watches the measuring thread's kernel thread id while real windows are closed.
+#![cfg(feature = "monitor")]
 
 use rtbench::measure::harness::Progress;
 use rtbench::measure::monitor::{self, Link, MonitorSpec, Windows};

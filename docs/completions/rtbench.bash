@@ -19,6 +19,9 @@ _rtbench() {
             rtbench,cyclic)
                 cmd="rtbench__cyclic"
                 ;;
+            rtbench,diagnose)
+                cmd="rtbench__diagnose"
+                ;;
             rtbench,help)
                 cmd="rtbench__help"
                 ;;
@@ -54,6 +57,9 @@ _rtbench() {
                 ;;
             rtbench__help,cyclic)
                 cmd="rtbench__help__cyclic"
+                ;;
+            rtbench__help,diagnose)
+                cmd="rtbench__help__diagnose"
                 ;;
             rtbench__help,help)
                 cmd="rtbench__help__help"
@@ -137,7 +143,7 @@ _rtbench() {
 
     case "${cmd}" in
         rtbench)
-            opts="-h -V --help --version cyclic sysinfo selftest monitor report plot tune pmq pipe load load-worker help"
+            opts="-h -V --help --version cyclic sysinfo selftest monitor diagnose report plot tune pmq pipe load load-worker help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -292,8 +298,46 @@ _rtbench() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        rtbench__diagnose)
+            opts="-o -h -V --output --config --dir --since --sysroot --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sysroot)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         rtbench__help)
-            opts="cyclic sysinfo selftest monitor report plot tune pmq pipe load load-worker help"
+            opts="cyclic sysinfo selftest monitor diagnose report plot tune pmq pipe load load-worker help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -307,6 +351,20 @@ _rtbench() {
             return 0
             ;;
         rtbench__help__cyclic)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        rtbench__help__diagnose)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -3,7 +3,10 @@
 //! nothing else calls `exit`.
 
 mod cyclic;
+#[cfg(feature = "diagnose")]
+mod diagnose;
 mod load;
+#[cfg(feature = "monitor")]
 mod monitor;
 mod pair;
 #[cfg(feature = "plot")]
@@ -61,7 +64,10 @@ pub fn main(args: Vec<OsString>) -> i32 {
         }
         Command::Sysinfo(a) => sysinfo::run(&a),
         Command::Report(a) => report::run(&a),
+        #[cfg(feature = "monitor")]
         Command::Monitor(a) => monitor::run(&a),
+        #[cfg(feature = "diagnose")]
+        Command::Diagnose(a) => diagnose::run(&a),
         #[cfg(feature = "plot")]
         Command::Plot(a) => plot::run(&a),
         Command::Selftest(a) => Ok(selftest::run(&a)),
@@ -141,6 +147,7 @@ fn journal(format: &str) -> crate::report::journal::Journal {
 
 /// The configuration named by `--config FILE` (which must exist), else
 /// `/etc/rtbench/rtbench.toml`, whose absence means the documented defaults.
+#[cfg(feature = "monitor")]
 fn load_config(
     explicit: Option<&std::path::Path>,
     root: &crate::sys::SysRoot,

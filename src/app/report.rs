@@ -56,6 +56,7 @@ fn is_this_boot(run: &StoredRun, boot: &str) -> bool {
 
 /// `rtbench report`.
 pub fn run(args: &ReportArgs) -> Result<i32> {
+    #[cfg(feature = "monitor")]
     if let Some(since) = &args.since {
         return run_since(args, since);
     }
@@ -211,6 +212,7 @@ fn boot_note(run: &StoredRun, boot: &str) -> String {
     format!(" (boot {}, {whose})", run.origin.short_boot())
 }
 
+#[cfg(feature = "monitor")]
 /// `rtbench report --since TIME`: the monitor's windows of the last TIME, per CPU;
 /// exit 1 when one exceeded a limit or there is none in the period.
 fn run_since(args: &ReportArgs, since: &str) -> Result<i32> {

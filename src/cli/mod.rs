@@ -5,8 +5,11 @@
 //! here.
 
 pub mod cyclic;
+#[cfg(feature = "diagnose")]
+pub mod diagnose;
 pub mod getopt;
 pub mod load;
+#[cfg(feature = "monitor")]
 pub mod monitor;
 pub mod number;
 pub mod pipe;
@@ -48,8 +51,14 @@ pub enum Command {
     #[command(after_help = selftest::EXAMPLES)]
     Selftest(selftest::SelftestArgs),
     /// Long-running latency monitoring for the field: one journal entry per CPU per window
+    #[cfg(feature = "monitor")]
     #[command(after_help = monitor::EXAMPLES)]
     Monitor(monitor::MonitorArgs),
+    /// Collect a diagnostics bundle (.tar.gz) for a field engineer: results, windows,
+    /// tuning, system snapshot, journal; SUMMARY.txt says what looks wrong
+    #[cfg(feature = "diagnose")]
+    #[command(after_help = diagnose::EXAMPLES)]
+    Diagnose(diagnose::DiagnoseArgs),
     /// Show stored self-test results: the last verdict and table, or all kept runs
     #[command(after_help = report::EXAMPLES)]
     Report(report::ReportArgs),

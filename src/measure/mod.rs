@@ -10,6 +10,7 @@
 pub mod breaktrace;
 pub mod cyclic;
 pub mod harness;
+#[cfg(feature = "monitor")]
 pub mod monitor;
 pub mod pair;
 pub mod shared;

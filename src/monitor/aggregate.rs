@@ -104,10 +104,12 @@ impl<'a> Aggregator<'a> {
         let restored = match (&state, note) {
             (_, Some(n)) => n,
             (Some(s), None) => format!(
-                "state restored from {} (saved {} UTC, all-time max {} us)",
+                "state restored from {} (saved {} UTC, all-time max {})",
                 plan.dir.join(STATE_FILE).display(),
                 crate::report::date::utc_stamp(s.saved_s),
-                out::us(history.iter().map(|h| h.alltime_max_ns).max().unwrap_or(0))
+                crate::report::summary::us(
+                    history.iter().map(|h| h.alltime_max_ns).max().unwrap_or(0)
+                )
             ),
             (None, None) => format!("no state in {} yet", plan.dir.display()),
         };

@@ -87,10 +87,10 @@ impl Collector<'_> {
         let record = self.agg.window(&stats, start.0, end.0, duration_s);
         let worst = record.cpus.iter().map(|c| c.max_ns).max().unwrap_or(0);
         let status = format!(
-            "window {}: worst max {} us; all-time max {} us",
+            "window {}: worst max {}; all-time max {}",
             record.seq,
-            out::us(worst),
-            out::us(self.agg.alltime_max_ns())
+            crate::report::summary::us(worst),
+            crate::report::summary::us(self.agg.alltime_max_ns())
         );
         let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Status(&status)]);
     }

@@ -7,6 +7,7 @@
 
 pub mod cyclic;
 pub mod load;
+#[cfg(feature = "monitor")]
 pub mod monitor;
 pub mod pair;
 #[cfg(feature = "plot")]

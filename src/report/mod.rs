@@ -11,10 +11,13 @@
 //! ([`prometheus`]), `rtbench report`'s table ([`table`]), `rtbench tune`'s report
 //! ([`tuning`]), the system snapshot ([`sysinfo`]) and any value as JSON ([`PrettyJson`]).
 
+#[cfg(feature = "diagnose")]
+pub mod bundle;
 pub mod date;
 pub mod histogram;
 pub mod journal;
 pub mod json;
+#[cfg(feature = "monitor")]
 pub mod monitor;
 pub mod output;
 pub mod pair_json;
@@ -26,6 +29,7 @@ pub mod sysinfo;
 pub mod table;
 pub mod text;
 pub mod tuning;
+#[cfg(feature = "monitor")]
 pub mod window;
 
 use crate::load::LoadInfo;

@@ -23,7 +23,20 @@ pub const MSG_MONITOR_STOP: &str = "d4afd97974874b9781398c86865fe1c7";
 /// be again).
 pub const MSG_MONITOR_OUTPUT: &str = "37e4093074a449328d450b9a6e3f66f8";
 
-/// µs for human text: one decimal below 10 ms, whole µs above (as `rtbench report`).
+use super::summary::us as unit_us;
+
+/// Every MESSAGE_ID of the monitor (`scripts/lint-packaging.sh` checks that the
+/// catalog compiles with each of them).
+pub const MONITOR_IDS: [&str; 5] = [
+    MSG_MONITOR_START,
+    MSG_MONITOR_WINDOW,
+    MSG_MONITOR_LIMIT,
+    MSG_MONITOR_STOP,
+    MSG_MONITOR_OUTPUT,
+];
+
+/// µs for table columns (no unit): one decimal below 10 ms, whole µs above (as
+/// `rtbench report`).
 pub fn us(ns: u64) -> String {
     if ns < 10_000_000 {
         format!("{:.1}", ns as f64 / 1000.0)
@@ -76,7 +89,7 @@ pub fn start_entry(
         MSG_MONITOR_START,
         Priority::Info,
         format!(
-            "monitor started on CPUs {cpus}: SCHED_FIFO {priority}, interval {interval_us} us, \
+            "monitor started on CPUs {cpus}: SCHED_FIFO {priority}, interval {interval_us} µs, \
              window {window_s} s; {restored}"
         ),
     )
@@ -92,15 +105,15 @@ pub fn window_entry(w: &WindowRecord, c: &WindowCpu, long: &CpuLongTerm) -> Entr
         MSG_MONITOR_WINDOW,
         Priority::Info,
         format!(
-            "monitor CPU {}: max {} us, p99.9 {} us, p99 {} us, {} overruns, {} samples in {:.0} s; all-time max {} us",
+            "monitor CPU {}: max {}, p99.9 {}, p99 {}, {} overruns, {} samples in {:.0} s; all-time max {}",
             c.cpu,
-            us(c.max_ns),
-            us(c.p999_ns),
-            us(c.p99_ns),
+            unit_us(c.max_ns),
+            unit_us(c.p999_ns),
+            unit_us(c.p99_ns),
             c.overruns,
             c.samples,
             w.duration_s,
-            us(long.alltime_max_ns)
+            unit_us(long.alltime_max_ns)
         ),
     )
     .field("RTBENCH_TEST", "monitor")
@@ -127,7 +140,7 @@ pub fn limit_entry(w: &WindowRecord, c: &WindowCpu, checks: &[(&str, u64, u64)])
             if *what == "overruns" {
                 format!("{what} {v} > {l}")
             } else {
-                format!("{what} {} us > {} us", us(*v), us(*l))
+                format!("{what} {} > {}", unit_us(*v), unit_us(*l))
             }
         })
         .collect();
@@ -375,7 +388,7 @@ impl Sink<SinceSummary> for SinceTable {
             .iter()
             .filter_map(|c| {
                 c.alltime_max_ns
-                    .map(|m| format!("CPU {} {} us", c.cpu, us(m)))
+                    .map(|m| format!("CPU {} {}", c.cpu, unit_us(m)))
             })
             .collect();
         if !alltime.is_empty() {
@@ -391,6 +404,15 @@ impl Sink<SinceSummary> for SinceTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_id_is_in_the_catalog_once_and_not_the_self_tests() {
+        let catalog = include_str!("../../systemd/rtbench.catalog");
+        for id in MONITOR_IDS {
+            assert_eq!(catalog.matches(&format!("-- {id}\n")).count(), 1, "{id}");
+            assert!(!super::super::journal::ALL_IDS.contains(&id), "{id}");
+        }
+    }
 
     #[test]
     fn prometheus_text_has_every_family_once() {

@@ -1,0 +1,353 @@
+//! `rtbench diagnose -o FILE.tar.gz`: everything a field engineer needs about a unit's
+//! real-time behaviour in one file, collected with no network and no other tool
+//! (`journalctl` is used when journald is there): the last self-test results, the
+//! monitor's recent windows and state, `tune check` against the configuration, the
+//! system snapshot ([`system`]) and the units' journal. `SUMMARY.txt`, the first file,
+//! says what looks wrong ([`findings`]) and lists the rest.
+
+pub mod findings;
+pub mod system;
+
+use crate::config::Config;
+use crate::report::bundle::Bundle;
+use crate::report::store::{self, Store, StoredRun};
+use crate::report::window::{SinceSummary, WindowStore};
+use crate::sys::info::SysInfo;
+use crate::sys::SysRoot;
+use findings::{Facts, Severity};
+use std::fmt::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Stored self-test runs copied into the bundle (the newest).
+pub const RUNS: usize = 3;
+/// Journal lines kept per unit at most.
+pub const JOURNAL_LINES: usize = 20_000;
+
+/// What to collect, validated.
+#[derive(Debug, Clone)]
+pub struct DiagnosePlan {
+    /// The configuration file read, and its text (`None`: the defaults).
+    pub config: Option<(PathBuf, String)>,
+    /// The configuration (defaults when there was no file).
+    pub cfg: Config,
+    /// The self-test results store.
+    pub results_dir: PathBuf,
+    /// The monitor's directory.
+    pub monitor_dir: PathBuf,
+    /// The period of monitor windows and journal entries.
+    pub since: Duration,
+}
+
+/// Collects the bundle at wall time `now_s` below `root` (`/` except in tests).
+pub fn collect(plan: &DiagnosePlan, root: &SysRoot, now_s: i64) -> Bundle {
+    let sysinfo = SysInfo::read(root);
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut missing = Vec::new();
+
+    // rtbench itself.
+    files.push((
+        "rtbench/version.txt".into(),
+        format!("rtbench {}\n", crate::VERSION),
+    ));
+    files.push((
+        "rtbench/rtbench.toml".into(),
+        match &plan.config {
+            Some((_, text)) => text.clone(),
+            None => format!(
+                "# no configuration file at {}: the documented defaults were used\n",
+                crate::config::DEFAULT_PATH
+            ),
+        },
+    ));
+    if let Ok(j) = serde_json::to_string_pretty(&sysinfo) {
+        files.push(("system/sysinfo.json".into(), j + "\n"));
+    }
+
+    // Self-test results.
+    let boot = store::current_boot_id();
+    let last_run = self_test(plan, &boot, &mut files, &mut missing);
+
+    // Monitor.
+    let monitor = monitor(plan, now_s, &mut files);
+
+    // Tuning against the configuration (read-only).
+    let tune = crate::tune::check(root, &plan.cfg.tuning);
+    let config_name = plan.config.as_ref().map_or_else(
+        || "(defaults)".to_string(),
+        |(p, _)| p.display().to_string(),
+    );
+    files.push((
+        "rtbench/tune-check.txt".into(),
+        crate::report::tuning::render(&tune, &config_name),
+    ));
+    if let Ok(j) = serde_json::to_string_pretty(&tune) {
+        files.push(("rtbench/tune-check.json".into(), j + "\n"));
+    }
+
+    // The system.
+    let snapshot = system::collect(root, &mut files);
+    missing.extend(snapshot.missing.iter().cloned());
+
+    // The journal.
+    let journald =
+        root.is_host() && std::path::Path::new(crate::report::journal::JOURNAL_SOCKET).exists();
+    journal(plan, root, journald, &mut files, &mut missing);
+
+    let measured = plan.cfg.cyclic_cpus.union(&plan.cfg.monitor.cpus);
+    let found = findings::findings(&Facts {
+        sysinfo: &sysinfo,
+        snapshot: &snapshot,
+        last_run: last_run.as_ref().map(|(r, b)| (r, *b)),
+        monitor: monitor.as_ref(),
+        tune: Some(&tune),
+        journald,
+        measured,
+    });
+    let summary = summary(&sysinfo, now_s, &found, &files, &missing);
+    let stamp = crate::report::date::utc_stamp(now_s);
+    let host: String = sysinfo
+        .nodename
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let mut b = Bundle {
+        top: format!("rtbench-diagnose-{host}-{stamp}"),
+        mtime: now_s,
+        files: Vec::with_capacity(files.len() + 1),
+    };
+    b.add("SUMMARY.txt", summary);
+    for (name, text) in files {
+        b.add(name, text);
+    }
+    b
+}
+
+/// The newest stored runs (and this boot's unstored run) into `files`; returns the
+/// newest run and whether it is of this boot.
+fn self_test(
+    plan: &DiagnosePlan,
+    boot: &str,
+    files: &mut Vec<(String, String)>,
+    missing: &mut Vec<String>,
+) -> Option<(StoredRun, bool)> {
+    let store = Store::new(&plan.results_dir, 1);
+    let list = match store.list() {
+        Ok(l) => l,
+        Err(e) => {
+            missing.push(format!("{}: {e}", plan.results_dir.display()));
+            Vec::new()
+        }
+    };
+    let mut newest: Option<StoredRun> = None;
+    for p in list.iter().rev().take(RUNS) {
+        let name = p
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        match std::fs::read_to_string(p) {
+            Ok(text) => {
+                if newest.is_none() {
+                    newest = serde_json::from_str(&text).ok();
+                }
+                files.push((format!("rtbench/results/{name}"), text));
+            }
+            Err(e) => missing.push(format!("{}: {e}", p.display())),
+        }
+    }
+    let fallback = store::load_fallback(&plan.cfg.output.fallback_dir).and_then(|r| r.ok());
+    if let Some(f) = &fallback {
+        if let Ok(text) = serde_json::to_string_pretty(f) {
+            files.push(("rtbench/results/unstored-run.json".into(), text + "\n"));
+        }
+    }
+    // This boot's unstored run is newer than any stored one.
+    let last = match fallback {
+        Some(f) if !boot.is_empty() && f.origin.boot_id == boot => Some(f),
+        _ => newest,
+    };
+    if let Some(r) = &last {
+        files.push((
+            "rtbench/selftest-report.txt".into(),
+            crate::report::table::render(r),
+        ));
+    }
+    last.map(|r| {
+        let this = !boot.is_empty() && r.origin.boot_id == boot;
+        (r, this)
+    })
+}
+
+/// The monitor's store, state and the summary of the period into `files`.
+fn monitor(
+    plan: &DiagnosePlan,
+    now_s: i64,
+    files: &mut Vec<(String, String)>,
+) -> Option<SinceSummary> {
+    let store = WindowStore::new(&plan.monitor_dir, u64::MAX);
+    let present = store.files();
+    if present.is_empty() {
+        return None;
+    }
+    for p in &present {
+        if let Ok(t) = std::fs::read_to_string(p) {
+            let name = p
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            files.push((format!("rtbench/monitor/{name}"), t));
+        }
+    }
+    let state = plan.monitor_dir.join(crate::monitor::aggregate::STATE_FILE);
+    let state_text = std::fs::read_to_string(&state).ok();
+    if let Some(t) = &state_text {
+        files.push(("rtbench/monitor/state.json".into(), t.clone()));
+    }
+    let (records, _) = store.read().unwrap_or_default();
+    let mut s = SinceSummary::new(records, now_s - plan.since.as_secs() as i64, now_s);
+    if let Some(st) =
+        state_text.and_then(|t| serde_json::from_str::<crate::monitor::history::State>(&t).ok())
+    {
+        for c in s.cpus.iter_mut() {
+            c.alltime_max_ns = st
+                .cpus
+                .iter()
+                .find(|x| x.cpu == c.cpu)
+                .map(|x| x.alltime_max_ns);
+        }
+    }
+    let mut text = Vec::new();
+    let _ = crate::report::Sink::write(&crate::report::monitor::SinceTable, &s, &mut text);
+    files.push((
+        "rtbench/monitor-report.txt".into(),
+        String::from_utf8_lossy(&text).into_owned(),
+    ));
+    Some(s)
+}
+
+/// `journalctl` of rtbench's units for the period, as text and as JSON entries; on
+/// images without journald, BusyBox syslogd's `/var/log/messages` (its last 2 MiB).
+fn journal(
+    plan: &DiagnosePlan,
+    root: &SysRoot,
+    journald: bool,
+    files: &mut Vec<(String, String)>,
+    missing: &mut Vec<String>,
+) {
+    if journald {
+        let since = format!("--since=-{}s", plan.since.as_secs());
+        let lines = format!("--lines={JOURNAL_LINES}");
+        for (format, name) in [
+            ("short-iso-precise", "journal/rtbench.txt"),
+            ("json", "journal/rtbench.json"),
+        ] {
+            let out = std::process::Command::new("journalctl")
+                .args(["-u", "rtbench", "-u", "rtbench-monitor", "--no-pager"])
+                .args([since.as_str(), lines.as_str(), "-o", format])
+                .stdin(std::process::Stdio::null())
+                .output();
+            match out {
+                Ok(o) if o.status.success() => {
+                    files.push((name.into(), String::from_utf8_lossy(&o.stdout).into_owned()))
+                }
+                Ok(o) => missing.push(format!(
+                    "journalctl -o {format}: {}",
+                    String::from_utf8_lossy(&o.stderr).trim()
+                )),
+                Err(e) => missing.push(format!("journalctl: {e}")),
+            }
+        }
+    }
+    if let Ok(text) = root.read("/var/log/messages") {
+        let keep = 2 << 20;
+        let start = text.len().saturating_sub(keep);
+        let start = (start..text.len())
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap_or(text.len());
+        files.push((
+            "journal/var-log-messages.txt".into(),
+            text[start..].to_string(),
+        ));
+    } else if !journald {
+        missing.push("journal: no journald and no /var/log/messages".into());
+    }
+}
+
+/// `SUMMARY.txt`: the unit, what looks wrong, what could not be collected, the files.
+fn summary(
+    si: &SysInfo,
+    now_s: i64,
+    found: &[findings::Finding],
+    files: &[(String, String)],
+    missing: &[String],
+) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "rtbench diagnostics of {} at {} UTC",
+        si.nodename,
+        crate::report::date::utc_stamp(now_s)
+    );
+    let _ = writeln!(
+        s,
+        "kernel {} ({}), {} {}, rtbench {}",
+        si.release,
+        si.preempt_model,
+        si.machine,
+        if si.realtime {
+            "PREEMPT_RT"
+        } else {
+            "not PREEMPT_RT"
+        },
+        crate::VERSION
+    );
+    let _ = writeln!(
+        s,
+        "CPUs online {}, isolated {}, housekeeping {}",
+        si.cpus_online,
+        if si.cpus_isolated.is_empty() {
+            "none"
+        } else {
+            &si.cpus_isolated
+        },
+        si.cpus_housekeeping
+    );
+    let _ = writeln!(s, "boot id {}\n", store::current_boot_id());
+    let problems = found
+        .iter()
+        .filter(|f| f.severity == Severity::Problem)
+        .count();
+    if problems == 0 {
+        let _ = writeln!(s, "What looks wrong: nothing found.");
+    } else {
+        let _ = writeln!(s, "What looks wrong ({problems}):");
+    }
+    for f in found.iter().filter(|f| f.severity == Severity::Problem) {
+        let _ = writeln!(s, "  PROBLEM  {}", f.text);
+    }
+    let notes: Vec<_> = found
+        .iter()
+        .filter(|f| f.severity == Severity::Note)
+        .collect();
+    if !notes.is_empty() {
+        let _ = writeln!(s, "\nWorth knowing:");
+        for f in notes {
+            let _ = writeln!(s, "  note     {}", f.text);
+        }
+    }
+    if !missing.is_empty() {
+        let _ = writeln!(s, "\nNot collected:");
+        for m in missing {
+            let _ = writeln!(s, "  {m}");
+        }
+    }
+    let _ = writeln!(s, "\nFiles:");
+    for (name, text) in files {
+        let _ = writeln!(s, "  {name} ({} bytes)", text.len());
+    }
+    s
+}

@@ -1,0 +1,461 @@
+//! The system snapshot of a diagnostics bundle, read through [`SysRoot`] with no tools:
+//! CPU sets, IRQ affinities and counts, softirqs, RT throttling and the other sysctls
+//! rtbench cares about, cpufreq and cpuidle state, real-time tasks, irqbalance, and the
+//! kernel log (`/dev/kmsg`). Each part is parsed into a few facts for the findings and
+//! kept as text for the bundle.
+//!
+//! Sources: Documentation/core-api/irq/irq-affinity.rst (`/proc/irq/N/*`),
+//! Documentation/admin-guide/pm/cpufreq.rst and cpuidle.rst (sysfs layout),
+//! Documentation/scheduler/sched-rt-group.rst (`sched_rt_*`), proc(5)
+//! (`/proc/PID/stat` fields 40 `rt_priority` and 41 `policy`),
+//! Documentation/ABI/testing/dev-kmsg (`/dev/kmsg` records).
+
+use crate::cpuset::CpuSet;
+use crate::sys::cpus::CpuTopology;
+use crate::sys::SysRoot;
+use std::fmt::Write;
+
+/// Sysctls shown (and RT throttling read from).
+pub const SYSCTLS: &[&str] = &[
+    "kernel/sched_rt_runtime_us",
+    "kernel/sched_rt_period_us",
+    "kernel/timer_migration",
+    "kernel/printk",
+    "kernel/nmi_watchdog",
+    "kernel/watchdog",
+    "kernel/numa_balancing",
+    "vm/overcommit_memory",
+    "vm/stat_interval",
+    "vm/swappiness",
+];
+
+/// One numbered IRQ line of `/proc/interrupts` with its affinity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Irq {
+    /// The IRQ number.
+    pub irq: u32,
+    /// Counts per CPU column, in column order.
+    pub counts: Vec<(usize, u64)>,
+    /// The rest of the line: chip, hwirq, name.
+    pub name: String,
+    /// `/proc/irq/N/smp_affinity_list`.
+    pub affinity: String,
+    /// `/proc/irq/N/effective_affinity_list` (empty if the kernel has none).
+    pub effective: String,
+}
+
+/// A task running under SCHED_FIFO, SCHED_RR or SCHED_DEADLINE.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RtTask {
+    /// Process id.
+    pub pid: u32,
+    /// Thread id.
+    pub tid: u32,
+    /// `comm`.
+    pub comm: String,
+    /// `FIFO`, `RR` or `DEADLINE`.
+    pub policy: &'static str,
+    /// Real-time priority.
+    pub priority: u32,
+    /// `Cpus_allowed_list`.
+    pub cpus: String,
+}
+
+/// One cpuidle state of one CPU.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdleState {
+    /// CPU.
+    pub cpu: usize,
+    /// `stateN`.
+    pub state: String,
+    /// `name`.
+    pub name: String,
+    /// Exit latency, **µs**.
+    pub latency_us: u64,
+    /// Whether it is disabled.
+    pub disabled: bool,
+}
+
+/// What the snapshot found.
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    /// The CPU sets.
+    pub topo: Option<CpuTopology>,
+    /// Numbered IRQs.
+    pub irqs: Vec<Irq>,
+    /// `(name, value)` of [`SYSCTLS`] that exist.
+    pub sysctls: Vec<(String, String)>,
+    /// `(policy, cpus, governor)` of each cpufreq policy.
+    pub governors: Vec<(String, String, String)>,
+    /// cpuidle states.
+    pub idle: Vec<IdleState>,
+    /// Real-time tasks.
+    pub rt_tasks: Vec<RtTask>,
+    /// irqbalance's pid, if it runs.
+    pub irqbalance: Option<u32>,
+    /// The kernel log, one record per line.
+    pub kernel_log: String,
+    /// Parts that could not be read: `what: why`.
+    pub missing: Vec<String>,
+}
+
+/// Reads the snapshot below `root`, adding its files to `files` as `(name, text)`.
+pub fn collect(root: &SysRoot, files: &mut Vec<(String, String)>) -> Snapshot {
+    let mut s = Snapshot::default();
+    let mut copy = |s: &mut Snapshot, path: &str, name: &str| match root.read(path) {
+        Ok(t) => {
+            files.push((name.to_string(), t.clone()));
+            Some(t)
+        }
+        Err(e) => {
+            s.missing.push(format!("{path}: {e}"));
+            None
+        }
+    };
+    for (path, name) in [
+        ("/proc/cmdline", "system/cmdline.txt"),
+        ("/proc/version", "system/version.txt"),
+        ("/etc/os-release", "system/os-release.txt"),
+        ("/proc/meminfo", "system/meminfo.txt"),
+        ("/proc/loadavg", "system/loadavg.txt"),
+        ("/proc/uptime", "system/uptime.txt"),
+        ("/proc/softirqs", "system/softirqs.txt"),
+    ] {
+        copy(&mut s, path, name);
+    }
+    let interrupts = copy(&mut s, "/proc/interrupts", "system/interrupts.txt");
+    let topo = CpuTopology::read(root);
+    files.push(("system/cpus.txt".into(), cpus_text(root, &topo)));
+    s.irqs = interrupts.map_or_else(Vec::new, |t| irqs(root, &t));
+    files.push(("system/irq-affinity.txt".into(), irq_text(root, &s.irqs)));
+    let mut sysctl = String::new();
+    for k in SYSCTLS {
+        if let Ok(v) = root.read_trim(&format!("/proc/sys/{k}")) {
+            let _ = writeln!(sysctl, "{} = {v}", k.replace('/', "."));
+            s.sysctls.push((k.replace('/', "."), v));
+        }
+    }
+    files.push(("system/sysctl.txt".into(), sysctl));
+    let (freq, governors) = cpufreq(root);
+    s.governors = governors;
+    files.push(("system/cpufreq.txt".into(), freq));
+    let (idle_text, idle) = cpuidle(root, &topo);
+    s.idle = idle;
+    files.push(("system/cpuidle.txt".into(), idle_text));
+    s.rt_tasks = rt_tasks(root);
+    let mut rt = String::from("pid tid policy priority cpus comm\n");
+    for t in &s.rt_tasks {
+        let _ = writeln!(
+            rt,
+            "{} {} {} {} {} {}",
+            t.pid, t.tid, t.policy, t.priority, t.cpus, t.comm
+        );
+    }
+    files.push(("system/rt-tasks.txt".into(), rt));
+    s.irqbalance = crate::tune::irq::find_process(root, "irqbalance");
+    match kernel_log(root) {
+        Ok(log) => {
+            files.push(("system/kernel-log.txt".into(), log.clone()));
+            s.kernel_log = log;
+        }
+        Err(e) => s.missing.push(format!("/dev/kmsg: {e}")),
+    }
+    if let Some((text, source)) = crate::sys::info::kernel_config(root, &uname_release()) {
+        files.push((
+            "system/kernel-config.txt".into(),
+            format!("# from {source}\n{text}"),
+        ));
+    } else {
+        s.missing
+            .push("kernel configuration: neither /proc/config.gz nor /boot/config-*".into());
+    }
+    s.topo = Some(topo);
+    s
+}
+
+fn uname_release() -> String {
+    nix::sys::utsname::uname()
+        .map(|u| u.release().to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn cpus_text(root: &SysRoot, topo: &CpuTopology) -> String {
+    let mut t = String::new();
+    for f in [
+        "possible",
+        "present",
+        "online",
+        "offline",
+        "isolated",
+        "nohz_full",
+    ] {
+        let v = root
+            .read_trim(&format!("/sys/devices/system/cpu/{f}"))
+            .unwrap_or_else(|e| format!("({e})"));
+        let _ = writeln!(t, "{f:<12} {v}");
+    }
+    let _ = writeln!(t, "{:<12} {}", "housekeeping", topo.housekeeping());
+    for (label, path) in [
+        (
+            "cgroup root cpuset.cpus.effective",
+            "/sys/fs/cgroup/cpuset.cpus.effective",
+        ),
+        (
+            "cgroup root cpuset.cpus.isolated",
+            "/sys/fs/cgroup/cpuset.cpus.isolated",
+        ),
+    ] {
+        if let Ok(v) = root.read_trim(path) {
+            let _ = writeln!(t, "{label}: {v}");
+        }
+    }
+    if let Ok(st) = root.read("/proc/self/status") {
+        if let Some(l) = st.lines().find(|l| l.starts_with("Cpus_allowed_list:")) {
+            let _ = writeln!(t, "rtbench diagnose {}", l.trim());
+        }
+    }
+    t
+}
+
+/// The numbered IRQs of `/proc/interrupts` (first line: the CPU columns).
+fn irqs(root: &SysRoot, text: &str) -> Vec<Irq> {
+    let mut lines = text.lines();
+    let cols: Vec<usize> = lines
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .filter_map(|c| c.strip_prefix("CPU")?.parse().ok())
+        .collect();
+    let mut out = Vec::new();
+    for line in lines {
+        let Some((num, rest)) = line.trim_start().split_once(':') else {
+            continue;
+        };
+        let Ok(irq) = num.trim().parse::<u32>() else {
+            continue; // NMI, LOC, RES, …: per-CPU, not movable
+        };
+        let words: Vec<&str> = rest.split_whitespace().collect();
+        let n = words
+            .iter()
+            .take(cols.len())
+            .take_while(|w| w.parse::<u64>().is_ok())
+            .count();
+        let counts = cols
+            .iter()
+            .zip(&words[..n])
+            .map(|(&c, w)| (c, w.parse().unwrap_or(0)))
+            .collect();
+        let read = |f: &str| {
+            root.read_trim(&format!("/proc/irq/{irq}/{f}"))
+                .unwrap_or_default()
+        };
+        out.push(Irq {
+            irq,
+            counts,
+            name: words[n..].join(" "),
+            affinity: read("smp_affinity_list"),
+            effective: read("effective_affinity_list"),
+        });
+    }
+    out
+}
+
+fn irq_text(root: &SysRoot, irqs: &[Irq]) -> String {
+    let mut t = format!(
+        "default_smp_affinity {}\nirq affinity effective name\n",
+        root.read_trim("/proc/irq/default_smp_affinity")
+            .unwrap_or_else(|e| format!("({e})"))
+    );
+    for i in irqs {
+        let _ = writeln!(t, "{} {} {} {}", i.irq, i.affinity, i.effective, i.name);
+    }
+    t
+}
+
+/// The cpufreq policies as text, and `(policy, cpus, governor)`.
+fn cpufreq(root: &SysRoot) -> (String, Vec<(String, String, String)>) {
+    let base = "/sys/devices/system/cpu/cpufreq";
+    let mut t = String::new();
+    let mut gov = Vec::new();
+    let mut policies = root.list_dir(base).unwrap_or_default();
+    policies.retain(|p| p.starts_with("policy"));
+    policies.sort_by_key(|p| p[6..].parse::<u32>().unwrap_or(u32::MAX));
+    if policies.is_empty() {
+        t.push_str("no cpufreq policies (no cpufreq driver)\n");
+    }
+    for p in policies {
+        let read = |f: &str| {
+            root.read_trim(&format!("{base}/{p}/{f}"))
+                .unwrap_or_default()
+        };
+        let _ = writeln!(
+            t,
+            "{p}: cpus {} driver {} governor {} cur {} kHz (min {} max {}, hardware {}..{})",
+            read("affected_cpus"),
+            read("scaling_driver"),
+            read("scaling_governor"),
+            read("scaling_cur_freq"),
+            read("scaling_min_freq"),
+            read("scaling_max_freq"),
+            read("cpuinfo_min_freq"),
+            read("cpuinfo_max_freq"),
+        );
+        gov.push((p.clone(), read("affected_cpus"), read("scaling_governor")));
+    }
+    (t, gov)
+}
+
+/// cpuidle driver and every state of every online CPU.
+fn cpuidle(root: &SysRoot, topo: &CpuTopology) -> (String, Vec<IdleState>) {
+    let base = "/sys/devices/system/cpu";
+    let mut t = format!(
+        "driver {} governor {}\ncpu state name latency_us disabled usage time_us\n",
+        root.read_trim(&format!("{base}/cpuidle/current_driver"))
+            .unwrap_or_else(|_| "(none)".into()),
+        root.read_trim(&format!("{base}/cpuidle/current_governor_ro"))
+            .or_else(|_| root.read_trim(&format!("{base}/cpuidle/current_governor")))
+            .unwrap_or_else(|_| "(none)".into()),
+    );
+    let mut states = Vec::new();
+    for cpu in topo.online.iter() {
+        let dir = format!("{base}/cpu{cpu}/cpuidle");
+        let mut names = root.list_dir(&dir).unwrap_or_default();
+        names.retain(|n| n.starts_with("state"));
+        names.sort_by_key(|n| n[5..].parse::<u32>().unwrap_or(u32::MAX));
+        for st in names {
+            let read = |f: &str| {
+                root.read_trim(&format!("{dir}/{st}/{f}"))
+                    .unwrap_or_default()
+            };
+            let s = IdleState {
+                cpu,
+                state: st.clone(),
+                name: read("name"),
+                latency_us: read("latency").parse().unwrap_or(0),
+                disabled: read("disable") == "1",
+            };
+            let _ = writeln!(
+                t,
+                "{cpu} {st} {} {} {} {} {}",
+                s.name,
+                s.latency_us,
+                s.disabled as u8,
+                read("usage"),
+                read("time")
+            );
+            states.push(s);
+        }
+    }
+    (t, states)
+}
+
+/// Every thread with a real-time policy (`/proc/PID/task/TID/stat`).
+fn rt_tasks(root: &SysRoot) -> Vec<RtTask> {
+    let mut out = Vec::new();
+    let pids = root.list_dir("/proc").unwrap_or_default();
+    for pid in pids.iter().filter_map(|p| p.parse::<u32>().ok()) {
+        let tids = root
+            .list_dir(&format!("/proc/{pid}/task"))
+            .unwrap_or_default();
+        for tid in tids.iter().filter_map(|t| t.parse::<u32>().ok()) {
+            let Ok(stat) = root.read(&format!("/proc/{pid}/task/{tid}/stat")) else {
+                continue;
+            };
+            let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+                continue;
+            };
+            let comm = stat[open + 1..close].to_string();
+            // Fields after the command: 3 (state) onwards; rt_priority is field 40,
+            // policy field 41.
+            let rest: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+            let num = |field: usize| rest.get(field - 3).and_then(|v| v.parse::<u32>().ok());
+            let policy = match num(41) {
+                Some(1) => "FIFO",
+                Some(2) => "RR",
+                Some(6) => "DEADLINE",
+                _ => continue,
+            };
+            let cpus = root
+                .read(&format!("/proc/{pid}/task/{tid}/status"))
+                .ok()
+                .and_then(|s| {
+                    s.lines()
+                        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+                        .map(|v| v.trim().to_string())
+                })
+                .unwrap_or_default();
+            out.push(RtTask {
+                pid,
+                tid,
+                comm,
+                policy,
+                priority: num(40).unwrap_or(0),
+                cpus,
+            });
+        }
+    }
+    out
+}
+
+/// The kernel log ring buffer: `/dev/kmsg` read without blocking until it is empty,
+/// each record as `[seconds] message` (below a test root: the file as it is).
+fn kernel_log(root: &SysRoot) -> std::io::Result<String> {
+    if !root.is_host() {
+        return root.read("/dev/kmsg");
+    }
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open("/dev/kmsg")?;
+    let mut out = String::new();
+    let mut buf = vec![0u8; 8192];
+    loop {
+        match f.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                let rec = String::from_utf8_lossy(&buf[..n]);
+                // "prio,seq,usec,flags;message\n continuation lines"
+                let (head, msg) = rec.split_once(';').unwrap_or(("", &rec));
+                let usec: u64 = head
+                    .split(',')
+                    .nth(2)
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0);
+                let first = msg.lines().next().unwrap_or("");
+                let _ = writeln!(
+                    out,
+                    "[{:>5}.{:06}] {first}",
+                    usec / 1_000_000,
+                    usec % 1_000_000
+                );
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+            // A record overwritten while reading: go on with the next one.
+            Err(e) if e.raw_os_error() == Some(libc::EPIPE) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(out)
+}
+
+/// IRQ counts on `cpus`: `(irq, name, count)` of every numbered IRQ that fired there,
+/// largest first.
+pub fn irqs_on(irqs: &[Irq], cpus: &CpuSet) -> Vec<(u32, String, u64)> {
+    let mut v: Vec<_> = irqs
+        .iter()
+        .map(|i| {
+            let n: u64 = i
+                .counts
+                .iter()
+                .filter(|(c, _)| cpus.contains(*c))
+                .map(|(_, n)| n)
+                .sum();
+            (i.irq, i.name.clone(), n)
+        })
+        .filter(|(_, _, n)| *n > 0)
+        .collect();
+    v.sort_by_key(|x| std::cmp::Reverse(x.2));
+    v
+}
