@@ -2,8 +2,9 @@
 //! variable `RTBENCH_REVISION` for `env!` (see `src/lib.rs`, `REVISION`).
 //!
 //! Where the revision comes from, first match wins:
-//! 1. `RTBENCH_REVISION` in the build's environment (packagers: the Yocto recipe passes
-//!    `${SRCREV}`, the Buildroot package its version);
+//! 1. `RTBENCH_REVISION` in the build's environment (packagers: the Buildroot package
+//!    passes its version, since its download is an archive without `.git`; the Yocto
+//!    recipe needs nothing, its git fetcher leaves a checkout of `SRCREV` in `${S}`);
 //! 2. the git checkout this crate is the top of (`git rev-parse HEAD`, `-dirty` when
 //!    tracked files differ) — only when the repository's top directory *is* this crate,
 //!    so a release tarball unpacked inside some other git tree (a Buildroot or Yocto

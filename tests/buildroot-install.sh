@@ -23,6 +23,8 @@ trap 'rm -rf "$work"' EXIT
 # $(@D) is the extracted source: a copy of the files the .mk installs from.
 mkdir -p "$work/src"
 cp -r "$root/systemd" "$work/src/"
+mkdir -p "$work/src/docs"
+cp -r "$root/docs/man" "$root/docs/completions" "$work/src/docs/"
 if [ ! -e "$work/src/systemd/rtbench.toml" ]; then
 	# The example configuration is written with the config schema (self-test
 	# issue); until it is in the tree, install a stand-in so the other
@@ -37,6 +39,7 @@ TARGET_DIR := $work/target-\$(AUTO)
 BR2_PACKAGE_RTBENCH_AUTOSTART := \$(AUTO)
 BR2_PACKAGE_RTBENCH_RT_TESTS_NAMES := \$(AUTO)
 BR2_PACKAGE_RTBENCH_PERSISTENT_JOURNAL := \$(AUTO)
+BR2_PACKAGE_RTBENCH_MONITOR_AUTOSTART := \$(AUTO)
 RTBENCH_PKGDIR := $root/buildroot-package/package/rtbench/
 cargo-package :=
 include $root/buildroot-package/package/rtbench/rtbench.mk
@@ -67,13 +70,21 @@ for auto in y n; do
 	check "[$auto] unit is the tree's" cmp -s "$root/systemd/rtbench.service" "$t/usr/lib/systemd/system/rtbench.service"
 	check "[$auto] catalog installed where journalctl --update-catalog reads" \
 		cmp -s "$root/systemd/rtbench.catalog" "$t/usr/lib/systemd/catalog/rtbench.catalog"
+	check "[$auto] monitor unit is the tree's" cmp -s "$root/systemd/rtbench-monitor.service" "$t/usr/lib/systemd/system/rtbench-monitor.service"
+	check "[$auto] a man page per command, 0644" \
+		test "$(find "$t/usr/share/man/man1" -name '*.1' | wc -l)" = "$(find "$root/docs/man" -name '*.1' | wc -l)" \
+		-a "$(mode "$t/usr/share/man/man1/rtbench-monitor.1")" = 644
+	check "[$auto] bash completion is the tree's" cmp -s "$root/docs/completions/rtbench.bash" "$t/usr/share/bash-completion/completions/rtbench"
+	check "[$auto] zsh and fish completions" test -e "$t/usr/share/zsh/site-functions/_rtbench" -a -e "$t/usr/share/fish/vendor_completions.d/rtbench.fish"
 	mkdir -p "$t/etc/systemd/system"
 	echo 'enable *' > "$t/usr/lib/systemd/system-preset/99-buildroot-default.preset"
 	systemctl --root="$t" preset-all >/dev/null 2>&1
 	state=$(systemctl --root="$t" is-enabled rtbench.service 2>/dev/null || true)
+	mstate=$(systemctl --root="$t" is-enabled rtbench-monitor.service 2>/dev/null || true)
 	dropin=$t/usr/lib/systemd/journald.conf.d/50-rtbench-persistent.conf
 	if [ "$auto" = y ]; then
 		check "[y] preset-all enables rtbench.service" test "$state" = enabled
+		check "[y] BR2_PACKAGE_RTBENCH_MONITOR_AUTOSTART: preset-all enables rtbench-monitor.service" test "$mstate" = enabled
 		check "[y] BR2_PACKAGE_RTBENCH_PERSISTENT_JOURNAL: journald drop-in installed 0644" \
 			test "$(mode "$dropin")" = 644
 		check "[y] the drop-in sets Storage=persistent (as journald reads it)" \
@@ -84,6 +95,7 @@ for auto in y n; do
 		done
 	else
 		check "[n] preset-all leaves rtbench.service disabled" test "$state" = disabled
+		check "[n] preset-all leaves rtbench-monitor.service disabled" test "$mstate" = disabled
 		check "[n] no cyclictest/pmqtest names" test ! -L "$t/usr/bin/cyclictest" -a ! -L "$t/usr/bin/pmqtest"
 		check "[n] no journald drop-in without the option" test ! -e "$dropin"
 		check "[n] S95rtbench not in /etc/init.d" test ! -e "$t/etc/init.d/S95rtbench"

@@ -15,12 +15,31 @@ RTBENCH_SITE_METHOD = git
 # (every linked crate offers MIT). CI checks the list against Cargo.lock.
 RTBENCH_LICENSE = MIT or Apache-2.0 (rtbench), MIT (crates byteorder, libm, memchr, nix, simd-adler32, strsim, winnow, zmij)
 RTBENCH_LICENSE_FILES = LICENSE-MIT LICENSE-APACHE
+# The download is an archive without .git: `rtbench --version` names the
+# release from here (build.rs).
+RTBENCH_CARGO_ENV = RTBENCH_REVISION=$(RTBENCH_VERSION)
 
 define RTBENCH_INSTALL_CONFIG
 	$(INSTALL) -D -m 0644 $(@D)/systemd/rtbench.toml \
 		$(TARGET_DIR)/etc/rtbench/rtbench.toml
 endef
 RTBENCH_POST_INSTALL_TARGET_HOOKS += RTBENCH_INSTALL_CONFIG
+
+# A man page per command and the shell completions, generated from the command
+# line's definitions (docs/man, docs/completions). Buildroot's target-finalize
+# removes /usr/share/man from every target, and the completions of shells that
+# are not selected.
+define RTBENCH_INSTALL_DOCS
+	$(INSTALL) -d $(TARGET_DIR)/usr/share/man/man1
+	$(INSTALL) -m 0644 $(@D)/docs/man/*.1 $(TARGET_DIR)/usr/share/man/man1/
+	$(INSTALL) -D -m 0644 $(@D)/docs/completions/rtbench.bash \
+		$(TARGET_DIR)/usr/share/bash-completion/completions/rtbench
+	$(INSTALL) -D -m 0644 $(@D)/docs/completions/_rtbench \
+		$(TARGET_DIR)/usr/share/zsh/site-functions/_rtbench
+	$(INSTALL) -D -m 0644 $(@D)/docs/completions/rtbench.fish \
+		$(TARGET_DIR)/usr/share/fish/vendor_completions.d/rtbench.fish
+endef
+RTBENCH_POST_INSTALL_TARGET_HOOKS += RTBENCH_INSTALL_DOCS
 
 # Buildroot runs "systemctl preset-all" on the target: every installed unit
 # is enabled unless a preset file says otherwise. For SysV init, the script is
@@ -31,6 +50,13 @@ RTBENCH_SYSV_SCRIPT = /etc/init.d/S95rtbench
 else
 RTBENCH_PRESET = disable
 RTBENCH_SYSV_SCRIPT = /usr/share/rtbench/S95rtbench
+endif
+
+# The field monitor's unit (rtbench monitor) is disabled unless asked for.
+ifeq ($(BR2_PACKAGE_RTBENCH_MONITOR_AUTOSTART),y)
+RTBENCH_MONITOR_PRESET = enable
+else
+RTBENCH_MONITOR_PRESET = disable
 endif
 
 # rtbench as cyclictest and pmqtest (docs/COMPAT.md); Config.in keeps the
@@ -56,10 +82,13 @@ define RTBENCH_INSTALL_INIT_SYSTEMD
 	$(RTBENCH_INSTALL_PERSISTENT_JOURNAL)
 	$(INSTALL) -D -m 0644 $(@D)/systemd/rtbench.service \
 		$(TARGET_DIR)/usr/lib/systemd/system/rtbench.service
+	$(INSTALL) -D -m 0644 $(@D)/systemd/rtbench-monitor.service \
+		$(TARGET_DIR)/usr/lib/systemd/system/rtbench-monitor.service
 	$(INSTALL) -D -m 0644 $(@D)/systemd/rtbench.catalog \
 		$(TARGET_DIR)/usr/lib/systemd/catalog/rtbench.catalog
 	mkdir -p $(TARGET_DIR)/usr/lib/systemd/system-preset
-	echo "$(RTBENCH_PRESET) rtbench.service" > \
+	printf '%s rtbench.service\n%s rtbench-monitor.service\n' \
+		$(RTBENCH_PRESET) $(RTBENCH_MONITOR_PRESET) > \
 		$(TARGET_DIR)/usr/lib/systemd/system-preset/50-rtbench.preset
 endef
 

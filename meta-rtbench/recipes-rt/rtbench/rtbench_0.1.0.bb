@@ -38,7 +38,11 @@ SRCREV = "0000000000000000000000000000000000000000"
 # build directory scripts/gen-crates-inc.py in the rtbench repository.
 require ${BPN}-crates.inc
 
-inherit cargo cargo-update-recipe-crates systemd update-rc.d
+inherit cargo cargo-update-recipe-crates systemd update-rc.d bash-completion
+
+# Nothing to set for `rtbench --version`: build.rs reads the source revision
+# (this recipe's SRCREV) from the git checkout the fetcher leaves in ${S}, and
+# never from a repository above it (build/revision.rs).
 
 # Cargo.toml's release profile strips the binary (strip = true) for plain
 # `cargo build`; here the build system strips and splits the debug info into
@@ -56,6 +60,15 @@ RTBENCH_AUTOSTART ??= "0"
 
 SYSTEMD_SERVICE:${PN} = "rtbench.service"
 SYSTEMD_AUTO_ENABLE:${PN} = "${@'enable' if d.getVar('RTBENCH_AUTOSTART') == '1' else 'disable'}"
+
+# Field latency monitoring (rtbench monitor): its unit is a package of its own,
+# disabled unless RTBENCH_MONITOR_AUTOSTART = "1"
+# (IMAGE_INSTALL:append = " rtbench-monitor"; [monitor] in rtbench.toml).
+# nooelint: oelint.vars.mispell.unknown - the recipe's own switch
+RTBENCH_MONITOR_AUTOSTART ??= "0"
+SYSTEMD_PACKAGES = "${PN} ${PN}-monitor"
+SYSTEMD_SERVICE:${PN}-monitor = "rtbench-monitor.service"
+SYSTEMD_AUTO_ENABLE:${PN}-monitor = "${@'enable' if d.getVar('RTBENCH_MONITOR_AUTOSTART') == '1' else 'disable'}"
 
 # SysV init (e.g. the Poky distro): the same script as Buildroot's; it runs
 # the self-test once in the background and logs to syslog.
@@ -79,6 +92,7 @@ do_install:append() {
     if ${@bb.utils.contains('DISTRO_FEATURES', 'systemd', 'true', 'false', d)}; then
         install -d ${D}${systemd_system_unitdir}
         install -m 0644 ${S}/systemd/rtbench.service ${D}${systemd_system_unitdir}/rtbench.service
+        install -m 0644 ${S}/systemd/rtbench-monitor.service ${D}${systemd_system_unitdir}/rtbench-monitor.service
         # journalctl --update-catalog reads /usr/lib/systemd/catalog
         install -d ${D}${nonarch_libdir}/systemd/catalog
         install -m 0644 ${S}/systemd/rtbench.catalog ${D}${nonarch_libdir}/systemd/catalog/rtbench.catalog
@@ -91,6 +105,18 @@ do_install:append() {
         install -d ${D}${sysconfdir}/init.d
         install -m 0755 ${S}/buildroot-package/package/rtbench/S95rtbench ${D}${sysconfdir}/init.d/rtbench
     fi
+    # A man page per command and the shell completions, generated from the
+    # command line's definitions (docs/man, docs/completions): ${PN}-doc,
+    # ${PN}-bash-completion (bash-completion class), ${PN}-zsh-completion,
+    # ${PN}-fish-completion.
+    install -d ${D}${mandir}/man1
+    install -m 0644 ${S}/docs/man/*.1 ${D}${mandir}/man1/
+    install -d ${D}${datadir}/bash-completion/completions
+    install -m 0644 ${S}/docs/completions/rtbench.bash ${D}${datadir}/bash-completion/completions/rtbench
+    install -d ${D}${datadir}/zsh/site-functions
+    install -m 0644 ${S}/docs/completions/_rtbench ${D}${datadir}/zsh/site-functions/_rtbench
+    install -d ${D}${datadir}/fish/vendor_completions.d
+    install -m 0644 ${S}/docs/completions/rtbench.fish ${D}${datadir}/fish/vendor_completions.d/rtbench.fish
     # Packaged apart in ${PN}-rt-tests-names (below).
     ln -sf rtbench ${D}${bindir}/cyclictest
     ln -sf rtbench ${D}${bindir}/pmqtest
@@ -111,6 +137,7 @@ pkg_postinst:${PN}() {
 # (IMAGE_INSTALL:append = " rtbench-rt-tests-names"); rt-tests installs the
 # real programs under the same names, so the two conflict.
 PACKAGES =+ "${PN}-rt-tests-names"
+PACKAGES =+ "${PN}-monitor ${PN}-zsh-completion ${PN}-fish-completion"
 
 # Opt-in: keep the journal across reboots (journald Storage=persistent), so the
 # self-test entries of earlier boots stay readable (`journalctl -b -1 -u
@@ -121,9 +148,13 @@ FILES:${PN}-journal-persistent += "${nonarch_libdir}/systemd/journald.conf.d/50-
 
 FILES:${PN} += "${nonarch_libdir}/systemd/catalog/rtbench.catalog"
 FILES:${PN}-rt-tests-names += "${bindir}/cyclictest ${bindir}/pmqtest"
+FILES:${PN}-monitor += "${systemd_system_unitdir}/rtbench-monitor.service"
+FILES:${PN}-zsh-completion += "${datadir}/zsh"
+FILES:${PN}-fish-completion += "${datadir}/fish"
 CONFFILES:${PN} = "${sysconfdir}/rtbench/rtbench.toml"
 
 RDEPENDS:${PN}-rt-tests-names = "${PN}"
+RDEPENDS:${PN}-monitor = "${PN}"
 RCONFLICTS:${PN}-rt-tests-names = "rt-tests"
 
 # No RRECOMMENDS: rtbench needs nothing at run time beyond libc (its load
