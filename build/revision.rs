@@ -24,7 +24,28 @@ pub fn find(dir: &Path, env: Option<&str>) -> Found {
         .or_else(|| from_vcs_info(dir))
         .or_else(|| from_archival(dir))
         .unwrap_or_else(|| "unknown".to_string());
+    let watch = watch.into_iter().filter_map(watchable).collect();
     Found { revision, watch }
+}
+
+/// What to watch for `p`. Cargo reruns a build script on *every* build while a path it
+/// watches is missing (`cargo build -v`: "Dirty …: the file … is missing"), which
+/// relinks the whole binary each time, so only existing paths are watched: a missing
+/// branch file (packed into `packed-refs`, as after a fresh clone) through the nearest
+/// existing directory under `refs/`, where the loose file appears at the next commit;
+/// any other missing path (`.cargo_vcs_info.json` outside a crate archive, no
+/// `packed-refs` yet) not at all — a file that appears later changes `HEAD`, the index
+/// or a watched ref too, or the tree it comes with (a tarball) has it from the start.
+/// Source: The Cargo Book, "Build scripts", `rerun-if-changed`.
+fn watchable(p: PathBuf) -> Option<PathBuf> {
+    if p.exists() {
+        return Some(p);
+    }
+    p.ancestors()
+        .skip(1)
+        .take_while(|a| a.components().any(|c| c.as_os_str() == "refs"))
+        .find(|a| a.is_dir())
+        .map(Path::to_path_buf)
 }
 
 /// A revision is printed on one line: hex digits, tags, `-dirty`; nothing else.
@@ -170,6 +191,25 @@ mod tests {
         assert_eq!(
             find(&d, Some("a b")).revision,
             format!("{}-dirty", &head[..12])
+        );
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn every_watched_path_exists_so_cargo_does_not_rebuild_every_time() {
+        let (d, head) = repo("packed");
+        // As after a fresh clone: the branch lives in packed-refs, no loose file.
+        run(&d, &["pack-refs", "--all"]);
+        assert!(!d.join(".git/refs/heads/main").exists());
+        let found = find(&d, None);
+        assert_eq!(found.revision, head[..12]);
+        let missing: Vec<_> = found.watch.iter().filter(|p| !p.exists()).collect();
+        assert!(missing.is_empty(), "missing watched paths: {missing:?}");
+        // The next commit writes refs/heads/main again: its directory is watched.
+        assert!(
+            found.watch.iter().any(|p| p.ends_with(".git/refs/heads")),
+            "{:?}",
+            found.watch
         );
         std::fs::remove_dir_all(&d).unwrap();
     }
