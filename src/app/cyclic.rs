@@ -28,7 +28,11 @@ pub fn run(args: &CyclicArgs, argv: &[String]) -> Result<i32> {
     let (result, load) = super::with_load(plan.load.as_ref(), out, &LiveLines, nsecs, |p| {
         cyclic::run(&plan.spec, &root, p)
     })?;
-    let exit_code = result.end.exit_code();
+    let exit_code = if plan.output.rt_tests_stdout {
+        result.end.stop.exit_code_as_rt_tests()
+    } else {
+        result.end.exit_code()
+    };
     let report = RunReport {
         result: &result,
         sysinfo: &sysinfo,

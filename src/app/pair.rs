@@ -41,7 +41,11 @@ fn run_pair(plan: PairPlan, argv: &[String]) -> Result<i32> {
     let (run, load) = super::with_load(plan.load.as_ref(), out, &PairLive, nsecs, |p| {
         pair::run(&plan.spec, channels, &root, p)
     })?;
-    let exit_code = run.end.exit_code();
+    let exit_code = if plan.output.rt_tests_stdout {
+        run.end.stop.exit_code_as_rt_tests()
+    } else {
+        run.end.exit_code()
+    };
     let report = PairReport {
         result: &run,
         sysinfo: &sysinfo,
