@@ -61,13 +61,47 @@ pub fn run(args: &ReportArgs) -> Result<i32> {
         return run_since(args, since);
     }
     let (dir, fallback_dir) = dirs(args)?;
+    // A directory named on the command line must be one; the configured one may not
+    // exist yet (no self-test has run).
+    if args.dir.is_some() {
+        match std::fs::metadata(&dir) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(Error::usage(
+                    "--dir",
+                    dir.display(),
+                    "directory does not exist",
+                ))
+            }
+            Err(e) => {
+                return Err(Error::usage(
+                    "--dir",
+                    dir.display(),
+                    format!("cannot read: {e}"),
+                ))
+            }
+            Ok(m) if !m.is_dir() => {
+                return Err(Error::usage(
+                    "--dir",
+                    dir.display(),
+                    "not a directory; expected the results directory",
+                ))
+            }
+            Ok(_) => {}
+        }
+    }
     let out = Output::new(args.json.then_some(&Target::Stdout));
     let boot = store::current_boot_id();
     let store = Store::new(&dir, 1);
     let files = match store.list() {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(Error::io(&dir, e)),
+        Err(e) => {
+            return Err(Error::usage(
+                "results directory",
+                dir.display(),
+                format!("cannot list it: {e}"),
+            ))
+        }
     };
     // This boot's result that the store could not take, if any.
     let unstored = match store::load_fallback(&fallback_dir) {

@@ -43,28 +43,52 @@ pub(crate) fn usage<T>(
     Err(Error::usage(flag, value, msg))
 }
 
-/// Checks that `path` can be written before anything starts: its directory exists and
-/// a file can be created in it (a probe file is created and removed — this catches
-/// /proc, /sys, read-only mounts and permissions), and the path is not a directory.
+/// Checks that `path` can be written before anything starts, the way
+/// [`crate::sys::atomic::write`] will write it (`-` is standard output):
+/// - a regular file or a new name: its directory exists, the name fits the file
+///   system (`NAME_MAX`), and a file can be created there (a probe file is created and
+///   removed — this catches /proc, /sys, read-only mounts and permissions);
+/// - a symbolic link to a regular file: the same for the file it points to;
+/// - a device or FIFO: it is writable (`access(W_OK)`; it is not opened here: opening
+///   a FIFO waits for a reader, and some devices act on open);
+/// - refused: a directory, a name ending in `/`, a dangling symbolic link.
+///
+/// Errors are [`Error::Usage`] naming `flag` and the path (exit 2).
 pub fn check_output_path(flag: &str, path: &Path) -> Result<()> {
+    use crate::sys::atomic::{self, Destination};
     if path == Path::new("-") {
         return Ok(());
     }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let shown = path.display();
+    let dir = atomic::parent_dir(path);
     if !dir.is_dir() {
         return usage(
             flag,
-            path.display(),
+            shown,
             format!("directory {} does not exist", dir.display()),
         );
     }
-    if path.is_dir() {
-        return usage(flag, path.display(), "is a directory; expected a file name");
+    let target = match atomic::destination(path) {
+        Ok(Destination::New(p) | Destination::Regular(p)) => p,
+        Ok(Destination::Special { path: p, kind }) => {
+            return match nix::unistd::access(&p, nix::unistd::AccessFlags::W_OK) {
+                Ok(()) => Ok(()),
+                Err(e) => usage(flag, shown, format!("cannot write to this {kind}: {e}")),
+            };
+        }
+        Err(e) => return usage(flag, shown, e.to_string()),
+    };
+    let dir = atomic::parent_dir(&target);
+    let name_len = target.file_name().map_or(0, |n| n.len());
+    let max = atomic::name_max(&dir);
+    if name_len > max {
+        return usage(
+            flag,
+            shown,
+            format!("file name is {name_len} bytes; the file system takes names of at most {max}"),
+        );
     }
-    let probe = dir.join(format!(".rtbench-probe-{}", std::process::id()));
+    let probe = atomic::temp_path(&target);
     match std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -76,7 +100,7 @@ pub fn check_output_path(flag: &str, path: &Path) -> Result<()> {
         }
         Err(e) => usage(
             flag,
-            path.display(),
+            shown,
             format!("cannot create files in {}: {e}", dir.display()),
         ),
     }

@@ -20,11 +20,13 @@ pub struct PlotPlan {
     pub test: Option<String>,
 }
 
-/// Validates `rtbench plot`: `--x-max` must be a latency above 0.
+/// Validates `rtbench plot`: `--x-max` must be a latency above 0, and `-o` writable
+/// ([`super::check_output_path`]).
 pub fn plot(args: &PlotArgs) -> Result<PlotPlan> {
     if let Some(x) = args.x_max_us.filter(|x| !(x.is_finite() && *x > 0.0)) {
         return usage("--x-max", x, "expected a latency in µs greater than 0");
     }
+    super::check_output_path("-o", &args.output)?;
     Ok(PlotPlan {
         input: args.input.clone(),
         output: args.output.clone(),

@@ -1,44 +1,221 @@
-//! Atomic file replacement, the one place rtbench writes a file: write a temporary
-//! file in the same directory, give it mode [`FILE_MODE`] (with `fchmod`, so the umask
-//! does not matter: collectors such as node_exporter read the files as another user),
-//! fsync it, rename it over the target, fsync the directory. A reader (or a crash)
-//! sees the old file or the new one, never a truncated one.
+//! The one place rtbench writes a file. What happens depends on what the path names
+//! ([`destination`]):
 //!
-//! Source: rename(2) (atomic replacement within a file system), fsync(2).
+//! - **a regular file, or no file yet**: atomic replacement — write a temporary file in
+//!   the same directory, give it mode [`FILE_MODE`] (with `fchmod`, so the umask does
+//!   not matter: collectors such as node_exporter read the files as another user),
+//!   fsync it, rename it over the target, fsync the directory. A reader (or a crash)
+//!   sees the old file or the new one, never a truncated one;
+//! - **a symbolic link to a regular file**: the same, on the file the link points to,
+//!   so the link stays a link (as `open(2)` would write through it);
+//! - **a device, FIFO or socket** (`--json /dev/null`, a FIFO a collector reads, a
+//!   link to either): written into with a plain `open(O_WRONLY)` — no `O_CREAT`, no
+//!   `O_TRUNC` — as cyclictest's `fopen` would. Renaming a regular file over a device
+//!   node would destroy it (as root, `--json /dev/null` would replace `/dev/null`);
+//! - **a dangling symbolic link** is refused: creating a file wherever a link points
+//!   is what a symlink attack on a root process relies on. A directory is refused.
+//!
+//! The kernel follows symbolic links here (`stat(2)`, `open(2)`), so
+//! `fs.protected_symlinks` still applies; each step re-checks that the file it acts on
+//! is the one it examined (device and inode), so a swap in between is an error, not a
+//! write to another file.
+//!
+//! Source: rename(2) (atomic replacement within a file system), fsync(2), open(2)
+//! (O_NOCTTY, O_NOFOLLOW), path_resolution(7), proc(5) `fs.protected_symlinks`.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// Mode of every file rtbench writes: `rw-r--r--`.
 pub const FILE_MODE: u32 = 0o644;
 
-/// Writes `bytes` to `path` atomically (see module docs). On error the target is
-/// untouched and the temporary file is removed.
-pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = match path.parent() {
+/// Longest file name when the file system does not say (`NAME_MAX` on Linux).
+pub const DEFAULT_NAME_MAX: usize = 255;
+
+/// What a path names, as far as writing to it is concerned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Destination {
+    /// Nothing yet: the file is created (atomically) at this path.
+    New(PathBuf),
+    /// A regular file, replaced atomically; the path is the file itself (a symbolic
+    /// link's target, never the link).
+    Regular(PathBuf),
+    /// A device, FIFO or socket, written into as a plain open would; `kind` names it
+    /// for messages (`character device`, `FIFO`, …).
+    Special {
+        /// The path as given (a link to the node is fine: open follows it).
+        path: PathBuf,
+        /// What the node is.
+        kind: &'static str,
+    },
+}
+
+/// The name of a file type for messages: `FIFO`, `character device`, ….
+pub fn kind_name(t: fs::FileType) -> &'static str {
+    if t.is_file() {
+        "regular file"
+    } else if t.is_dir() {
+        "directory"
+    } else if t.is_symlink() {
+        "symbolic link"
+    } else if t.is_fifo() {
+        "FIFO"
+    } else if t.is_char_device() {
+        "character device"
+    } else if t.is_block_device() {
+        "block device"
+    } else if t.is_socket() {
+        "socket"
+    } else {
+        "special file"
+    }
+}
+
+/// The directory a file `path` lives in (`.` for a bare name).
+pub fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
+    }
+}
+
+/// The longest file name the file system of `dir` takes (`pathconf(_PC_NAME_MAX)`),
+/// [`DEFAULT_NAME_MAX`] when it does not say.
+pub fn name_max(dir: &Path) -> usize {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return DEFAULT_NAME_MAX;
     };
-    let name = path
+    // SAFETY: `c` is a valid NUL-terminated string; pathconf only reads it.
+    let n = unsafe { libc::pathconf(c.as_ptr(), libc::_PC_NAME_MAX) };
+    usize::try_from(n)
+        .ok()
+        .filter(|&n| n > 0)
+        .unwrap_or(DEFAULT_NAME_MAX)
+}
+
+fn invalid(msg: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, msg)
+}
+
+/// Finds out what `path` names (see the module documentation). Errors: a directory, a
+/// path ending in `/`, a dangling symbolic link, a link loop, or the `stat` error.
+pub fn destination(path: &Path) -> io::Result<Destination> {
+    use std::os::unix::ffi::OsStrExt;
+    if path.as_os_str().as_bytes().ends_with(b"/") || path.file_name().is_none() {
+        return Err(invalid("expected a file name, not a directory".into()));
+    }
+    let link = match fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Ok(Destination::New(path.to_path_buf()))
+        }
+        Err(e) => return Err(e),
+        Ok(m) => m.file_type().is_symlink(),
+    };
+    // stat(2) follows links as open(2) would (protected_symlinks included).
+    let meta = match fs::metadata(path) {
+        Err(e) if link && e.kind() == io::ErrorKind::NotFound => {
+            let to = fs::read_link(path).map_or_else(|_| "?".into(), |t| t.display().to_string());
+            return Err(invalid(format!(
+                "is a symbolic link to {to}, which does not exist; expected a file or a \
+                 link to an existing one"
+            )));
+        }
+        Err(e) => return Err(e),
+        Ok(m) => m,
+    };
+    let t = meta.file_type();
+    if t.is_dir() {
+        return Err(invalid("is a directory; expected a file name".into()));
+    }
+    if !t.is_file() {
+        return Ok(Destination::Special {
+            path: path.to_path_buf(),
+            kind: kind_name(t),
+        });
+    }
+    if !link {
+        return Ok(Destination::Regular(path.to_path_buf()));
+    }
+    let real = fs::canonicalize(path)?;
+    let m = fs::metadata(&real)?;
+    if (m.dev(), m.ino()) != (meta.dev(), meta.ino()) {
+        return Err(invalid("changed while it was being examined".into()));
+    }
+    Ok(Destination::Regular(real))
+}
+
+/// The temporary file [`write`] uses for `target`: `.NAME.tmp.PID` in the same
+/// directory (the results store recognises stale ones by that shape), or
+/// `.rtbench.tmp.PID` when that would be longer than the file system allows.
+pub fn temp_path(target: &Path) -> PathBuf {
+    let dir = parent_dir(target);
+    let pid = std::process::id();
+    let name = target
         .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp.{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let long = format!(".{name}.tmp.{pid}");
+    if long.len() <= name_max(&dir) {
+        dir.join(long)
+    } else {
+        dir.join(format!(".rtbench.tmp.{pid}"))
+    }
+}
+
+/// Writes `bytes` to `path` (see the module documentation). On error a regular target
+/// is untouched and the temporary file is removed; a device or FIFO may have taken
+/// part of the bytes, as with any write to one.
+pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    match destination(path)? {
+        Destination::New(p) | Destination::Regular(p) => replace(&p, bytes),
+        Destination::Special { path, .. } => write_into(&path, bytes),
+    }
+}
+
+/// Writes into an existing device, FIFO or socket: `open(O_WRONLY | O_NOCTTY)` without
+/// creating or truncating, then checks that what was opened is still not a regular
+/// file (a swap after [`destination`] looked).
+fn write_into(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut f = OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NOCTTY)
+        .open(path)?;
+    if f.metadata()?.file_type().is_file() {
+        return Err(invalid(
+            "became a regular file while it was being opened; not written".into(),
+        ));
+    }
+    f.write_all(bytes)?;
+    f.flush()
+}
+
+/// Atomic replacement of the regular file (or new file) `path`.
+fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = parent_dir(path);
+    let tmp = temp_path(path);
     let result = (|| {
         let mut f = OpenOptions::new()
             .write(true)
-            .create(true)
-            .truncate(true)
+            .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NOCTTY)
             .open(&tmp)?;
         f.set_permissions(fs::Permissions::from_mode(FILE_MODE))?;
         f.write_all(bytes)?;
         f.sync_all()?;
         drop(f);
+        // rename(2) replaces the name itself: a link or node put there after
+        // `destination` looked is replaced, never written through.
+        if let Ok(m) = fs::symlink_metadata(path) {
+            if !m.file_type().is_file() {
+                return Err(invalid(format!(
+                    "became a {} while it was being written; not replaced",
+                    kind_name(m.file_type())
+                )));
+            }
+        }
         fs::rename(&tmp, path)?;
         File::open(&dir)?.sync_all()
     })();
@@ -52,9 +229,23 @@ pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// mode [`FILE_MODE`] if needed: for append-only logs (the monitor's window store),
 /// where rewriting the whole file for every record would wear out flash. Not atomic:
 /// a crash can leave the last record cut short, so readers skip a last line without
-/// its newline.
+/// its newline. Only a regular file is appended to: the file is opened with
+/// `O_NONBLOCK` (a FIFO without a reader fails at once instead of waiting) and checked
+/// with `fstat` before its mode is set, so a device or FIFO named like the log is an
+/// error, never chmod-ed or written.
 pub fn append(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut f = OpenOptions::new().append(true).create(true).open(path)?;
+    let mut f = OpenOptions::new()
+        .append(true)
+        .create(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    let t = f.metadata()?.file_type();
+    if !t.is_file() {
+        return Err(invalid(format!(
+            "is a {}, not a regular file",
+            kind_name(t)
+        )));
+    }
     f.set_permissions(fs::Permissions::from_mode(FILE_MODE))?;
     f.write_all(bytes)?;
     f.sync_data()
@@ -63,11 +254,18 @@ pub fn append(path: &Path, bytes: &[u8]) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::ffi::OsStrExt;
+
+    fn dir(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("rtbench-atomic-{tag}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        fs::create_dir_all(&d).unwrap();
+        d
+    }
 
     #[test]
     fn replaces_whole_file_and_leaves_no_temp() {
-        let dir = std::env::temp_dir().join(format!("rtbench-atomic-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
+        let dir = dir("plain");
         let p = dir.join("r.json");
         write(&p, b"old contents that are longer").unwrap();
         write(&p, b"new").unwrap();
@@ -78,5 +276,64 @@ mod tests {
         let mode = fs::metadata(&p).unwrap().permissions().mode() & 0o7777;
         assert_eq!(mode, FILE_MODE, "{mode:o}");
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn devices_are_written_into_and_links_kept() {
+        let d = dir("special");
+        let node = d.join("null");
+        let c = std::ffi::CString::new(node.as_os_str().as_bytes()).unwrap();
+        // SAFETY: valid C string.
+        let rc = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) };
+        if rc != 0 {
+            eprintln!("mknod not permitted here: skipping the device part");
+        } else {
+            assert_eq!(
+                destination(&node).unwrap(),
+                Destination::Special {
+                    path: node.clone(),
+                    kind: "character device"
+                }
+            );
+            write(&node, b"into the device").unwrap();
+            assert!(fs::symlink_metadata(&node)
+                .unwrap()
+                .file_type()
+                .is_char_device());
+        }
+        // A link to a regular file: the file is replaced, the link stays.
+        fs::write(d.join("real"), b"old").unwrap();
+        std::os::unix::fs::symlink("real", d.join("link")).unwrap();
+        write(&d.join("link"), b"new").unwrap();
+        assert!(fs::symlink_metadata(d.join("link"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(fs::read(d.join("real")).unwrap(), b"new");
+        // Dangling links, directories and trailing slashes are refused.
+        std::os::unix::fs::symlink("nowhere", d.join("dangling")).unwrap();
+        let e = write(&d.join("dangling"), b"x").unwrap_err();
+        assert!(e.to_string().contains("does not exist"), "{e}");
+        assert!(!d.join("nowhere").exists());
+        assert!(write(&d, b"x").is_err());
+        let slash = PathBuf::from(format!("{}/sub/", d.display()));
+        assert!(destination(&slash)
+            .unwrap_err()
+            .to_string()
+            .contains("file name"));
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn long_names_get_a_short_temporary_name() {
+        let d = dir("long");
+        let name = "n".repeat(250);
+        let p = d.join(&name);
+        let t = temp_path(&p);
+        assert!(t.file_name().unwrap().len() <= 255, "{}", t.display());
+        write(&p, b"x").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"x");
+        assert_eq!(fs::read_dir(&d).unwrap().count(), 1);
+        fs::remove_dir_all(&d).unwrap();
     }
 }
