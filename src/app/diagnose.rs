@@ -26,7 +26,7 @@ pub fn run(args: &DiagnoseArgs) -> Result<i32> {
         .config
         .clone()
         .unwrap_or_else(|| crate::config::DEFAULT_PATH.into());
-    let text = match std::fs::read_to_string(&path) {
+    let text = match crate::config::read(&path) {
         Ok(t) => Some(t),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && args.config.is_none() => None,
         Err(e) => {

@@ -19,7 +19,7 @@ fn config(args: &ReportArgs) -> Result<crate::config::Config> {
         .clone()
         .unwrap_or_else(|| PathBuf::from(crate::config::DEFAULT_PATH));
     let shown = path.display().to_string();
-    let text = match std::fs::read_to_string(&path) {
+    let text = match crate::config::read(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && args.config.is_none() => {
             String::new()

@@ -22,7 +22,7 @@ pub fn run(args: &SelftestArgs) -> i32 {
         Path::to_path_buf,
     );
     let shown = path.display().to_string();
-    let text = match std::fs::read_to_string(&path) {
+    let text = match crate::config::read(&path) {
         Ok(t) => Some(t),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !explicit => None,
         Err(e) => {

@@ -86,13 +86,23 @@ pub struct Config {
 /// CPU list not valid on this machine.
 pub fn load(path: &Path, root: &SysRoot) -> Result<Config, ConfigError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = read(path).map_err(|e| {
         unreadable(
             &file,
             format!("cannot read the configuration: {e}; expected a TOML file (see --config)"),
         )
     })?;
     parse(&text, &file, root)
+}
+
+/// Reads a configuration file as text: at most [`crate::sys::input::MAX_CONFIG_BYTES`]
+/// (a FIFO or `<(…)` is fine, `/dev/zero` is not read without end).
+pub fn read(path: &Path) -> std::io::Result<String> {
+    use crate::sys::input;
+    let bytes =
+        input::read_bounded(path, input::MAX_CONFIG_BYTES).map_err(input::InputError::into_io)?;
+    String::from_utf8(bytes)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
 }
 
 /// An error for a file that could not be read.

@@ -13,6 +13,7 @@ use crate::report::bundle::Bundle;
 use crate::report::store::{self, Store, StoredRun};
 use crate::report::window::{SinceSummary, WindowStore};
 use crate::sys::info::SysInfo;
+use crate::sys::input;
 use crate::sys::SysRoot;
 use findings::{Facts, Severity};
 use std::fmt::Write;
@@ -150,7 +151,9 @@ fn self_test(
         let name = p
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        match std::fs::read_to_string(p) {
+        // Regular files of sane size only (a FIFO named like a run must not stall the
+        // collection, nor a link to /dev/zero exhaust memory).
+        match input::read_regular_text(p, input::MAX_INPUT_BYTES) {
             Ok(text) => {
                 if newest.is_none() {
                     newest = serde_json::from_str(&text).ok();
@@ -195,7 +198,7 @@ fn monitor(
         return None;
     }
     for p in &present {
-        if let Ok(t) = std::fs::read_to_string(p) {
+        if let Ok(t) = input::read_regular_text(p, input::MAX_INPUT_BYTES) {
             let name = p
                 .file_name()
                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
@@ -203,7 +206,7 @@ fn monitor(
         }
     }
     let state = plan.monitor_dir.join(crate::monitor::aggregate::STATE_FILE);
-    let state_text = std::fs::read_to_string(&state).ok();
+    let state_text = input::read_regular_text(&state, input::MAX_INPUT_BYTES).ok();
     if let Some(t) = &state_text {
         files.push(("rtbench/monitor/state.json".into(), t.clone()));
     }

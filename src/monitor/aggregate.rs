@@ -284,7 +284,10 @@ fn long_term(h: &CpuHistory, scratch: &mut Histogram<u64>) -> CpuLongTerm {
 /// (renamed to `state.json.bad`, so that nothing is silently lost).
 fn load_state(plan: &MonitorPlan) -> (Option<State>, Option<String>) {
     let path = plan.dir.join(STATE_FILE);
-    let text = match std::fs::read_to_string(&path) {
+    // A regular file of sane size only: a FIFO named state.json must not stall the
+    // monitor's start, nor a link to /dev/zero exhaust its memory.
+    let max = crate::sys::input::MAX_INPUT_BYTES;
+    let text = match crate::sys::input::read_regular_text(&path, max).map_err(|e| e.into_io()) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (None, None),
         Err(e) => {

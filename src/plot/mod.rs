@@ -19,7 +19,7 @@ mod labels;
 pub mod svg;
 
 use crate::error::{Error, Result};
-use std::io::Read;
+use crate::sys::input::{self, InputError};
 use std::path::Path;
 
 /// One CPU's (thread's) latency histogram, as plotted. Latencies in **ns**.
@@ -170,26 +170,42 @@ pub fn parse(input: &str, bytes: &[u8], test: Option<&str>) -> Result<LatencyPlo
     Ok(plot)
 }
 
-/// Reads `path`: `-` is standard input; a directory is a results store (its newest run).
-/// Returns the name to show in errors and the bytes.
+/// Reads `path`: `-` is standard input; a directory is a results store (its newest run
+/// that is a regular file; anything else named like a run — a FIFO, a link to a device
+/// — is skipped with a warning on standard error). At most
+/// [`input::MAX_INPUT_BYTES`] are read: a named FIFO (`<(cmd)`) is fine, `/dev/zero`
+/// is not read without end. Returns the name to show in errors and the bytes.
 pub fn read_input(path: &Path) -> Result<(String, Vec<u8>)> {
     let name = path.display().to_string();
-    let unreadable = |e: std::io::Error| Error::usage(&name, "", format!("cannot read: {e}"));
+    let unreadable = |e: InputError| Error::usage(&name, "", format!("cannot read: {e}"));
+    let max = input::MAX_INPUT_BYTES;
     if path == Path::new("-") {
-        let mut buf = Vec::new();
-        std::io::stdin().read_to_end(&mut buf).map_err(unreadable)?;
+        let buf = input::read_stream(std::io::stdin().lock(), max).map_err(unreadable)?;
         return Ok(("<stdin>".into(), buf));
     }
     if path.is_dir() {
         let store = crate::report::store::Store::new(path, 1);
-        let files = store.list().map_err(unreadable)?;
-        let Some(last) = files.last() else {
-            return Err(Error::usage(&name, "", "directory holds no stored results"));
-        };
-        let bytes = std::fs::read(last).map_err(unreadable)?;
-        return Ok((last.display().to_string(), bytes));
+        let files = store.list().map_err(|e| unreadable(e.into()))?;
+        for f in files.iter().rev() {
+            match input::read_regular(f, max) {
+                Ok(bytes) => return Ok((f.display().to_string(), bytes)),
+                Err(e) => crate::report::output::Output::new(None).warn(&format!(
+                    "rtbench: {}: skipped, not a stored result: {e}",
+                    f.display()
+                )),
+            }
+        }
+        return Err(Error::usage(
+            &name,
+            "",
+            if files.is_empty() {
+                "directory holds no stored results"
+            } else {
+                "directory holds no readable stored result"
+            },
+        ));
     }
-    let bytes = std::fs::read(path).map_err(unreadable)?;
+    let bytes = input::read_bounded(path, max).map_err(unreadable)?;
     Ok((name, bytes))
 }
 

@@ -294,9 +294,14 @@ impl Store {
         }
     }
 
-    /// Reads one stored run.
+    /// Reads one stored run: a regular file of at most
+    /// [`crate::sys::input::MAX_INPUT_BYTES`]. Anything else named like a run (a FIFO,
+    /// a link to a device) is an error without waiting or reading
+    /// ([`crate::sys::input::read_regular`]), so the caller can skip it and say so.
     pub fn load(path: &Path) -> io::Result<StoredRun> {
-        let text = std::fs::read_to_string(path)?;
+        use crate::sys::input;
+        let text = input::read_regular_text(path, input::MAX_INPUT_BYTES)
+            .map_err(input::InputError::into_io)?;
         serde_json::from_str(&text).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
     }
 }

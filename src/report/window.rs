@@ -114,10 +114,15 @@ impl WindowStore {
         let mut records = Vec::new();
         let mut skipped = 0;
         for name in [PREVIOUS, CURRENT] {
-            let text = match std::fs::read_to_string(self.dir.join(name)) {
+            // Regular files of sane size only: a FIFO or a link to a device named
+            // like the store must not stall or exhaust `report --since`.
+            let max = crate::sys::input::MAX_INPUT_BYTES;
+            let text = match crate::sys::input::read_regular_text(&self.dir.join(name), max) {
                 Ok(t) => t,
-                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
-                Err(e) => return Err(e),
+                Err(e) => match e.into_io() {
+                    e if e.kind() == io::ErrorKind::NotFound => continue,
+                    e => return Err(e),
+                },
             };
             let complete = text.ends_with('\n');
             let lines: Vec<&str> = text.lines().collect();

@@ -8,6 +8,7 @@ pub mod clock;
 pub mod cpus;
 pub mod envfile;
 pub mod info;
+pub mod input;
 pub mod notify;
 pub mod pmqos;
 pub mod refusal;

@@ -93,7 +93,9 @@ impl Journal {
     /// Errors: unreadable or not a journal (exit 3, with the path).
     pub fn load(dir: &Path) -> Result<Option<Journal>> {
         let p = path(dir);
-        match std::fs::read(&p) {
+        // A regular file of sane size only: a FIFO here must not stall the boot.
+        let max = crate::sys::input::MAX_INPUT_BYTES;
+        match crate::sys::input::read_regular(&p, max).map_err(|e| e.into_io()) {
             Ok(bytes) => serde_json::from_slice(&bytes)
                 .map(Some)
                 .map_err(|e| Error::io(&p, e.into())),
