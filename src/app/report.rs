@@ -295,8 +295,12 @@ fn run_since(args: &ReportArgs, since: &str) -> Result<i32> {
         ));
     }
     let now = crate::sys::clock::Clock::wall_secs();
-    let mut summary = SinceSummary::new(records, now - period.as_secs() as i64, now);
-    if let Ok(text) = std::fs::read_to_string(dir.join(STATE_FILE)) {
+    // period is at most duration::MAX_SECS: the subtraction cannot overflow.
+    let since_s = now.saturating_sub(i64::try_from(period.as_secs()).unwrap_or(i64::MAX));
+    let mut summary = SinceSummary::new(records, since_s, now)
+        .map_err(|e| Error::usage(dir.display().to_string(), "", e))?;
+    let max = crate::sys::input::MAX_INPUT_BYTES;
+    if let Ok(text) = crate::sys::input::read_regular_text(&dir.join(STATE_FILE), max) {
         if let Ok(state) = serde_json::from_str::<State>(&text) {
             for c in summary.cpus.iter_mut() {
                 c.alltime_max_ns = state

@@ -14,19 +14,42 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use toml::Spanned;
 
+/// Largest latency limit, **µs**: its value in ns (as the verdict compares it) fits in
+/// 64 bits. A larger one is a configuration error, not a limit that saturates.
+pub const MAX_LIMIT_US: u64 = u64::MAX / 1000;
+
+/// A latency limit in µs of at most [`MAX_LIMIT_US`] (serde `deserialize_with`; the
+/// TOML parser's error then names the line and the key).
+fn limit_us<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    use serde::de::Error;
+    let v = u64::deserialize(d)?;
+    if v > MAX_LIMIT_US {
+        return Err(D::Error::invalid_value(
+            serde::de::Unexpected::Unsigned(v),
+            &"a latency limit of at most 18446744073709551 µs (2^64 - 1 ns)",
+        ));
+    }
+    Ok(Some(v))
+}
+
 /// One set of limits; every field optional. Latencies in **µs**.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Limits {
     /// Largest allowed sample.
+    #[serde(default, deserialize_with = "limit_us")]
     pub max_us: Option<u64>,
     /// Largest allowed mean.
+    #[serde(default, deserialize_with = "limit_us")]
     pub avg_us: Option<u64>,
     /// Largest allowed 99th percentile.
+    #[serde(default, deserialize_with = "limit_us")]
     pub p99_us: Option<u64>,
     /// Largest allowed 99.9th percentile.
+    #[serde(default, deserialize_with = "limit_us")]
     pub p999_us: Option<u64>,
     /// Largest allowed 99.99th percentile.
+    #[serde(default, deserialize_with = "limit_us")]
     pub p9999_us: Option<u64>,
     /// Largest allowed number of overruns (late wakeups past the next deadline).
     pub overruns: Option<u64>,
@@ -99,10 +122,15 @@ impl LimitSet {
 pub struct CpuLimitsToml {
     cpus: Spanned<String>,
     test: Option<Spanned<String>>,
+    #[serde(default, deserialize_with = "limit_us")]
     max_us: Option<u64>,
+    #[serde(default, deserialize_with = "limit_us")]
     avg_us: Option<u64>,
+    #[serde(default, deserialize_with = "limit_us")]
     p99_us: Option<u64>,
+    #[serde(default, deserialize_with = "limit_us")]
     p999_us: Option<u64>,
+    #[serde(default, deserialize_with = "limit_us")]
     p9999_us: Option<u64>,
     overruns: Option<u64>,
 }
@@ -111,10 +139,15 @@ pub struct CpuLimitsToml {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LimitsToml {
+    #[serde(default, deserialize_with = "limit_us")]
     max_us: Option<u64>,
+    #[serde(default, deserialize_with = "limit_us")]
     avg_us: Option<u64>,
+    #[serde(default, deserialize_with = "limit_us")]
     p99_us: Option<u64>,
+    #[serde(default, deserialize_with = "limit_us")]
     p999_us: Option<u64>,
+    #[serde(default, deserialize_with = "limit_us")]
     p9999_us: Option<u64>,
     overruns: Option<u64>,
     cyclic: Option<Limits>,

@@ -211,7 +211,18 @@ fn monitor(
         files.push(("rtbench/monitor/state.json".into(), t.clone()));
     }
     let (records, _) = store.read().unwrap_or_default();
-    let mut s = SinceSummary::new(records, now_s - plan.since.as_secs() as i64, now_s);
+    let since_s = now_s.saturating_sub(i64::try_from(plan.since.as_secs()).unwrap_or(i64::MAX));
+    // A store whose sums do not fit (a damaged one) is said, not summarised wrongly.
+    let mut s = match SinceSummary::new(records, since_s, now_s) {
+        Ok(s) => s,
+        Err(e) => {
+            files.push((
+                "rtbench/monitor-report.txt".into(),
+                format!("not summarised: {e}\n"),
+            ));
+            return None;
+        }
+    };
     if let Some(st) =
         state_text.and_then(|t| serde_json::from_str::<crate::monitor::history::State>(&t).ok())
     {

@@ -208,8 +208,13 @@ pub fn start(spec: &LoadSpec) -> crate::error::Result<RunningLoad> {
     RunningLoad::start(spec, &exe, &std::env::temp_dir())
 }
 
+/// Largest `vm:N:SIZE`, in bytes: the largest mapping `mmap(2)` can be on this machine
+/// (`isize::MAX`; 2 GiB - 1 on armv7). A larger size would be truncated when it is
+/// converted to the mapping length (`size_t`).
+pub const MAX_VM_BYTES: u64 = isize::MAX as u64;
+
 /// Parses a size like `64M`, `1G`, `4096`, `512K` (powers of 1024, optional `B`/`iB`,
-/// any case) into bytes.
+/// any case) into bytes: at least one page, at most [`MAX_VM_BYTES`].
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
@@ -219,9 +224,8 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
             "size '{s}' must start with a number (e.g. 64M, 1G)"
         ));
     }
-    let n: u64 = num
-        .parse()
-        .map_err(|_| format!("size '{s}' is too large"))?;
+    let too_large = || format!("size '{s}' is out of range: at most {MAX_VM_BYTES} bytes");
+    let n: u64 = num.parse().map_err(|_| too_large())?;
     let mult: u64 = match suffix.to_ascii_uppercase().as_str() {
         "" | "B" => 1,
         "K" | "KB" | "KIB" => 1 << 10,
@@ -236,7 +240,8 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     };
     let bytes = n
         .checked_mul(mult)
-        .ok_or_else(|| format!("size '{s}' is too large"))?;
+        .filter(|&b| b <= MAX_VM_BYTES)
+        .ok_or_else(too_large)?;
     if bytes < 4096 {
         return Err(format!("size '{s}' is below one page (4096 bytes)"));
     }

@@ -22,7 +22,12 @@ pub fn cpu() -> ! {
 /// Maps `bytes` of anonymous memory, writes one byte per page, unmaps it; forever.
 /// Fails at once (so the parent reports it) when the first mapping is refused.
 pub fn vm(bytes: u64) -> io::Result<()> {
-    let len = bytes as usize;
+    // The parent passes a size parse_size accepted (at most isize::MAX); a larger one
+    // is refused rather than truncated to a different length.
+    let len = usize::try_from(bytes)
+        .ok()
+        .filter(|&l| l <= isize::MAX as usize)
+        .ok_or_else(|| io::Error::from_raw_os_error(libc::EOVERFLOW))?;
     let mut first = true;
     loop {
         // SAFETY: anonymous private mapping; the pointer is checked and only used

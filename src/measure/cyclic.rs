@@ -60,7 +60,7 @@ pub fn run(spec: &CyclicSpec, root: &SysRoot, progress: &mut dyn Progress) -> Re
         .map(|t| CyclicThread {
             spec: t.clone(),
             clock: spec.clock,
-            duration_ns: spec.control.duration.map(|d| d.as_nanos() as i64),
+            duration_ns: spec.control.duration.map(crate::duration::as_nanos_i64),
             loops: spec.control.loops,
             stats: Some(LatencyStats::new(spec.control.histogram)),
         })

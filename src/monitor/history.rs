@@ -162,12 +162,17 @@ impl CpuHistory {
             self.alltime_max_ns = stats.max_ns;
             self.alltime_max_at_s = end_s;
         }
-        self.alltime_samples += stats.count;
-        self.alltime_overruns += stats.overruns;
-        self.windows += 1;
-        self.windows_over_limit += over_limit as u64;
+        // The counters come back from the state file: one that claims nearly 2^64
+        // samples (584,000 years at 1 MHz) is damaged, and stays at the maximum rather
+        // than wrapping to a small number.
+        self.alltime_samples = self.alltime_samples.saturating_add(stats.count);
+        self.alltime_overruns = self.alltime_overruns.saturating_add(stats.overruns);
+        self.windows = self.windows.saturating_add(1);
+        self.windows_over_limit = self
+            .windows_over_limit
+            .saturating_add(u64::from(over_limit));
         let _ = self.current.add(&stats.hdr);
-        if end_s - self.current_start_s < self.slot_s {
+        if end_s.saturating_sub(self.current_start_s) < self.slot_s {
             return false;
         }
         self.slots.push_back(Slot {
@@ -183,7 +188,7 @@ impl CpuHistory {
 
     /// Drops slots that ended before the rolling period, and beyond [`SLOTS`].
     fn prune(&mut self, now_s: i64) {
-        let oldest = now_s - self.slot_s * SLOTS as i64;
+        let oldest = now_s.saturating_sub(self.slot_s.saturating_mul(SLOTS as i64));
         while self
             .slots
             .front()

@@ -273,12 +273,21 @@ pub(crate) fn histogram(
     }
 }
 
-/// `-b USEC` (ns with `-N`) as a threshold in **ns**.
+/// `-b USEC` (ns with `-N`) as a threshold in **ns**; one whose value in ns does not
+/// fit in 64 bits is refused (it would otherwise saturate to a different threshold).
 pub(crate) fn break_ns(breaktrace: Option<u64>, nsecs: bool) -> Result<Option<u64>> {
-    if breaktrace == Some(0) {
-        return usage("-b", 0, "expected a threshold of at least 1 µs");
+    match breaktrace {
+        None => Ok(None),
+        Some(0) => usage("-b", 0, "expected a threshold of at least 1 µs"),
+        Some(b) => match b.checked_mul(unit_ns(nsecs)) {
+            Some(ns) => Ok(Some(ns)),
+            None => usage(
+                "-b",
+                b,
+                format!("out of range: at most {} µs", u64::MAX / unit_ns(nsecs)),
+            ),
+        },
     }
-    Ok(breaktrace.map(|b| b.saturating_mul(unit_ns(nsecs))))
 }
 
 /// `-p` outside 0..99.

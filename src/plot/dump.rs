@@ -12,6 +12,10 @@
 //! `# Histogram` (cyclictest's `T:` lines, `# /dev/cpu_dma_latency ...`) are skipped. A
 //! dump that ends before its trailer, or whose rows disagree with it, is an error that
 //! names the line. Buckets are taken as µs (a `-N` dump is not distinguishable).
+//!
+//! Every number is a `u64` and every conversion and sum is checked: a bucket or
+//! maximum whose value in ns does not fit in 64 bits, or counts that add up past
+//! 2^64 - 1, are errors naming the line and the value, never a wrapped number.
 
 use super::{Curve, LatencyPlot, Meta};
 
@@ -35,10 +39,31 @@ struct Row {
 fn numbers(s: &str, line: usize) -> Result<Vec<u64>, String> {
     s.split_whitespace()
         .map(|w| {
-            w.parse()
-                .map_err(|_| format!("line {line}: {w:?} is not a number"))
+            w.parse().map_err(|_| {
+                if w.bytes().all(|b| b.is_ascii_digit()) {
+                    format!("line {line}: {w} is out of range (at most 2^64 - 1)")
+                } else {
+                    format!("line {line}: {w:?} is not a number")
+                }
+            })
         })
         .collect()
+}
+
+/// The sum of `v`, `None` past `u64::MAX`.
+fn checked_sum(v: impl IntoIterator<Item = u64>) -> Option<u64> {
+    v.into_iter().try_fold(0u64, u64::checked_add)
+}
+
+/// `us` µs in ns, or an error naming the line and the value when that does not fit in
+/// 64 bits.
+fn us_to_ns(us: u64, line: usize, what: &str) -> Result<u64, String> {
+    us.checked_mul(1000).ok_or_else(|| {
+        format!(
+            "line {line}: {what} {us} µs is out of range (at most {} µs)",
+            u64::MAX / 1000
+        )
+    })
 }
 
 /// Parses a dump. Errors are messages naming the line, without the input name.
@@ -154,7 +179,12 @@ pub fn parse(text: &str) -> Result<LatencyPlot, String> {
             ));
         }
         if c == nthreads + 1 {
-            let sum: u64 = r.counts[..nthreads].iter().sum();
+            let sum = checked_sum(r.counts[..nthreads].iter().copied()).ok_or_else(|| {
+                format!(
+                    "line {}: the counts add up to more than 2^64 - 1 (out of range)",
+                    r.line
+                )
+            })?;
             if r.counts[nthreads] != sum {
                 return Err(format!(
                     "line {}: -H sum column is {}, the threads add up to {sum}",
@@ -163,10 +193,23 @@ pub fn parse(text: &str) -> Result<LatencyPlot, String> {
             }
         }
     }
+    // Each thread's samples (rows and overflows) must add up within 64 bits.
+    for (t, &ovf) in ovfs.iter().enumerate().take(nthreads) {
+        let all = rows.iter().map(|r| (r.line, r.counts[t]));
+        let mut sum = 0u64;
+        for (line, n) in all.chain([(*ovf_line, ovf)]) {
+            sum = sum.checked_add(n).ok_or_else(|| {
+                format!(
+                    "line {line}: count {n} of thread {t} takes its samples past 2^64 - 1 \
+                     (out of range)"
+                )
+            })?;
+        }
+    }
     let legacy = trailer.get("Total");
     if let Some((line, totals)) = legacy {
         for t in 0..nthreads {
-            let sum: u64 = rows.iter().map(|r| r.counts[t]).sum();
+            let sum = checked_sum(rows.iter().map(|r| r.counts[t])).unwrap_or(u64::MAX);
             if totals.get(t) != Some(&sum) {
                 return Err(format!(
                     "line {line}: \"# Total:\" of thread {t} is {:?} but its rows add up \
@@ -176,27 +219,31 @@ pub fn parse(text: &str) -> Result<LatencyPlot, String> {
             }
         }
     }
-    let range_ns = if legacy.is_some() {
-        rows.last().map(|r| (r.bucket + 1) * 1000)
-    } else {
-        None
+    // Buckets and maxima in µs → ns; a bucket's end must fit too.
+    for r in &rows {
+        us_to_ns(r.bucket.saturating_add(1), r.line, "bucket")?;
+    }
+    let range_ns = match (legacy, rows.last()) {
+        (Some(_), Some(r)) => Some(us_to_ns(r.bucket.saturating_add(1), r.line, "bucket")?),
+        _ => None,
     };
-    let curves = (0..nthreads)
-        .map(|t| Curve {
+    let mut curves = Vec::with_capacity(nthreads);
+    for t in 0..nthreads {
+        let mut buckets = Vec::new();
+        for r in rows.iter().filter(|r| r.counts[t] > 0) {
+            buckets.push((us_to_ns(r.bucket, r.line, "bucket")?, r.counts[t]));
+        }
+        curves.push(Curve {
             thread: t,
             cpu: None,
             bucket_ns: 1000,
-            buckets: rows
-                .iter()
-                .filter(|r| r.counts[t] > 0)
-                .map(|r| (r.bucket * 1000, r.counts[t]))
-                .collect(),
+            buckets,
             overflows: ovfs[t],
             range_ns,
-            max_ns: maxs[t] * 1000,
+            max_ns: us_to_ns(maxs[t], *max_line, "maximum latency")?,
             p999_ns: None,
-        })
-        .collect();
+        });
+    }
     Ok(LatencyPlot {
         meta: Meta {
             format: format!(

@@ -53,10 +53,12 @@ fn rt_tests(doc: &Value) -> Result<LatencyPlot, String> {
     };
     let ext = doc.get("rtbench").filter(|e| e.is_object());
     let cmdline = text_at(Some(doc), "cmdline:");
-    let range_ns = cmdline
-        .as_deref()
-        .and_then(histogram_size)
-        .map(|n| n * unit_ns);
+    let range_ns = match cmdline.as_deref().and_then(histogram_size) {
+        Some(n) => Some(n.checked_mul(unit_ns).ok_or_else(|| {
+            format!("\"cmdline:\": -h {n} is out of range (more than 2^64 - 1 ns)")
+        })?),
+        None => None,
+    };
     let thread_map = doc["thread"]
         .as_object()
         .ok_or("\"thread\" is not an object")?;
@@ -87,24 +89,55 @@ fn rt_tests(doc: &Value) -> Result<LatencyPlot, String> {
             ));
         };
         let bucket_ns = u64_at(x, "histogram_bucket_ns").unwrap_or(unit_ns);
+        if bucket_ns == 0 {
+            return Err(format!(
+                "thread {i}: \"histogram_bucket_ns\": 0 is out of range (at least 1 ns)"
+            ));
+        }
         let mut buckets = Vec::new();
+        let mut binned = 0u64;
         for (k, n) in hist {
             let (Ok(b), Some(n)) = (k.parse::<u64>(), n.as_u64()) else {
                 return Err(format!(
                     "thread {i}: histogram entry {k:?}: {n} is not a bucket count"
                 ));
             };
+            // The bucket's lower bound and its end, in ns, must fit in 64 bits.
+            let lo = b
+                .checked_mul(bucket_ns)
+                .filter(|lo| lo.checked_add(bucket_ns).is_some())
+                .ok_or_else(|| {
+                    format!(
+                        "thread {i}: histogram bucket {k} is out of range ({k} × {bucket_ns} ns \
+                         is more than 2^64 - 1 ns)"
+                    )
+                })?;
+            binned = binned.checked_add(n).ok_or_else(|| {
+                format!(
+                    "thread {i}: histogram entry {k:?}: count {n} takes the samples past \
+                     2^64 - 1 (out of range)"
+                )
+            })?;
             if n > 0 {
-                buckets.push((b * bucket_ns, n));
+                buckets.push((lo, n));
             }
         }
         buckets.sort_unstable();
-        let binned: u64 = buckets.iter().map(|b| b.1).sum();
         let cycles = u64_at(Some(t), "cycles").unwrap_or(binned);
         let overflows = u64_at(x, "histogram_overflows").unwrap_or(cycles.saturating_sub(binned));
-        let max_ns = u64_at(x, "max_ns")
-            .or_else(|| u64_at(Some(t), "max").map(|m| m * unit_ns))
-            .unwrap_or_else(|| buckets.last().map_or(0, |b| b.0));
+        if binned.checked_add(overflows).is_none() {
+            return Err(format!(
+                "thread {i}: {overflows} histogram overflows take the samples past 2^64 - 1 \
+                 (out of range)"
+            ));
+        }
+        let max_ns = match (u64_at(x, "max_ns"), u64_at(Some(t), "max")) {
+            (Some(ns), _) => ns,
+            (None, Some(m)) => m.checked_mul(unit_ns).ok_or_else(|| {
+                format!("thread {i}: \"max\": {m} is out of range (more than 2^64 - 1 ns)")
+            })?,
+            (None, None) => buckets.last().map_or(0, |b| b.0),
+        };
         curves.push(Curve {
             thread: i,
             cpu: t
@@ -217,12 +250,28 @@ fn stored(run: &StoredRun, test: Option<&str>) -> Result<LatencyPlot, String> {
         .iter()
         .map(|t| {
             let mut classes: BTreeMap<u64, u64> = BTreeMap::new();
+            let mut total = 0u64;
             for &[value_ns, n] in &t.histogram {
-                if n > 0 {
-                    *classes.entry(value_ns / 1000 * 1000).or_default() += n;
+                total = total.checked_add(n).ok_or_else(|| {
+                    format!(
+                        "test {}, thread {}: count {n} at {value_ns} ns takes the samples \
+                         past 2^64 - 1 (out of range)",
+                        chosen.test, t.thread
+                    )
+                })?;
+                // A 1-µs class ends within 64 bits (its start is at most u64::MAX − 1615).
+                let class = value_ns / 1000 * 1000;
+                if n > 0 && class.checked_add(1000).is_some() {
+                    *classes.entry(class).or_default() += n;
+                } else if n > 0 {
+                    return Err(format!(
+                        "test {}, thread {}: histogram value {value_ns} ns is out of range \
+                         (its 1-µs class ends past 2^64 - 1 ns)",
+                        chosen.test, t.thread
+                    ));
                 }
             }
-            Curve {
+            Ok(Curve {
                 thread: t.thread,
                 cpu: t.cpu,
                 bucket_ns: 1000,
@@ -231,9 +280,9 @@ fn stored(run: &StoredRun, test: Option<&str>) -> Result<LatencyPlot, String> {
                 range_ns: None,
                 max_ns: t.max_ns,
                 p999_ns: Some(t.p999_ns),
-            }
+            })
         })
-        .collect();
+        .collect::<Result<Vec<_>, String>>()?;
     let si = &run.sysinfo;
     let mut name = chosen.test.clone();
     if run.interrupted {

@@ -56,9 +56,22 @@ pub enum Percentile {
 }
 
 impl Curve {
-    /// Samples in the buckets (overflows not included).
+    /// Samples in the buckets (overflows not included). [`parse`] refuses inputs whose
+    /// counts (with the overflows) add up past `u64::MAX`; for a curve built otherwise
+    /// the sum saturates there.
     pub fn binned(&self) -> u64 {
-        self.buckets.iter().map(|b| b.1).sum()
+        self.buckets.iter().fold(0, |a, b| a.saturating_add(b.1))
+    }
+
+    /// Every sample: binned and overflows (saturating, see [`Curve::binned`]).
+    pub fn samples(&self) -> u64 {
+        self.binned().saturating_add(self.overflows)
+    }
+
+    /// End of the bucket starting at `lo` ns (saturating; [`parse`] refuses buckets
+    /// whose end does not fit).
+    pub fn bucket_end(&self, lo: u64) -> u64 {
+        lo.saturating_add(self.bucket_ns)
     }
 
     /// The 99.9th percentile: the input's value, else the lower bound of the bucket
@@ -67,16 +80,16 @@ impl Curve {
         if let Some(p) = self.p999_ns {
             return Percentile::At(p);
         }
-        let total = self.binned() + self.overflows;
+        let total = self.samples();
         let rank = (total as f64 * 0.999).ceil().max(1.0) as u64;
-        let mut seen = 0;
+        let mut seen = 0u64;
         for &(lo, n) in &self.buckets {
-            seen += n;
+            seen = seen.saturating_add(n);
             if seen >= rank {
                 return Percentile::At(lo);
             }
         }
-        let end = self.buckets.last().map_or(0, |b| b.0 + self.bucket_ns);
+        let end = self.buckets.last().map_or(0, |b| self.bucket_end(b.0));
         Percentile::Beyond(self.range_ns.unwrap_or(end))
     }
 

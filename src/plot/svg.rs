@@ -317,7 +317,7 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
         let n = c
             .buckets
             .iter()
-            .find(|b| b.0 <= c.max_ns && c.max_ns < b.0 + c.bucket_ns)
+            .find(|b| b.0 <= c.max_ns && c.max_ns < c.bucket_end(b.0))
             .map_or(0, |b| b.1);
         let y = py(if beyond { 0 } else { n }) - 3.0;
         let mut ty = y - 14.0;
@@ -355,7 +355,7 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
         let mut text = format!(
             "{}: {} samples, p99.9 {p999}, max {} µs",
             c.label(cpus_unique),
-            count(c.binned() + c.overflows),
+            count(c.samples()),
             us(c.max_ns)
         );
         let cut: u64 = c
@@ -409,7 +409,7 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
 /// Where the latency axis must reach for `c`, in ns: its last bucket, and its maximum
 /// unless that lies among the overflows (then the histogram's range).
 fn axis_end_ns(c: &Curve) -> u64 {
-    let data_end = c.buckets.last().map_or(0, |b| b.0 + c.bucket_ns);
+    let data_end = c.buckets.last().map_or(0, |b| c.bucket_end(b.0));
     if c.overflows > 0 && c.max_ns >= data_end {
         c.range_ns.unwrap_or(data_end).max(data_end)
     } else {

@@ -36,12 +36,12 @@ pub const MONITOR_IDS: [&str; 5] = [
 ];
 
 /// µs for table columns (no unit): one decimal below 10 ms, whole µs above (as
-/// `rtbench report`).
+/// `rtbench report`), rounded to nearest without wrapping (the values come from files).
 pub fn us(ns: u64) -> String {
     if ns < 10_000_000 {
         format!("{:.1}", ns as f64 / 1000.0)
     } else {
-        format!("{}", (ns + 500) / 1000)
+        format!("{}", (u128::from(ns) + 500) / 1000)
     }
 }
 

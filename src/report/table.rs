@@ -107,17 +107,7 @@ pub fn render(run: &StoredRun) -> String {
         "{:<7}{:>4}{:>8}{:>8}{:>8}{:>9}{:>9}{:>9}{:>10}",
         "test", "cpu", "min/us", "avg/us", "p99/us", "p99.9/us", "max/us", "overruns", "verdict"
     );
-    // One decimal below 10 ms, whole µs below 10 s, then seconds marked "s": a value
-    // never fills its column, so columns stay apart.
-    let us = |ns: u64| {
-        if ns < 10_000_000 {
-            format!("{:.1}", ns as f64 / NS_PER_US as f64)
-        } else if ns < 9_999_999_500 {
-            format!("{}", (ns + NS_PER_US / 2) / NS_PER_US)
-        } else {
-            format!("{}s", (ns + NS_PER_SEC / 2) / NS_PER_SEC)
-        }
-    };
+    let us = cell;
     for t in &run.tests {
         for th in &t.threads {
             let checks: Vec<_> = run.verdict.checks_for(&t.test, th.thread).collect();
@@ -129,9 +119,11 @@ pub fn render(run: &StoredRun) -> String {
                 "FAIL"
             };
             let cpu = th.cpu.map_or_else(|| "-".to_string(), |c| c.to_string());
+            // The overruns count comes from the file and may have any number of
+            // digits: a space before it keeps it apart from the maximum.
             let _ = writeln!(
                 s,
-                "{:<7}{:>4}{:>8}{:>8}{:>8}{:>9}{:>9}{:>9}{:>10}",
+                "{:<7}{:>4}{:>8}{:>8}{:>8}{:>9}{:>9} {:>8}{:>10}",
                 truncate(&t.test, 6),
                 cpu,
                 us(th.min_ns),
@@ -155,6 +147,24 @@ pub fn render(run: &StoredRun) -> String {
         let _ = writeln!(s, "{}", clip(&format!("NOT STORED: {e}"), 80));
     }
     s
+}
+
+/// A latency in **ns** for a table cell, at most 7 characters: one decimal of µs below
+/// 10 ms, whole µs below 10 s, then whole seconds marked `s` below 10^6 s, then whole
+/// days marked `d` (2^64 - 1 ns is `213504d`). A value never fills its column (8 or 9
+/// wide), so columns stay apart. Rounded to nearest in u128, so no value wraps.
+fn cell(ns: u64) -> String {
+    let round = |unit: u64| (u128::from(ns) + u128::from(unit / 2)) / u128::from(unit);
+    const NS_PER_DAY: u64 = NS_PER_SEC * crate::duration::SECS_PER_DAY;
+    if ns < 10_000_000 {
+        format!("{:.1}", ns as f64 / NS_PER_US as f64)
+    } else if ns < 9_999_999_500 {
+        format!("{}", round(NS_PER_US))
+    } else if ns < 999_999_500_000_000 {
+        format!("{}s", round(NS_PER_SEC))
+    } else {
+        format!("{}d", round(NS_PER_DAY))
+    }
 }
 
 /// `s` cut to `n` characters, ending in `…` when cut.

@@ -194,8 +194,13 @@ pub struct SinceSummary {
 }
 
 impl SinceSummary {
-    /// Summarises the `records` that ended after `since_s`.
-    pub fn new(records: Vec<WindowRecord>, since_s: i64, now_s: i64) -> SinceSummary {
+    /// Summarises the `records` that ended after `since_s`. Errors: sums of samples,
+    /// overruns or windows past 2^64 - 1 (a damaged store), naming the window.
+    pub fn new(
+        records: Vec<WindowRecord>,
+        since_s: i64,
+        now_s: i64,
+    ) -> Result<SinceSummary, String> {
         let records: Vec<WindowRecord> =
             records.into_iter().filter(|r| r.end_s > since_s).collect();
         let mut cpus: std::collections::BTreeMap<usize, CpuSince> = Default::default();
@@ -213,19 +218,31 @@ impl SinceSummary {
                     windows_over_limit: 0,
                     alltime_max_ns: None,
                 });
+                let past = |what: &str| {
+                    format!(
+                        "window {}, CPU {}: {what} add up past 2^64 - 1 (out of range)",
+                        r.seq, c.cpu
+                    )
+                };
                 s.windows += 1;
-                s.samples += c.samples;
+                s.samples = s
+                    .samples
+                    .checked_add(c.samples)
+                    .ok_or_else(|| past("samples"))?;
                 if c.max_ns >= s.max_ns {
                     s.max_ns = c.max_ns;
                     s.max_at_s = r.end_s;
                 }
                 s.worst_p999_ns = s.worst_p999_ns.max(c.p999_ns);
                 s.worst_p99_ns = s.worst_p99_ns.max(c.p99_ns);
-                s.overruns += c.overruns;
+                s.overruns = s
+                    .overruns
+                    .checked_add(c.overruns)
+                    .ok_or_else(|| past("overruns"))?;
                 s.windows_over_limit += !c.exceeded.is_empty() as u64;
             }
         }
-        SinceSummary {
+        Ok(SinceSummary {
             since_s,
             now_s,
             windows: records.len() as u64,
@@ -233,7 +250,7 @@ impl SinceSummary {
             last_s: records.last().map_or(0, |r| r.end_s),
             cpus: cpus.into_values().collect(),
             records,
-        }
+        })
     }
 
     /// Windows in the period that exceeded a limit on some CPU.
@@ -308,7 +325,7 @@ mod tests {
     fn since_summary_takes_the_worst_and_counts_limits() {
         let records: Vec<_> = (0..10).map(|s| record(s, 100 * (s % 4), s == 7)).collect();
         // Windows ending after 1_300 + 5 × 300: seq 5..9.
-        let s = SinceSummary::new(records, 1_300 + 4 * 300, 5_000);
+        let s = SinceSummary::new(records, 1_300 + 4 * 300, 5_000).unwrap();
         assert_eq!(s.windows, 5);
         let c = &s.cpus[0];
         assert_eq!((c.windows, c.samples, c.overruns), (5, 1_500_000, 5));
@@ -317,7 +334,7 @@ mod tests {
         assert_eq!(c.worst_p999_ns, 8_009);
         assert_eq!((c.windows_over_limit, s.over_limit()), (1, 1));
         assert_eq!((s.first_s, s.last_s), (1_000 + 5 * 300, 1_300 + 9 * 300));
-        let empty = SinceSummary::new(vec![], 0, 1);
+        let empty = SinceSummary::new(vec![], 0, 1).unwrap();
         assert_eq!((empty.windows, empty.cpus.len()), (0, 0));
     }
 }

@@ -216,7 +216,7 @@ pub fn run(
             } else {
                 0
             },
-            timeout_ns: spec.timeout.map(|t| t.as_nanos() as i64),
+            timeout_ns: spec.timeout.map(crate::duration::as_nanos_i64),
         };
         ends.push(match ch {
             Channels::Pipe { fwd, bwd } if spec.fork => {
@@ -266,8 +266,8 @@ pub fn run(
             spec: p.clone(),
             kind: spec.kind,
             ends: sender_ends,
-            duration_ns: ctl.duration.map(|d| d.as_nanos() as i64),
-            force_ns: spec.force_timeout.map_or(0, |d| d.as_nanos() as i64),
+            duration_ns: ctl.duration.map(crate::duration::as_nanos_i64),
+            force_ns: spec.force_timeout.map_or(0, crate::duration::as_nanos_i64),
             loops: ctl.loops,
             forked,
             result: Some(PairResult {
