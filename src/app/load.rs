@@ -41,7 +41,9 @@ pub fn run(args: &LoadArgs) -> Result<i32> {
     let duration = plan.duration;
     let signals = Signals::block();
     let load = start(Some(&plan.spec))?;
-    let end = duration.map(|d| Instant::now() + d);
+    // -D is at most duration::MAX_SECS, so the end fits; one that did not would mean
+    // no end rather than a panic.
+    let end = duration.and_then(|d| Instant::now().checked_add(d));
     let mut code = exit::OK;
     loop {
         let left = end.map_or(Duration::from_secs(1), |e| {

@@ -115,8 +115,12 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
     let count = match args.threads.as_deref() {
         None => None,
         Some("") => Some(None),
+        // Bounded before anything is allocated for the threads (as pmq's -t is).
         Some(s) => match crate::cli::number::usize_arg(s) {
-            Ok(n) if n >= 1 => Some(Some(n)),
+            Ok(n) if (1..=MAX_THREADS).contains(&n) => Some(Some(n)),
+            Ok(n) if n > MAX_THREADS => {
+                return usage("-t", s, format!("expected at most {MAX_THREADS} threads"))
+            }
             _ => return usage("-t", s, "expected a number of threads >= 1"),
         },
     };

@@ -20,11 +20,28 @@ pub struct PlotPlan {
     pub test: Option<String>,
 }
 
-/// Validates `rtbench plot`: `--x-max` must be a latency above 0, and `-o` writable
-/// ([`super::check_output_path`]).
+use crate::plot::svg::{MAX_X_MAX_US, MIN_X_MAX_US};
+
+/// Validates `rtbench plot`: `--x-max` must be a latency from 1 ns to 2^64 - 1 ns, and
+/// `-o` writable ([`super::check_output_path`]).
 pub fn plot(args: &PlotArgs) -> Result<PlotPlan> {
     if let Some(x) = args.x_max_us.filter(|x| !(x.is_finite() && *x > 0.0)) {
         return usage("--x-max", x, "expected a latency in µs greater than 0");
+    }
+    if let Some(x) = args
+        .x_max_us
+        .filter(|x| !(MIN_X_MAX_US..=MAX_X_MAX_US).contains(x))
+    {
+        // Shown as written for tiny or huge values (5e-324, not 324 digits).
+        let shown = [format!("{x}"), format!("{x:?}")]
+            .into_iter()
+            .min_by_key(String::len)
+            .unwrap_or_default();
+        return usage(
+            "--x-max",
+            shown,
+            format!("expected a latency from {MIN_X_MAX_US} µs (1 ns) to {MAX_X_MAX_US:e} µs"),
+        );
     }
     super::check_output_path("-o", &args.output)?;
     Ok(PlotPlan {

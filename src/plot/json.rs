@@ -169,7 +169,7 @@ fn rt_tests(doc: &Value) -> Result<LatencyPlot, String> {
         start.as_deref().and_then(parse_rfc2822),
         end.as_deref().and_then(parse_rfc2822),
     ) {
-        (Some(a), Some(b)) if b >= a => Some((b - a) as f64),
+        (Some(a), Some(b)) if b >= a => b.checked_sub(a).map(|d| d as f64),
         _ => None,
     };
     let format = if ext.is_some() {
@@ -378,7 +378,9 @@ pub fn utc_date(secs: i64) -> String {
 }
 
 /// Seconds since the epoch of rt-tests' `start_time` (`"Sun, 29 Nov 2026 22:09:25
-/// +0000"`, strftime `%a, %d %b %Y %T %z`); `None` when it is not that shape.
+/// +0000"`, strftime `%a, %d %b %Y %T %z`); `None` when it is not that shape: the
+/// fields must be in range (year 0..=9999, day 1..=31, hour 0..=23, minute 0..=59,
+/// second 0..=60, zone ±HHMM in ASCII digits), so the arithmetic cannot overflow.
 pub fn parse_rfc2822(s: &str) -> Option<i64> {
     let w: Vec<&str> = s.split_whitespace().collect();
     let w = if w.first()?.ends_with(',') {
@@ -393,22 +395,27 @@ pub fn parse_rfc2822(s: &str) -> Option<i64> {
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ];
     let m = MONTHS.iter().position(|x| x == mon)? as i64 + 1;
-    let hms: Vec<i64> = time
-        .split(':')
-        .map(|x| x.parse().ok())
-        .collect::<Option<_>>()?;
+    let field = |s: &str, max: i64| -> Option<i64> {
+        // Digits only (no sign, no white space), at most 4 of them.
+        (!s.is_empty() && s.len() <= 4 && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse().ok())
+            .flatten()
+            .filter(|v| *v <= max)
+    };
+    let hms: Vec<&str> = time.split(':').collect();
     let [h, mi, se] = hms[..] else { return None };
-    let (sign, z) = match zone.as_bytes().first()? {
-        b'+' => (1, &zone[1..]),
-        b'-' => (-1, &zone[1..]),
+    let (h, mi, se) = (field(h, 23)?, field(mi, 59)?, field(se, 60)?);
+    // The zone is `+HHMM`/`-HHMM`: split by bytes only after checking they are ASCII.
+    let (sign, z) = match zone.as_bytes() {
+        [b'+', z @ ..] => (1, z),
+        [b'-', z @ ..] => (-1, z),
         _ => return None,
     };
-    if z.len() != 4 {
-        return None;
-    }
-    let zh: i64 = z[..2].parse().ok()?;
-    let zm: i64 = z[2..].parse().ok()?;
-    let days = days_from_civil(year.parse().ok()?, m, day.parse().ok()?);
+    let [a, b, c, d] = *z else { return None };
+    let digit = |x: u8| x.is_ascii_digit().then(|| i64::from(x - b'0'));
+    let (zh, zm) = (digit(a)? * 10 + digit(b)?, digit(c)? * 10 + digit(d)?);
+    let (year, day) = (field(year, 9999)?, field(day, 31).filter(|d| *d >= 1)?);
+    let days = days_from_civil(year, m, day);
     Some(days * 86_400 + h * 3600 + mi * 60 + se - sign * (zh * 3600 + zm * 60))
 }
 

@@ -83,6 +83,14 @@ pub(super) fn nice_step(v: f64) -> f64 {
     m * e
 }
 
+/// 10^k as digits (`1e20` beyond `u64`), for the count axis's `data-value`.
+pub(super) fn decade_value(k: i32) -> String {
+    u32::try_from(k)
+        .ok()
+        .and_then(|k| 10u64.checked_pow(k))
+        .map_or_else(|| format!("1e{k}"), |v| v.to_string())
+}
+
 /// Count axis label for 10^k: 1, 10, 100, 1k, ... 100G.
 pub(super) fn decade_label(k: i32) -> String {
     let suffix = ["", "k", "M", "G", "T"];

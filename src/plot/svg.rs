@@ -16,11 +16,18 @@
 //! buckets. Each maximum is a triangle with its value (`<g class="max">`).
 //! Text is XML-escaped; characters XML 1.0 forbids are replaced.
 
-use super::labels::{clip, decade_label, duration, nice_step};
+use super::labels::{clip, decade_label, decade_value, duration, nice_step};
 pub use super::labels::{count, esc, us};
 use super::{Curve, LatencyPlot, Percentile};
 use crate::report::Sink;
 use std::fmt::Write;
+
+/// Smallest end of the latency axis, **µs**: 1 ns, the finest bucket an input can have
+/// (`-N`).
+pub const MIN_X_MAX_US: f64 = 0.001;
+/// Largest end of the latency axis, **µs**: the largest latency an input can hold
+/// (2^64 - 1 ns).
+pub const MAX_X_MAX_US: f64 = u64::MAX as f64 / 1000.0;
 
 const WIDTH: f64 = 960.0;
 const LEFT: f64 = 80.0;
@@ -109,6 +116,9 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
 
     // Axes: the latency axis covers every histogram and every maximum inside one;
     // a maximum among the overflows (beyond `-h US`) is marked at the right edge.
+    // `rtbench plot` refuses an --x-max outside 1 ns ..= 2^64 - 1 ns (plan/plot.rs); a
+    // caller of this function that passes one gets the axis of the data instead.
+    let x_max_us = x_max_us.filter(|x| (MIN_X_MAX_US..=MAX_X_MAX_US).contains(x));
     let x_end_ns = curves.iter().map(axis_end_ns).max().unwrap_or(1000).max(1);
     let x_data_us = x_end_ns as f64 / 1000.0;
     let (x_step, x_max_us) = match x_max_us {
@@ -162,12 +172,13 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
 
     // Grid and x axis.
     let _ = writeln!(w, "<g id=\"x-axis\">");
+    // x_step is at least 1.25e-4 µs (x_max ≥ 1 ns): at most 4 decimals, about 8 ticks.
     let decimals = if x_step >= 1.0 {
         0
     } else {
-        (-x_step.log10().floor()) as usize
+        ((-x_step.log10().floor()) as usize).min(9)
     };
-    let ticks = (x_max_us / x_step + 1e-9).floor() as usize;
+    let ticks = ((x_max_us / x_step + 1e-9).floor() as usize).min(100);
     for i in 0..=ticks {
         let v = i as f64 * x_step;
         let x = px(v);
@@ -202,7 +213,7 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
              text-anchor=\"end\">{}</text>",
             LEFT + pw,
             LEFT - 6.0,
-            10u64.pow(k as u32),
+            decade_value(k),
             LEFT - 9.0,
             y + 4.0,
             decade_label(k)
