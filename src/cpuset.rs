@@ -168,16 +168,35 @@ impl CpuSet {
             Keywords::Kernel => nr_cpu_ids.checked_sub(1),
             Keywords::Within(within) => within.last(),
         };
+        // A message names the region only when the list has several (the caller
+        // echoes the whole list already).
+        let several = s.contains(',');
         for region in s.split(',') {
-            let r = Region::parse(region.trim(), last)?;
-            if let Some(l) = nr_cpu_ids.checked_sub(1) {
-                if r.end > l {
-                    return err(format!(
-                        "'{}': CPU {} is beyond the last possible CPU {l}",
-                        region.trim(),
-                        r.end
-                    ));
+            let region = region.trim();
+            let named = |e: ParseError| {
+                if several {
+                    ParseError(format!("'{region}': {}", e.0))
+                } else {
+                    e
                 }
+            };
+            let r = Region::parse(region, last).map_err(named)?;
+            // With no possible CPU (nr_cpu_ids 0) every CPU is out of range, as in
+            // bitmap_parselist() with nbits 0.
+            match nr_cpu_ids.checked_sub(1) {
+                Some(l) if r.end > l => {
+                    return Err(named(ParseError(format!(
+                        "CPU {} is beyond the last possible CPU {l}",
+                        r.end
+                    ))))
+                }
+                None => {
+                    return Err(named(ParseError(format!(
+                        "CPU {} is beyond the possible CPUs (none)",
+                        r.start
+                    ))))
+                }
+                _ => {}
             }
             match keywords {
                 Keywords::Within(within) if r.all => {
@@ -207,9 +226,7 @@ impl CpuSet {
         let mut set = CpuSet::new();
         for (i, g) in groups.iter().rev().enumerate() {
             if g.is_empty() || g.len() > 8 || !g.chars().all(|c| c.is_ascii_hexdigit()) {
-                return err(format!(
-                    "'{s}': mask groups must be 1-8 hex digits separated by commas"
-                ));
+                return err("mask groups must be 1-8 hex digits separated by commas");
             }
             let v = u32::from_str_radix(g, 16).map_err(|e| ParseError(e.to_string()))?;
             for b in 0..32 {
@@ -228,9 +245,7 @@ impl CpuSet {
             let set = CpuSet::parse_mask(t)?;
             if let (Some(l), Some(max)) = (nr_cpu_ids.checked_sub(1), set.last()) {
                 if max > l {
-                    return err(format!(
-                        "'{t}': CPU {max} is beyond the last possible CPU {l}"
-                    ));
+                    return err(format!("CPU {max} is beyond the last possible CPU {l}"));
                 }
             }
             Ok(set)
@@ -447,24 +462,18 @@ impl Region {
             }
         };
         if start > end {
-            return err(format!(
-                "'{region}': range start {start} is greater than end {end}"
-            ));
+            return err(format!("range start {start} is greater than end {end}"));
         }
         let (used, group) = match stride {
             None => (1, 1),
             Some(st) => {
                 let Some((g, w)) = st.split_once('/') else {
-                    return err(format!(
-                        "'{region}': stride must be USED/GROUP, e.g. 1-7:2/4"
-                    ));
+                    return err("stride must be USED/GROUP, e.g. 1-7:2/4");
                 };
-                let g: usize = parse_num(g, region)?;
-                let w: usize = parse_num(w, region)?;
+                let g: usize = parse_num(g)?;
+                let w: usize = parse_num(w)?;
                 if w == 0 || g == 0 || g > w {
-                    return err(format!(
-                        "'{region}': stride {g}/{w} needs 0 < used <= group size"
-                    ));
+                    return err(format!("stride {g}/{w} needs 0 < used <= group size"));
                 }
                 (g, w)
             }
@@ -497,11 +506,14 @@ impl Region {
     }
 }
 
-fn parse_num(s: &str, region: &str) -> Result<usize, ParseError> {
-    s.trim().parse().map_err(|_| {
-        ParseError(format!(
-            "'{region}': '{s}' is not a CPU number (expected e.g. 0-3,5 or 1-7:2/4)"
-        ))
+fn parse_num(s: &str) -> Result<usize, ParseError> {
+    let t = s.trim();
+    t.parse().map_err(|_| {
+        ParseError(if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+            format!("CPU number {t} is out of range (at most {})", usize::MAX)
+        } else {
+            format!("'{s}' is not a CPU number (expected e.g. 0-3,5 or 1-7:2/4)")
+        })
     })
 }
 
@@ -512,7 +524,7 @@ fn parse_cpu(s: &str, last: Option<usize>) -> Result<usize, ParseError> {
             None => err("'N' with no CPUs to stand for"),
         };
     }
-    parse_num(s, s)
+    parse_num(s)
 }
 
 impl FromIterator<usize> for CpuSet {
@@ -566,7 +578,12 @@ mod tests {
     #[test]
     fn list_errors_name_the_region() {
         let e = CpuSet::parse_list("3-1", 8).unwrap_err();
-        assert!(e.0.contains("3-1") && e.0.contains("greater"), "{e}");
+        assert_eq!(e.0, "range start 3 is greater than end 1");
+        // With several regions, the message names the one at fault.
+        let e = CpuSet::parse_list("0,3-1", 8).unwrap_err();
+        assert_eq!(e.0, "'3-1': range start 3 is greater than end 1");
+        // No possible CPU: every CPU is out of range (bitmap_parselist, nbits 0).
+        assert!(CpuSet::parse_list("0-18446744073709551614", 0).is_err());
         let e = CpuSet::parse_list("9", 2).unwrap_err();
         assert!(e.0.contains("beyond the last possible CPU 1"), "{e}");
         let e = CpuSet::parse_list("4-N", 2).unwrap_err();

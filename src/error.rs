@@ -9,7 +9,30 @@
 //! file, line, key and value ([`ConfigError`]) — so a consumer (the journal fields of
 //! the self-test) reads them from the error, never from its text.
 
+use std::borrow::Cow;
 use std::path::PathBuf;
+
+/// `s` on one line: line breaks and other control characters escaped the way Rust
+/// writes them in strings (`\n`, `\r`, `\u{1b}`, …; a tab stays), so an error that
+/// echoes a multi-line TOML value, an argv word with a newline or a file name with an
+/// escape sequence is still one line on a terminal, in a log or in the journal.
+/// Nothing else changes (a backslash stays a backslash).
+pub fn one_line(s: &str) -> Cow<'_, str> {
+    let breaks = |c: char| c != '\t' && (c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'));
+    if !s.contains(breaks) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if breaks(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
 
 /// Process exit codes used by every rtbench subcommand.
 pub mod exit {
@@ -44,10 +67,11 @@ pub struct UsageError {
 
 impl std::fmt::Display for UsageError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (flag, message) = (one_line(&self.flag), one_line(&self.message));
         if self.value.is_empty() {
-            write!(f, "{}: {}", self.flag, self.message)
+            write!(f, "{flag}: {message}")
         } else {
-            write!(f, "{} {}: {}", self.flag, self.value, self.message)
+            write!(f, "{flag} {}: {message}", one_line(&self.value))
         }
     }
 }
@@ -121,7 +145,9 @@ impl ConfigError {
 
 impl std::fmt::Display for ConfigError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (file, m) = (&self.file, &self.message);
+        // Every part on one line: a multi-line TOML value (`"""…"""`) is echoed with
+        // its line breaks escaped.
+        let (file, m) = (one_line(&self.file), one_line(&self.message));
         match &self.place {
             ConfigPlace::Unreadable | ConfigPlace::Syntax { line: None, .. } => {
                 write!(f, "{file}: {m}")
@@ -130,11 +156,18 @@ impl std::fmt::Display for ConfigError {
                 line: Some(l),
                 text,
                 ..
-            } => write!(f, "{file}:{l}: {text}: {m}"),
+            } => write!(f, "{file}:{l}: {}: {m}", one_line(text)),
             ConfigPlace::Value { line, key, value } => {
-                write!(f, "{file}:{line}: {key} = {value}: {m}")
+                write!(
+                    f,
+                    "{file}:{line}: {} = {}: {m}",
+                    one_line(key),
+                    one_line(value)
+                )
             }
-            ConfigPlace::Table { line, key } => write!(f, "{file}:{line}: [{key}]: {m}"),
+            ConfigPlace::Table { line, key } => {
+                write!(f, "{file}:{line}: [{}]: {m}", one_line(key))
+            }
         }
     }
 }

@@ -36,6 +36,8 @@ pub const MIN_INTERVAL_US: u64 = 50;
 pub const MAX_INTERVAL_US: u64 = 1_000_000;
 /// Smallest window store, **KiB**.
 pub const MIN_STORE_KIB: u64 = 64;
+/// Largest `store_kib`: its size in bytes fits in 64 bits (2^54 - 1 KiB).
+pub const MAX_STORE_KIB: u64 = u64::MAX >> 10;
 
 /// `[monitor]` as written.
 #[derive(Debug, Default, Deserialize)]
@@ -89,14 +91,13 @@ fn duration_key(
     max: Duration,
 ) -> Result<Duration, ConfigError> {
     let text = v.get_ref();
-    let d = crate::duration::parse(text)
-        .map_err(|e| src.value_error(v.span(), key, format!("\"{text}\": {e}")))?;
+    let d = crate::duration::parse(text).map_err(|e| src.value_error(v.span(), key, e))?;
     if d < min || d > max {
         return Err(src.value_error(
             v.span(),
             key,
             format!(
-                "\"{text}\": expected {} to {}",
+                "expected {} to {}",
                 crate::duration::format(min),
                 crate::duration::format(max)
             ),
@@ -121,10 +122,7 @@ impl MonitorToml {
                 return Err(src.value_error(
                     v.span(),
                     "monitor.interval_us",
-                    format!(
-                        "{}: expected {MIN_INTERVAL_US}..{MAX_INTERVAL_US} µs",
-                        v.get_ref()
-                    ),
+                    format!("expected {MIN_INTERVAL_US}..{MAX_INTERVAL_US} µs"),
                 ))
             }
             Some(v) => *v.get_ref(),
@@ -135,7 +133,7 @@ impl MonitorToml {
                 return Err(src.value_error(
                     v.span(),
                     "monitor.priority",
-                    format!("{}: expected a SCHED_FIFO priority of 1..99", v.get_ref()),
+                    "expected a SCHED_FIFO priority of 1..99",
                 ))
             }
             Some(v) => *v.get_ref(),
@@ -151,21 +149,17 @@ impl MonitorToml {
         };
         let dir = match &self.dir {
             Some(d) if !d.get_ref().is_absolute() => {
-                return Err(src.value_error(
-                    d.span(),
-                    "monitor.dir",
-                    format!("\"{}\": expected an absolute path", d.get_ref().display()),
-                ))
+                return Err(src.value_error(d.span(), "monitor.dir", "expected an absolute path"))
             }
             Some(d) => Some(d.get_ref().clone()),
             None => None,
         };
         let store_kib = match &self.store_kib {
-            Some(v) if *v.get_ref() < MIN_STORE_KIB => {
+            Some(v) if !(MIN_STORE_KIB..=MAX_STORE_KIB).contains(v.get_ref()) => {
                 return Err(src.value_error(
                     v.span(),
                     "monitor.store_kib",
-                    format!("{}: expected at least {MIN_STORE_KIB} KiB", v.get_ref()),
+                    format!("expected {MIN_STORE_KIB}..{MAX_STORE_KIB} KiB"),
                 ))
             }
             Some(v) => *v.get_ref(),
@@ -178,10 +172,7 @@ impl MonitorToml {
                 return Err(src.value_error(
                     p.span(),
                     "monitor.prometheus",
-                    format!(
-                        "\"{}\": expected an absolute file path in an existing directory",
-                        path.display()
-                    ),
+                    "expected an absolute file path in an existing directory",
                 ));
             }
         }
@@ -190,7 +181,7 @@ impl MonitorToml {
                 return Err(src.value_error(
                     v.span(),
                     "monitor.pm_qos_us",
-                    format!("{}: expected a PM QoS value >= 0 µs", v.get_ref()),
+                    "expected a PM QoS value >= 0 µs",
                 ));
             }
         }

@@ -81,8 +81,7 @@ impl SelftestToml {
         let (text, d) = match &self.duration {
             Some(s) => {
                 let v = s.get_ref();
-                let d = crate::duration::parse(v)
-                    .map_err(|e| src.value_error(s.span(), key, format!("\"{v}\": {e}")))?;
+                let d = crate::duration::parse(v).map_err(|e| src.value_error(s.span(), key, e))?;
                 if d.is_zero() {
                     return Err(src.value_error(s.span(), key, "must be at least 1s"));
                 }
@@ -139,7 +138,7 @@ pub(super) fn cpus_key(
             CpuListError::Parse(e) => format!("{e}; expected a cpu-list like \"0-3,5\""),
             e => e.message(),
         };
-        src.value_error(v.span(), key, format!("\"{value}\": {why}"))
+        src.value_error(v.span(), key, why)
     })
 }
 
@@ -155,7 +154,7 @@ impl CyclicToml {
                 return Err(src.value_error(
                     v.span(),
                     "cyclic.interval_us",
-                    format!("{}: expected 1..{MAX_INTERVAL_US} µs", v.get_ref()),
+                    format!("expected 1..{MAX_INTERVAL_US} µs"),
                 ));
             }
             Some(v) => *v.get_ref(),
@@ -166,7 +165,7 @@ impl CyclicToml {
                 return Err(src.value_error(
                     v.span(),
                     "cyclic.priority",
-                    format!("{}: expected a SCHED_FIFO priority of 1..99", v.get_ref()),
+                    "expected a SCHED_FIFO priority of 1..99",
                 ));
             }
             Some(v) => *v.get_ref(),
@@ -249,9 +248,14 @@ impl LoadToml {
                 }
                 | LoadError::CpusWithoutLoad => ("load.cpus", &self.cpus),
             };
-            // validate() names only parts that are present.
+            // validate() names only parts that are present; its message for CPUs
+            // without a load names the flags, here the keys.
             let span = value.as_ref().map_or(0..0, |v| v.span());
-            src.value_error(span, key, e.message())
+            let message = match e {
+                LoadError::CpusWithoutLoad => "needs load.spec or load.cmd",
+                _ => e.message(),
+            };
+            src.value_error(span, key, message)
         })
     }
 }
@@ -290,25 +294,21 @@ impl OutputToml {
                 return Err(src.value_error(
                     k.span(),
                     "output.keep",
-                    "0: expected at least 1 run to keep",
+                    "expected at least 1 run to keep",
                 ));
             }
             Some(k) => *k.get_ref(),
             None => DEFAULT_KEEP,
         };
-        let absolute = |v: &Option<Spanned<PathBuf>>, key: &str, what: &str, default: &str| {
-            match v {
-                Some(d) if !d.get_ref().is_absolute() => Err(src.value_error(
-                    d.span(),
-                    key,
-                    format!(
-                        "\"{}\": expected an absolute {what} (a service has no useful working directory)",
-                        d.get_ref().display()
-                    ),
-                )),
-                Some(d) => Ok(d.get_ref().clone()),
-                None => Ok(PathBuf::from(default)),
-            }
+        let absolute = |v: &Option<Spanned<PathBuf>>, key: &str, what: &str, default: &str| match v
+        {
+            Some(d) if !d.get_ref().is_absolute() => Err(src.value_error(
+                d.span(),
+                key,
+                format!("expected an absolute {what} (a service has no useful working directory)"),
+            )),
+            Some(d) => Ok(d.get_ref().clone()),
+            None => Ok(PathBuf::from(default)),
         };
         let results_dir = absolute(
             &self.results_dir,
@@ -328,10 +328,7 @@ impl OutputToml {
                 return Err(src.value_error(
                     p.span(),
                     "output.prometheus",
-                    format!(
-                        "\"{}\": expected a file path, not a directory",
-                        p.get_ref().display()
-                    ),
+                    "expected a file path, not a directory",
                 ));
             }
         }

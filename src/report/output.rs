@@ -98,9 +98,11 @@ impl Output {
             .map_err(|e| Error::io("<stderr>", e))
     }
 
-    /// A warning or remark, one line on standard error.
+    /// A warning or remark, one line on standard error: line breaks and control
+    /// characters in it (a file name, an echoed value) are escaped
+    /// ([`crate::error::one_line`]).
     pub fn warn(&self, line: &str) {
-        let _ = self.to_stderr(&Line, line);
+        let _ = self.to_stderr(&Line, &crate::error::one_line(line));
     }
 
     /// A document to `target`: standard output, or a file written atomically.

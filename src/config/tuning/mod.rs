@@ -420,7 +420,7 @@ pub fn resolve(
     if let (Some(-1), Some(v)) = (sched_rt_runtime_us, &s.sched_rt_runtime_us) {
         if !flag(&t.allow_unthrottled_rt) {
             return Err(src.value_error(v.span(), "tuning.sysctl.sched_rt_runtime_us",
-                "-1 lets a runaway SCHED_FIFO task hang the CPU; expected a runtime such as 950000, or allow_unthrottled_rt = true in [tuning]"));
+                "no RT throttling lets a runaway SCHED_FIFO task hang the CPU; expected a runtime such as 950000, or allow_unthrottled_rt = true in [tuning]"));
         }
     }
     let timer_migration = ranged(
