@@ -74,7 +74,8 @@ impl Cpuset {
     }
 }
 
-/// One line of `/proc/self/mountinfo` that mounts a cgroup hierarchy.
+/// One line of `/proc/self/mountinfo` that mounts a cgroup hierarchy. The one parser of
+/// cgroup mounts: the cpuset here and the refusal diagnosis (`sys/refusal`) both use it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct CgroupMount {
     /// The directory of the hierarchy that is mounted (field 4, `/` unless a subtree
@@ -112,6 +113,13 @@ fn unescape(field: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+impl CgroupMount {
+    /// A cgroup v1 hierarchy that holds `controller` (e.g. `cpu`, `cpuset`).
+    fn is_v1_with(&self, controller: &str) -> bool {
+        self.fstype == "cgroup" && self.options.split(',').any(|o| o == controller)
+    }
+}
+
 fn cgroup_mounts(mountinfo: &str) -> Vec<CgroupMount> {
     let mut v = Vec::new();
     for line in mountinfo.lines() {
@@ -137,7 +145,7 @@ fn cgroup_mounts(mountinfo: &str) -> Vec<CgroupMount> {
 }
 
 /// The directory of cgroup `path` (as `/proc/self/cgroup` names it) in `mount`.
-fn cgroup_dir(mount: &CgroupMount, path: &str) -> String {
+fn mount_dir(mount: &CgroupMount, path: &str) -> String {
     let rel = if mount.root == "/" {
         path
     } else {
@@ -150,6 +158,43 @@ fn cgroup_dir(mount: &CgroupMount, path: &str) -> String {
     } else {
         format!("{}/{rel}", mount.mount_point.trim_end_matches('/'))
     }
+}
+
+/// The directory of the calling thread's cgroup in the cgroup v1 hierarchy that holds
+/// `controller` (e.g. `cpu`, `pids`), or in the unified (v2) hierarchy when no v1
+/// hierarchy has it and `v2` is set, from `/proc/thread-self/cgroup` and
+/// `/proc/self/mountinfo` (proc(5), cgroups(7)). A bind-mounted subtree (a container
+/// without a cgroup namespace) is followed. `None` when neither is found.
+pub fn cgroup_dir(root: &SysRoot, controller: &str, v2: bool) -> Option<String> {
+    let cgroups = root
+        .read("/proc/thread-self/cgroup")
+        .or_else(|_| root.read("/proc/self/cgroup"))
+        .ok()?;
+    let mounts = cgroup_mounts(&root.read("/proc/self/mountinfo").ok()?);
+    let v1 = cgroups.lines().find_map(|l| {
+        let mut f = l.splitn(3, ':');
+        let (_, ctrl, path) = (f.next()?, f.next()?, f.next()?);
+        ctrl.split(',').any(|c| c == controller).then_some(path)
+    });
+    if let Some(path) = v1 {
+        let m = mounts.iter().find(|m| m.is_v1_with(controller))?;
+        return Some(mount_dir(m, path));
+    }
+    if !v2 {
+        return None;
+    }
+    let path = cgroups.lines().find_map(|l| l.strip_prefix("0::"))?;
+    let m = mounts.iter().find(|m| m.fstype == "cgroup2")?;
+    Some(mount_dir(m, path))
+}
+
+/// Where the cgroup v1 hierarchy holding `controller` is mounted (its top directory
+/// as this process sees it), from `/proc/self/mountinfo`.
+pub fn v1_mount_point(root: &SysRoot, controller: &str) -> Option<String> {
+    cgroup_mounts(&root.read("/proc/self/mountinfo").ok()?)
+        .into_iter()
+        .find(|m| m.is_v1_with(controller))
+        .map(|m| m.mount_point)
 }
 
 fn read_cpus(root: &SysRoot, file: &str, nr_cpu_ids: usize) -> Option<CpuSet> {
@@ -175,13 +220,11 @@ pub fn cpuset(root: &SysRoot, nr_cpu_ids: usize) -> Option<Cpuset> {
             .then(|| path.to_string())
     });
     if let Some(path) = v1 {
-        let mount = mounts
-            .iter()
-            .find(|m| m.fstype == "cgroup" && m.options.split(',').any(|o| o == "cpuset"))?;
+        let mount = mounts.iter().find(|m| m.is_v1_with("cpuset"))?;
         if path == "/" && mount.root == "/" {
             return None;
         }
-        let dir = cgroup_dir(mount, &path);
+        let dir = mount_dir(mount, &path);
         // cpuset.effective_cpus since Linux 4.x; older kernels only have cpuset.cpus.
         for name in ["cpuset.effective_cpus", "cpuset.cpus"] {
             let file = format!("{dir}/{name}");
@@ -203,7 +246,7 @@ pub fn cpuset(root: &SysRoot, nr_cpu_ids: usize) -> Option<Cpuset> {
     // Where the controller is not enabled, the nearest ancestor's cpuset applies:
     // try the process's cgroup, then each parent up to the mount point.
     let top = mount.mount_point.trim_end_matches('/').to_string();
-    let mut dir = cgroup_dir(mount, &path);
+    let mut dir = mount_dir(mount, &path);
     loop {
         let file = format!("{dir}/cpuset.cpus.effective");
         if root.exists(&file) {
