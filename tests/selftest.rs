@@ -139,8 +139,8 @@ fn invalid_configuration_names_file_line_key_and_writes_nothing() {
         ("[tuning.sysctl]\nprintk = 12\n", ":2:"),
         ("[limits.pmq]\nmax_us = 5\n", "limits.pmq"),
         (
-            "[[limits.cpus]]\ncpus = \"0\"\ntest = \"pipe\"\n",
-            ":3: limits.cpus[0].test = \"pipe\"",
+            "[[limits.cpus]]\ncpus = \"0\"\ntest = \"cyclictest\"\n",
+            ":3: limits.cpus[0].test = \"cyclictest\"",
         ),
     ];
     let _lock = PRINTK.lock().unwrap_or_else(|e| e.into_inner());

@@ -242,8 +242,8 @@ fn every_command(name: &str, t: &Tree) -> Planned {
     assert_eq!(cfg.cyclic_cpus, base, "{name}");
     let st = rtbench::selftest::plan(&cfg, &topo, "t.toml", "t.toml", "");
     let st_planned = Planned {
-        cpus: st.cyclic.threads.iter().map(|t| t.cpu).collect(),
-        main: st.cyclic.control.main_cpus.clone(),
+        cpus: st.tests[0].threads().iter().map(|t| t.cpu).collect(),
+        main: st.tests[0].control().main_cpus.clone(),
         load: st.load.as_ref().map(|l| l.cpus.clone()),
         warnings: st.sharing.iter().map(|s| s.line()).collect(),
     };

@@ -3,7 +3,8 @@
 //! Limits are written in **µs** (and a count for overruns) and judged against **ns**
 //! figures by `selftest::verdict`. A default set applies to every test and CPU;
 //! `[limits.<test>]` overrides it for one test and `[[limits.cpus]]` for a CPU set
-//! (later rules win).
+//! (later rules win). Tests: `cyclic`, `pmq`, `pipe` ([`TESTS`]); a pair test's figures
+//! are per pair, on the CPU the pair is pinned to.
 
 use super::selftest::cpus_key;
 use super::Source;
@@ -116,6 +117,18 @@ impl LimitSet {
     }
 }
 
+/// The self-test's tests, by the names results, limits and journal entries use.
+pub const TESTS: [&str; 3] = ["cyclic", "pmq", "pipe"];
+
+/// Which pair-test sections a configuration file has (see [`LimitsToml::resolve`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Written {
+    /// A `[pmq]` section is there.
+    pub pmq: bool,
+    /// A `[pipe]` section is there.
+    pub pipe: bool,
+}
+
 /// `[[limits.cpus]]` as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -157,19 +170,27 @@ pub struct LimitsToml {
 }
 
 impl LimitsToml {
-    /// The limits as a [`LimitSet`], CPU lists checked.
-    pub fn resolve(&self, topo: &CpuTopology, src: &Source<'_>) -> Result<LimitSet, ConfigError> {
-        // The self-test runs the cyclic test only (so far): limits for another test
-        // would never be checked, and a check that silently never runs is worse than an
-        // error.
-        for (name, l) in [("pmq", &self.pmq), ("pipe", &self.pipe)] {
-            if let Some(l) = l {
+    /// The limits as a [`LimitSet`], CPU lists checked. `written` says which pair-test
+    /// sections the file has: limits for a test without its section would never be
+    /// checked, and a check that silently never runs is worse than an error (a section
+    /// with `enabled = false` is a deliberate choice and keeps its limits).
+    pub fn resolve(
+        &self,
+        topo: &CpuTopology,
+        src: &Source<'_>,
+        written: Written,
+    ) -> Result<LimitSet, ConfigError> {
+        for (name, l, there) in [
+            ("pmq", &self.pmq, written.pmq),
+            ("pipe", &self.pipe, written.pipe),
+        ] {
+            if let (Some(l), false) = (l, there) {
                 return Err(src.table_error(
                     l.span(),
                     &format!("limits.{name}"),
                     format!(
-                        "the self-test does not run the {name} test yet; \
-                         expected [limits] or [limits.cyclic]"
+                        "the self-test runs no {name} test: expected a [{name}] section \
+                         to run it, or no [limits.{name}]"
                     ),
                 ));
             }
@@ -178,14 +199,19 @@ impl LimitsToml {
         if let Some(l) = &self.cyclic {
             per_test.insert("cyclic".to_string(), l.clone());
         }
+        for (name, l) in [("pmq", &self.pmq), ("pipe", &self.pipe)] {
+            if let Some(l) = l {
+                per_test.insert(name.to_string(), l.get_ref().clone());
+            }
+        }
         let mut per_cpus = Vec::new();
         for (i, c) in self.cpus.iter().enumerate() {
             if let Some(t) = &c.test {
-                if t.get_ref() != "cyclic" {
+                if !TESTS.contains(&t.get_ref().as_str()) {
                     return Err(src.value_error(
                         t.span(),
                         &format!("limits.cpus[{i}].test"),
-                        "expected \"cyclic\" (the test the self-test runs)",
+                        "expected \"cyclic\", \"pmq\" or \"pipe\" (the self-test's tests)",
                     ));
                 }
             }

@@ -14,6 +14,7 @@
 
 pub mod limits;
 pub mod monitor;
+pub mod pair;
 pub mod selftest;
 pub mod tuning;
 
@@ -41,6 +42,12 @@ pub struct RawConfig {
     /// `[cyclic]`: the timer-wakeup test.
     #[serde(default)]
     pub cyclic: selftest::CyclicToml,
+    /// `[pmq]`: the message-queue latency test (absent: not run).
+    #[serde(default)]
+    pub pmq: Option<pair::PairToml>,
+    /// `[pipe]`: the pipe ping-pong task-switch test (absent: not run).
+    #[serde(default)]
+    pub pipe: Option<pair::PairToml>,
     /// `[load]`: what runs beside the measurement.
     #[serde(default)]
     pub load: selftest::LoadToml,
@@ -68,6 +75,10 @@ pub struct Config {
     pub cyclic: CyclicSection,
     /// The CPUs `[cyclic]` measures.
     pub cyclic_cpus: crate::cpuset::CpuSet,
+    /// `[pmq]` (`None`: no such section, the test does not run).
+    pub pmq: Option<pair::PairSection>,
+    /// `[pipe]` (`None`: no such section, the test does not run).
+    pub pipe: Option<pair::PairSection>,
     /// `[load]` as written.
     pub load: LoadSection,
     /// `[load]`, validated (`None`: no load).
@@ -126,14 +137,34 @@ pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config, ConfigErr
     let mut tuning = tuning::resolve(&raw.tuning, &topo, &src)?;
     let (selftest, duration) = raw.selftest.resolve(&src)?;
     let (cyclic, cyclic_cpus) = raw.cyclic.resolve(&topo, &src)?;
-    tuning.commit_reserve = tuning::CommitReserve::of(load_spec.as_ref(), cyclic_cpus.len());
+    let pair = |t: &Option<pair::PairToml>, kind| {
+        t.as_ref().map(|t| t.resolve(kind, &topo, &src)).transpose()
+    };
+    let pmq = pair(&raw.pmq, crate::measure::pair::PairKind::Pmq)?;
+    let pipe = pair(&raw.pipe, crate::measure::pair::PairKind::Pipe)?;
+    // The tests run one after the other: the most threads at once is the largest test's.
+    let threads = [&pmq, &pipe]
+        .into_iter()
+        .flatten()
+        .filter(|p| p.enabled)
+        .map(|p| 2 * p.pairs())
+        .chain(cyclic.enabled.then_some(cyclic_cpus.len()))
+        .max()
+        .unwrap_or(0);
+    tuning.commit_reserve = tuning::CommitReserve::of(load_spec.as_ref(), threads);
+    let written = limits::Written {
+        pmq: raw.pmq.is_some(),
+        pipe: raw.pipe.is_some(),
+    };
     Ok(Config {
         tuning,
         selftest,
         duration,
         cyclic,
         cyclic_cpus,
-        limits: raw.limits.resolve(&topo, &src)?,
+        pmq,
+        pipe,
+        limits: raw.limits.resolve(&topo, &src, written)?,
         load: raw.load.as_written(),
         load_spec,
         output,

@@ -77,16 +77,8 @@ pub struct SelftestSection {
 impl SelftestToml {
     /// The section and its measurement duration.
     pub fn resolve(&self, src: &Source<'_>) -> Result<(SelftestSection, Duration), ConfigError> {
-        let key = "selftest.duration";
         let (text, d) = match &self.duration {
-            Some(s) => {
-                let v = s.get_ref();
-                let d = crate::duration::parse(v).map_err(|e| src.value_error(s.span(), key, e))?;
-                if d.is_zero() {
-                    return Err(src.value_error(s.span(), key, "must be at least 1s"));
-                }
-                (v.clone(), d)
-            }
+            Some(s) => duration_key(src, s, "selftest.duration")?,
             None => (
                 DEFAULT_DURATION.to_string(),
                 crate::duration::parse(DEFAULT_DURATION).unwrap_or(Duration::from_secs(30)),
@@ -101,6 +93,21 @@ impl SelftestToml {
     }
 }
 
+/// A duration key (`selftest.duration`, `pmq.duration`, …): seconds with an optional
+/// `s`, `m`, `h` or `d` suffix, at least 1 s. Returns the text as written and its value.
+pub(super) fn duration_key(
+    src: &Source<'_>,
+    s: &Spanned<String>,
+    key: &str,
+) -> Result<(String, Duration), ConfigError> {
+    let v = s.get_ref();
+    let d = crate::duration::parse(v).map_err(|e| src.value_error(s.span(), key, e))?;
+    if d.is_zero() {
+        return Err(src.value_error(s.span(), key, "must be at least 1s"));
+    }
+    Ok((v.clone(), d))
+}
+
 /// `[cyclic]` as written.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -109,6 +116,7 @@ pub struct CyclicToml {
     cpus: Option<Spanned<String>>,
     interval_us: Option<Spanned<u64>>,
     priority: Option<Spanned<i32>>,
+    duration: Option<Spanned<String>>,
 }
 
 /// `[cyclic]`: the timer-wakeup test, validated.
@@ -123,6 +131,8 @@ pub struct CyclicSection {
     pub interval_us: u64,
     /// SCHED_FIFO priority 1..99.
     pub priority: i32,
+    /// How long this test measures (default: `[selftest] duration`).
+    pub duration: Option<Duration>,
 }
 
 /// A `cpus` key: a cpu-list (or mask) of online CPUs.
@@ -180,6 +190,10 @@ impl CyclicToml {
             cpus: self.cpus.as_ref().map(|c| c.get_ref().clone()),
             interval_us,
             priority,
+            duration: match &self.duration {
+                Some(d) => Some(duration_key(src, d, "cyclic.duration")?.1),
+                None => None,
+            },
         };
         Ok((section, cpus))
     }
@@ -355,6 +369,7 @@ mod tests {
         assert_eq!(c.output.keep, 10);
         assert!(c.load_spec.is_none());
         assert!(c.tuning.is_empty());
+        assert!(c.cyclic.enabled && c.pmq.is_none() && c.pipe.is_none());
         // Every commented example line is valid too once uncommented.
         let uncommented: String = text
             .lines()
@@ -385,6 +400,19 @@ mod tests {
         let c = c.unwrap_or_else(|e| panic!("{e}\n{uncommented}"));
         assert!(c.load_spec.is_some());
         assert_eq!(c.limits.per_cpus.len(), 1);
+        assert!(c
+            .pmq
+            .as_ref()
+            .is_some_and(|p| p.enabled && p.interval_us == 1000));
+        assert!(c
+            .pipe
+            .as_ref()
+            .is_some_and(|p| p.enabled && p.interval_us == 0));
+        assert_eq!(c.limits.per_test.len(), 3);
+        assert_eq!(
+            c.cyclic.duration,
+            Some(std::time::Duration::from_secs(12 * 3600))
+        );
         assert_eq!(c.monitor.limits.max_us, Some(100));
         assert_eq!(c.monitor.pm_qos_us, Some(0));
         assert!(!c.tuning.is_empty());

@@ -77,7 +77,7 @@ pub fn render(run: &StoredRun) -> String {
     gauge(
         &mut s,
         "rtbench_overruns",
-        "Wakeups later than the following deadline in the last self-test.",
+        "Wakeups (cyclic) or messages (pmq) later than the following deadline in the last self-test.",
     );
     for t in &run.tests {
         for th in &t.threads {

@@ -91,6 +91,22 @@ impl ThreadSummary {
     }
 }
 
+impl ThreadSummary {
+    /// Summarises one pair of `rtbench pmq`/`rtbench pipe`: `thread` is the pair
+    /// number, the figures are the sender → receiver latency per message (pmqtest's
+    /// figure; for pipes the forward hand-over), overruns the messages that arrived
+    /// later than the pair's interval.
+    pub fn from_pair(p: &crate::measure::pair::PairResult) -> Self {
+        Self::from_stats(
+            p.spec.index,
+            p.spec.cpu,
+            p.spec.priority,
+            p.spec.interval_us,
+            &p.forward,
+        )
+    }
+}
+
 /// One test's results (e.g. `cyclic`, `pmq`, `pipe`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TestSummary {
@@ -155,16 +171,32 @@ impl Check {
     }
 
     /// One line naming everything about a failed check, in **µs**:
-    /// `cyclic CPU 1 p99.9 2974.0 µs > limit 50 µs`.
+    /// `cyclic CPU 1 p99.9 2974.0 µs > limit 50 µs`, `pmq pair 0 CPU 1 max …`.
     pub fn failure_text(&self) -> String {
         format!(
-            "{} CPU {} {} {} > limit {}",
-            self.test,
-            self.cpu_text(),
+            "{} {} {} > limit {}",
+            thread_label(&self.test, self.thread, self.cpu),
             self.statistic(),
             self.value_text(),
             self.limit_text()
         )
+    }
+}
+
+/// Whether `test` measures sender/receiver pairs (`pmq`, `pipe`) rather than one
+/// thread per CPU (`cyclic`).
+pub fn is_pair_test(test: &str) -> bool {
+    test != "cyclic"
+}
+
+/// Who a figure belongs to, for people: `cyclic CPU 1`, `pmq pair 0 CPU 1` (`-` for a
+/// thread or pair that was not pinned).
+pub fn thread_label(test: &str, thread: usize, cpu: Option<usize>) -> String {
+    let cpu = cpu.map_or_else(|| "-".to_string(), |c| c.to_string());
+    if is_pair_test(test) {
+        format!("{test} pair {thread} CPU {cpu}")
+    } else {
+        format!("{test} CPU {cpu}")
     }
 }
 

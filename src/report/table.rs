@@ -34,11 +34,7 @@ fn limits_line(run: &StoredRun) -> String {
                 .collect::<Vec<_>>()
                 .join(", ");
             let desc = if desc.is_empty() { "none".into() } else { desc };
-            let who = format!(
-                "{} CPU {}",
-                t.test,
-                th.cpu.map_or_else(|| "-".to_string(), |c| c.to_string())
-            );
+            let who = super::summary::thread_label(&t.test, th.thread, th.cpu);
             match groups.iter_mut().find(|(d, _)| *d == desc) {
                 Some((_, v)) => v.push(who),
                 None => groups.push((desc, vec![who])),

@@ -7,14 +7,87 @@ pub mod run;
 pub mod verdict;
 
 use crate::config::limits::LimitSet;
+use crate::config::pair::{PairPlacement, PairSection};
 use crate::config::{Config, TuningMode};
 use crate::measure::cyclic::CyclicSpec;
+use crate::measure::pair::PairSpec;
 use crate::measure::{RunControl, ThreadSpec};
 use crate::sys::clock::Clock;
 use crate::sys::cpus::{CpuTopology, Sharing};
 use crate::sys::sched::Policy;
 use std::path::PathBuf;
 use std::time::Duration;
+
+/// One test of the self-test, ready to run. Each runs through the one harness
+/// (`measure::harness`) with the measuring code of its command: `rtbench cyclic`'s
+/// threads or `rtbench pmq`/`rtbench pipe`'s pairs.
+#[derive(Debug, Clone)]
+pub enum TestPlan {
+    /// `[cyclic]`: timer-wakeup latency, one thread per CPU.
+    Cyclic(CyclicSpec),
+    /// `[pmq]` or `[pipe]`: sender/receiver pairs.
+    Pair(PairSpec),
+}
+
+impl TestPlan {
+    /// The test's name in results, limits and journal entries: `cyclic`, `pmq`, `pipe`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            TestPlan::Cyclic(_) => "cyclic",
+            TestPlan::Pair(p) => crate::config::pair::kind_name(p.kind),
+        }
+    }
+
+    /// The measuring threads (cyclic) or pairs.
+    pub fn threads(&self) -> &[ThreadSpec] {
+        match self {
+            TestPlan::Cyclic(c) => &c.threads,
+            TestPlan::Pair(p) => &p.pairs,
+        }
+    }
+
+    /// Duration, process setup and reporting of the run.
+    pub fn control(&self) -> &RunControl {
+        match self {
+            TestPlan::Cyclic(c) => &c.control,
+            TestPlan::Pair(p) => &p.control,
+        }
+    }
+
+    /// Mutable [`TestPlan::control`].
+    pub fn control_mut(&mut self) -> &mut RunControl {
+        match self {
+            TestPlan::Cyclic(c) => &mut c.control,
+            TestPlan::Pair(p) => &mut p.control,
+        }
+    }
+
+    /// How long it measures.
+    pub fn duration(&self) -> Duration {
+        self.control().duration.unwrap_or_default()
+    }
+
+    /// The CPUs its threads are pinned to (empty for unpinned pairs).
+    pub fn cpus(&self) -> crate::cpuset::CpuSet {
+        self.threads().iter().filter_map(|t| t.cpu).collect()
+    }
+
+    /// `cyclic on CPUs 0-3 for 30s`, `pmq on CPUs 0-1 for 10s` (a pair per CPU),
+    /// `pipe with 2 unpinned pairs for 10s`.
+    pub fn describe(&self) -> String {
+        let on = match self {
+            TestPlan::Pair(p) if p.pairs.iter().all(|t| t.cpu.is_none()) => {
+                format!("with {} unpinned pairs", p.pairs.len())
+            }
+            _ => format!("on CPUs {}", self.cpus()),
+        };
+        format!(
+            "{} {on} for {}",
+            self.name(),
+            crate::duration::format(self.duration())
+        )
+    }
+}
 
 /// A validated self-test: everything [`run::execute`] needs.
 #[derive(Debug, Clone)]
@@ -29,10 +102,11 @@ pub struct SelftestPlan {
     pub mode: TuningMode,
     /// The `[tuning]` section.
     pub tuning: crate::config::tuning::TuningSpec,
-    /// Measurement duration.
+    /// `[selftest] duration`: each test's duration unless its section sets one.
     pub duration: Duration,
-    /// The cyclic test.
-    pub cyclic: CyclicSpec,
+    /// The enabled tests, run one after the other under the same load: cyclic, pmq,
+    /// pipe (empty: every test disabled, an unjudged run).
+    pub tests: Vec<TestPlan>,
     /// Pass/fail limits.
     pub limits: LimitSet,
     /// Results store directory.
@@ -53,21 +127,28 @@ pub struct SelftestPlan {
     pub sharing: Vec<Sharing>,
 }
 
-/// Builds the plan from a validated configuration.
-/// `path` is the file read (empty: none, the defaults), `shown` the file as named.
-pub fn plan(cfg: &Config, topo: &CpuTopology, path: &str, shown: &str, text: &str) -> SelftestPlan {
-    let threads = cfg
-        .cyclic_cpus
-        .iter()
+/// The pairs of a `[pmq]`/`[pipe]` section: one per CPU (both ends pinned to it), or
+/// `pairs = N` unpinned; every pair at the section's priority and interval.
+fn pair_threads(p: &PairSection) -> Vec<ThreadSpec> {
+    let cpus: Vec<Option<usize>> = match &p.placement {
+        PairPlacement::Pinned(set) => set.iter().map(Some).collect(),
+        PairPlacement::Unpinned(n) => vec![None; *n],
+    };
+    cpus.into_iter()
         .enumerate()
         .map(|(i, cpu)| ThreadSpec {
             index: i,
-            cpu: Some(cpu),
+            cpu,
             policy: Policy::Fifo,
-            priority: cfg.cyclic.priority,
-            interval_us: cfg.cyclic.interval_us,
+            priority: p.priority,
+            interval_us: p.interval_us,
         })
-        .collect();
+        .collect()
+}
+
+/// Builds the plan from a validated configuration.
+/// `path` is the file read (empty: none, the defaults), `shown` the file as named.
+pub fn plan(cfg: &Config, topo: &CpuTopology, path: &str, shown: &str, text: &str) -> SelftestPlan {
     let mut load = Vec::new();
     if let Some(s) = &cfg.load.spec {
         load.push(s.clone());
@@ -75,13 +156,72 @@ pub fn plan(cfg: &Config, topo: &CpuTopology, path: &str, shown: &str, text: &st
     if let Some(c) = &cfg.load.cmd {
         load.push(format!("cmd: {c}"));
     }
-    // The main thread and the load beside the measured CPUs (and their SMT siblings).
-    let placed = topo.companions(Some(&cfg.cyclic_cpus));
+    let pairs: Vec<&PairSection> = [&cfg.pmq, &cfg.pipe]
+        .into_iter()
+        .flatten()
+        .filter(|p| p.enabled)
+        .collect();
+    // The main thread and the load beside the measured CPUs of every test (and their
+    // SMT siblings).
+    // `None` when a pair is unpinned: its threads may run on any CPU.
+    let mut measured = Some(crate::cpuset::CpuSet::default());
+    if cfg.cyclic.enabled {
+        measured = measured.map(|m| m.union(&cfg.cyclic_cpus));
+    }
+    for p in &pairs {
+        measured = match &p.placement {
+            PairPlacement::Pinned(c) => measured.map(|m| m.union(c)),
+            PairPlacement::Unpinned(_) => None,
+        };
+    }
+    let measured = measured.filter(|m| !m.is_empty());
+    let placed = topo.companions(measured.as_ref());
     let mut sharing: Vec<Sharing> = placed.main_shares.into_iter().collect();
     let mut load_spec = cfg.load_spec.clone();
     if let Some(l) = load_spec.as_mut().filter(|l| !l.cpus_given) {
         l.cpus = placed.load;
         sharing.extend(placed.load_shares);
+    }
+    let control = |duration: Option<Duration>| RunControl {
+        duration: Some(duration.unwrap_or(cfg.duration)),
+        loops: None,
+        mlockall: true,
+        pm_qos_us: Some(0),
+        main_cpus: placed.main.clone(),
+        report_every: Some(Duration::from_secs(1)),
+        break_ns: None,
+        tracemark: false,
+        histogram: None,
+    };
+    let mut tests = Vec::new();
+    if cfg.cyclic.enabled {
+        let threads = cfg
+            .cyclic_cpus
+            .iter()
+            .enumerate()
+            .map(|(i, cpu)| ThreadSpec {
+                index: i,
+                cpu: Some(cpu),
+                policy: Policy::Fifo,
+                priority: cfg.cyclic.priority,
+                interval_us: cfg.cyclic.interval_us,
+            })
+            .collect();
+        tests.push(TestPlan::Cyclic(CyclicSpec {
+            threads,
+            clock: Clock::Monotonic,
+            control: control(cfg.cyclic.duration),
+        }));
+    }
+    for p in pairs {
+        tests.push(TestPlan::Pair(PairSpec {
+            kind: p.kind,
+            pairs: pair_threads(p),
+            fork: false,
+            timeout: None,
+            force_timeout: None,
+            control: control(p.duration),
+        }));
     }
     SelftestPlan {
         config_path: path.to_string(),
@@ -90,21 +230,7 @@ pub fn plan(cfg: &Config, topo: &CpuTopology, path: &str, shown: &str, text: &st
         mode: cfg.selftest.mode,
         tuning: cfg.tuning.clone(),
         duration: cfg.duration,
-        cyclic: CyclicSpec {
-            threads,
-            clock: Clock::Monotonic,
-            control: RunControl {
-                duration: Some(cfg.duration),
-                loops: None,
-                mlockall: true,
-                pm_qos_us: Some(0),
-                main_cpus: placed.main,
-                report_every: Some(Duration::from_secs(1)),
-                break_ns: None,
-                tracemark: false,
-                histogram: None,
-            },
-        },
+        tests,
         limits: cfg.limits.clone(),
         results_dir: cfg.output.results_dir.clone(),
         fallback_dir: cfg.output.fallback_dir.clone(),

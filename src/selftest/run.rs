@@ -2,10 +2,12 @@
 
 use super::verdict::judge;
 use super::SelftestPlan;
+use super::TestPlan;
 use crate::config::TuningMode;
 use crate::error::exit;
-use crate::measure::cyclic::{self, CyclicResult};
-use crate::measure::harness::Progress;
+use crate::measure::cyclic;
+use crate::measure::harness::{Progress, StopCause};
+use crate::measure::pair;
 use crate::measure::stats::LiveSnapshot;
 use crate::measure::ThreadSpec;
 use crate::report::journal::{self as entries, Journal, OutputKind, Storage};
@@ -42,6 +44,7 @@ impl Notify {
 /// Sends `STATUS=` progress and `WATCHDOG=1` to systemd while measuring; notices,
 /// warnings and the `SIGUSR1` status (`T:` lines) go to `out`.
 struct NotifyProgress<'a> {
+    test: &'static str,
     started: Instant,
     duration: Duration,
     watchdog: bool,
@@ -53,7 +56,8 @@ impl Progress for NotifyProgress<'_> {
     fn report(&mut self, _threads: &[ThreadSpec], live: &[LiveSnapshot]) {
         let max_ns = live.iter().map(|l| l.max_ns).max().unwrap_or(0);
         let status = format!(
-            "STATUS=measuring: {}/{} s, max {} so far",
+            "STATUS=measuring {}: {}/{} s, max {} so far",
+            self.test,
             self.started.elapsed().as_secs(),
             self.duration.as_secs(),
             crate::report::summary::us(max_ns)
@@ -100,18 +104,19 @@ fn findings(r: &TuningReport) -> Vec<TuningFinding> {
         .collect()
 }
 
-/// The exit code of a finished run: the signal's for an interrupted one, 3 when the
-/// system refused a tuning write or guard (the run measured the untuned system), 0 for
-/// a pass (and for an unjudged run when `allow_unjudged`), else 1.
+/// The exit code of a finished run: the signal's for an interrupted one, `refused`'s
+/// when the system refused a tuning write or guard (the run measured the untuned
+/// system) or a test (the others still ran), 0 for a pass (and for an unjudged run
+/// when `allow_unjudged`), else 1.
 fn exit_code(
     verdict: &Verdict,
     interrupted: Option<i32>,
     allow_unjudged: bool,
-    tuning_refused: bool,
+    refused: Option<i32>,
 ) -> i32 {
     match (interrupted, verdict.outcome) {
         (Some(code), _) => code,
-        _ if tuning_refused => exit::ENV,
+        _ if refused.is_some() => refused.unwrap_or(exit::ENV),
         (None, Outcome::Pass) => exit::OK,
         (None, Outcome::Unjudged) if allow_unjudged => exit::OK,
         _ => exit::FAIL,
@@ -166,17 +171,18 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
     }
 
     // 2. READY: units ordered After=rtbench.service start on a tuned system now.
-    let cpus = plan
-        .cyclic
-        .threads
-        .iter()
-        .filter_map(|t| t.cpu)
-        .collect::<crate::cpuset::CpuSet>();
-    let measuring = format!(
-        "measuring cyclic on CPUs {} for {}",
-        cpus,
-        crate::duration::format(plan.duration)
-    );
+    let measuring = if plan.tests.is_empty() {
+        "measuring nothing: every test is disabled".to_string()
+    } else {
+        format!(
+            "measuring {}",
+            plan.tests
+                .iter()
+                .map(super::TestPlan::describe)
+                .collect::<Vec<_>>()
+                .join(", then ")
+        )
+    };
     let changed = tuning
         .as_ref()
         .map_or(0, |r| r.items.iter().filter(|i| i.changed).count());
@@ -184,13 +190,33 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
     notify.send(&["READY=1", &format!("STATUS={ready_status}")]);
     journal.send(&entries::ready(plan.mode.as_str(), changed, &ready_status));
 
-    // 3. Measure.
+    // 3. Measure: every test, one after the other, under the same load.
     let mut usec = 0u64;
     let watchdog = sd_notify::watchdog_enabled(false, &mut usec);
-    let mut spec = plan.cyclic.clone();
+    let mut specs = plan.tests.clone();
     if watchdog && usec > 0 {
         let half = Duration::from_micros(usec / 2).max(Duration::from_millis(100));
-        spec.control.report_every = Some(spec.control.report_every.map_or(half, |r| r.min(half)));
+        for t in &mut specs {
+            let c = t.control_mut();
+            c.report_every = Some(c.report_every.map_or(half, |r| r.min(half)));
+        }
+    }
+    // Queues and pipes of the pair tests first: one the kernel refuses stops the
+    // self-test before any load runs.
+    let mut channels = Vec::new();
+    for t in &specs {
+        channels.push(match t {
+            TestPlan::Pair(p) => match pair::open_channels(p) {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    let code = e.exit_code();
+                    journal.send(&aborted(t.name(), &e));
+                    notify.send(&["STATUS=self-test stopped: message queue or pipe refused"]);
+                    return code;
+                }
+            },
+            TestPlan::Cyclic(_) => None,
+        });
     }
     let mut load = match &plan.load {
         Some(l) => match crate::load::start(l) {
@@ -206,54 +232,85 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
     };
     let start_s = Clock::wall_secs();
     let t0 = Instant::now();
-    let measured = {
+    let mut tests = Vec::new();
+    let mut stop = StopCause::Completed;
+    // The first test the system refused (its error, exit code), if any.
+    let mut refused: Option<(String, crate::error::Error)> = None;
+    for (t, ch) in specs.iter().zip(channels) {
+        if stop.interrupted() {
+            problems.push(format!("{}: not run (interrupted before it)", t.name()));
+            continue;
+        }
         let mut progress = NotifyProgress {
+            test: t.name(),
             out,
             started: Instant::now(),
-            duration: plan.duration,
+            duration: t.duration(),
             watchdog,
             notify: &mut notify,
         };
-        cyclic::run(&spec, root, &mut progress)
-    };
+        let measured = match (t, ch) {
+            (TestPlan::Cyclic(c), _) => cyclic::run(c, root, &mut progress).map(|r| {
+                let threads = r.threads.iter().map(ThreadSummary::from_cyclic).collect();
+                (threads, r.end)
+            }),
+            (TestPlan::Pair(p), Some(ch)) => pair::run(p, ch, root, &mut progress).map(|r| {
+                let threads = r.pairs.iter().map(ThreadSummary::from_pair).collect();
+                (threads, r.end)
+            }),
+            (TestPlan::Pair(_), None) => continue,
+        };
+        match measured {
+            Ok((threads, end)) => {
+                stop = end.stop;
+                tests.push(TestSummary {
+                    test: t.name().into(),
+                    threads,
+                });
+            }
+            Err(e) => {
+                // A test that could not run is not a pass; the others still run.
+                problems.push(format!("{}: not run: {e}", t.name()));
+                if refused.is_none() {
+                    refused = Some((t.name().to_string(), e));
+                }
+            }
+        }
+    }
     if let Some(l) = load.as_mut() {
         for problem in l.stop() {
             problems.push(format!("load: {}", problem.trim_start_matches("# ")));
         }
     }
-    let result: CyclicResult = match measured {
-        Ok(r) => r,
-        Err(e) => {
-            let code = e.exit_code();
-            journal.send(&aborted("measurement", &e));
-            notify.send(&["STATUS=self-test stopped: measurement refused"]);
-            return code;
-        }
-    };
+    if let (Some((name, e)), true) = (&refused, tests.is_empty()) {
+        // Nothing measured at all: stopped before a verdict, as before any test ran.
+        let code = e.exit_code();
+        let stage = if specs.len() == 1 {
+            "measurement"
+        } else {
+            name
+        };
+        journal.send(&aborted(stage, e));
+        notify.send(&["STATUS=self-test stopped: measurement refused"]);
+        return code;
+    }
     let duration_s = t0.elapsed().as_secs_f64();
 
     // 4. Judge.
-    let tests = vec![TestSummary {
-        test: "cyclic".into(),
-        threads: result
-            .threads
-            .iter()
-            .map(ThreadSummary::from_cyclic)
-            .collect(),
-    }];
     let mut verdict = judge(&tests, &plan.limits);
+    if plan.tests.is_empty() {
+        verdict
+            .unjudged
+            .push("no test enabled ([cyclic], [pmq] and [pipe] are all disabled)".into());
+    }
     verdict.problems.extend(problems);
     verdict.tuning = tuning_findings;
-    let interrupted = result.end.stop.interrupted();
+    let interrupted = stop.interrupted();
     if interrupted {
         // A cut-short run proves nothing: it cannot pass.
-        verdict.problems.push(
-            format!(
-                "interrupted ({:?}) after {duration_s:.1} s",
-                result.end.stop
-            )
-            .to_lowercase(),
-        );
+        verdict
+            .problems
+            .push(format!("interrupted ({stop:?}) after {duration_s:.1} s").to_lowercase());
     }
     if plan.config_path.is_empty() {
         for u in verdict.unjudged.iter_mut() {
@@ -263,11 +320,15 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         }
     }
     verdict.settle();
+    let refused_code = match &refused {
+        Some((_, e)) => Some(e.exit_code()),
+        None => tuning_refused.then_some(exit::ENV),
+    };
     let code = exit_code(
         &verdict,
-        interrupted.then(|| result.end.stop.exit_code()),
+        interrupted.then(|| stop.exit_code()),
         plan.allow_unjudged,
-        tuning_refused,
+        refused_code,
     );
 
     // 5. Outputs: journal first (it must reach the operator even if the disk is full).
@@ -342,7 +403,7 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         Ok(p) => Storage::Stored(p),
         Err(_) => Storage::NotStored(fallback.as_deref()),
     };
-    journal.send(&entries::summary(&run, result.end.stop, storage));
+    journal.send(&entries::summary(&run, stop, storage));
     let _ = out.text(&Table, &run);
     notify.send(&[&format!("STATUS=self-test {}", run.verdict.word())]);
     code

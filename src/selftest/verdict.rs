@@ -5,7 +5,7 @@
 //! unjudged is not a pass (see [`crate::report::summary::Outcome`]).
 
 use crate::config::limits::LimitSet;
-use crate::report::summary::{Check, TestSummary, Verdict};
+use crate::report::summary::{is_pair_test, thread_label, Check, TestSummary, Verdict};
 use crate::sys::clock::NS_PER_US;
 
 /// Judges every thread of every test against `limits`.
@@ -19,7 +19,12 @@ pub fn judge(tests: &[TestSummary], limits: &LimitSet) -> Verdict {
     for t in tests {
         for th in &t.threads {
             if th.count == 0 {
-                problems.push(format!("{} thread {}: no samples", t.test, th.thread));
+                let who = if is_pair_test(&t.test) {
+                    "pair"
+                } else {
+                    "thread"
+                };
+                problems.push(format!("{} {who} {}: no samples", t.test, th.thread));
             }
             let l = limits.effective(&t.test, th.cpu);
             let us = |v: Option<u64>| v.map(|x| x.saturating_mul(NS_PER_US));
@@ -46,8 +51,10 @@ pub fn judge(tests: &[TestSummary], limits: &LimitSet) -> Verdict {
                 }
             }
             if checks.len() == before && !limits.is_empty() {
-                let cpu = th.cpu.map_or_else(|| "-".to_string(), |c| c.to_string());
-                unjudged.push(format!("{} CPU {cpu}: no limit applies", t.test));
+                unjudged.push(format!(
+                    "{}: no limit applies",
+                    thread_label(&t.test, th.thread, th.cpu)
+                ));
             }
         }
     }

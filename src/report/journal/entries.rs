@@ -89,6 +89,7 @@ pub fn thread_result(test: &str, th: &ThreadSummary, verdict: &Verdict) -> Entry
             .join(", ")
     };
     let cpu = th.cpu.map_or_else(|| "-".to_string(), |c| c.to_string());
+    let who = crate::report::summary::thread_label(test, th.thread, th.cpu);
     let outcome = match word {
         "fail" => format!("FAIL: {}", failed.join("; ")),
         "unjudged" => "unjudged (no limit applies)".to_string(),
@@ -102,7 +103,7 @@ pub fn thread_result(test: &str, th: &ThreadSummary, verdict: &Verdict) -> Entry
             Priority::Warning
         },
         format!(
-            "{test} CPU {cpu}: max {}, p99.9 {}, p99 {}, avg {}, {} overruns, {} samples: {outcome}",
+            "{who}: max {}, p99.9 {}, p99 {}, avg {}, {} overruns, {} samples: {outcome}",
             us(th.max_ns),
             us(th.p999_ns),
             us(th.p99_ns),
