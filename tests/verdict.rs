@@ -250,6 +250,43 @@ fn p2_an_unstored_fail_is_never_replaced_by_an_older_pass() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A results_dir that is a file (a packaging slip): the self-test names that cause, not
+/// mkdir's "File exists"; `report` cannot list the store but still shows this boot's
+/// fallback copy and exits 1, instead of stopping at the listing error.
+#[test]
+fn p2_a_results_dir_that_is_a_file_hides_nothing() {
+    let dir = tempdir("v-file");
+    std::fs::write(dir.join("results"), b"not a directory").unwrap();
+    let cfg = config(&dir, "pass.toml", "[limits]\nmax_us = 10000000\n");
+    let o = selftest(&cfg);
+    assert!(
+        stdout(&o).contains("NOT STORED: ") && stdout(&o).contains("results: not a directory"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(!stdout(&o).contains("File exists"), "{}", stdout(&o));
+    assert!(dir.join("run/unstored-run.json").is_file());
+    let r = report(&cfg, &[]);
+    assert_eq!(r.status.code(), Some(1), "{}{}", stdout(&r), stderr(&r));
+    assert!(
+        stdout(&r).contains("rtbench self-test PASS"),
+        "{}",
+        stdout(&r)
+    );
+    assert!(stdout(&r).contains("was NOT STORED"), "{}", stdout(&r));
+    assert!(
+        stderr(&r).contains("cannot list it: not a directory"),
+        "{}",
+        stderr(&r)
+    );
+    // Nothing stored anywhere and the store unreadable: one line, exit 2 as before.
+    std::fs::remove_dir_all(dir.join("run")).unwrap();
+    let r = report(&cfg, &[]);
+    assert_eq!(r.status.code(), Some(2), "{}", stderr(&r));
+    assert_eq!(stderr(&r).lines().count(), 1, "{}", stderr(&r));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn p3_p4_every_failure_is_named_in_microseconds() {
     let _lock = printk_lock();

@@ -92,15 +92,20 @@ pub fn run(args: &ReportArgs) -> Result<i32> {
     let out = Output::new(args.json.then_some(&Target::Stdout));
     let boot = store::current_boot_id();
     let store = Store::new(&dir, 1);
+    // A store that cannot be listed (the configured results_dir is a file, EIO) hides
+    // nothing: this boot's fallback copy is still shown, with the reason said.
+    let mut list_error = None;
     let files = match store.list() {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(e) => {
-            return Err(Error::usage(
-                "results directory",
-                dir.display(),
-                format!("cannot list it: {e}"),
-            ))
+            let why = if dir.exists() && !dir.is_dir() {
+                "not a directory".to_string()
+            } else {
+                e.to_string()
+            };
+            list_error = Some(why);
+            Vec::new()
         }
     };
     // This boot's result that the store could not take, if any.
@@ -145,6 +150,19 @@ pub fn run(args: &ReportArgs) -> Result<i32> {
             .last()
             .is_some_and(|s| is_this_boot(&s.run, &boot) && s.run.start_s >= u.run.start_s)
     });
+    if let Some(why) = &list_error {
+        if unstored.is_none() {
+            return Err(Error::usage(
+                "results directory",
+                dir.display(),
+                format!("cannot list it: {why}"),
+            ));
+        }
+        out.warn(&format!(
+            "rtbench: results directory {}: cannot list it: {why}",
+            dir.display()
+        ));
+    }
     if stored.is_empty() && unstored.is_none() {
         return Err(Error::usage(
             "--dir",

@@ -205,6 +205,19 @@ fn create_dir(dir: &Path) -> io::Result<()> {
     if dir.is_dir() {
         return Ok(());
     }
+    // mkdir(2) says EEXIST for a file (or a link to one) where the directory should be:
+    // name that instead of "File exists".
+    if let Some(what) = dir
+        .ancestors()
+        .find(|a| a.symlink_metadata().is_ok())
+        .filter(|a| !a.is_dir())
+    {
+        return Err(io::Error::other(if what == dir {
+            "not a directory".to_string()
+        } else {
+            format!("{} is not a directory", what.display())
+        }));
+    }
     std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o755)
