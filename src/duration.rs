@@ -38,6 +38,12 @@ pub fn parse(s: &str) -> Result<Duration, String> {
         "m" | "M" => SECS_PER_MIN,
         "h" | "H" => SECS_PER_HOUR,
         "d" | "D" => SECS_PER_DAY,
+        other if other.starts_with(['.', ',']) => {
+            return Err(
+                "fractions are not taken: expected a whole number with an optional s, m, h or d suffix (e.g. 90m for 1.5h)"
+                    .into(),
+            )
+        }
         other => {
             return Err(format!(
                 "unknown suffix '{other}': expected s, m, h or d (e.g. 10s, 5m, 12h)"
@@ -83,6 +89,9 @@ mod tests {
         assert_eq!(parse("12H").unwrap().as_secs(), 43200);
         assert_eq!(parse("1d").unwrap().as_secs(), 86400);
         assert!(parse("5x").unwrap_err().contains("unknown suffix 'x'"));
+        assert!(parse("1.5h")
+            .unwrap_err()
+            .starts_with("fractions are not taken"));
         assert!(parse("").is_err());
         assert!(parse("m").is_err());
         assert!(parse("1.5h").is_err());

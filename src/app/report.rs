@@ -295,13 +295,15 @@ fn run_since(args: &ReportArgs, since: &str) -> Result<i32> {
     };
     let store = WindowStore::new(&dir, u64::MAX);
     if store.files().is_empty() {
+        // Name every place looked in: --dir DIR itself, then DIR/monitor.
+        let looked = match &args.dir {
+            Some(d) if *d != dir => format!("{} or {}", d.display(), dir.display()),
+            _ => dir.display().to_string(),
+        };
         return Err(Error::usage(
             "--since",
             since,
-            format!(
-                "no monitor windows in {} (is rtbench-monitor.service running?)",
-                dir.display()
-            ),
+            format!("no monitor windows in {looked} (is rtbench-monitor.service running?)"),
         ));
     }
     let (records, skipped) = store.read().map_err(|e| Error::io(&dir, e))?;

@@ -17,8 +17,10 @@ its configuration, command line, CPU sets, IRQ affinities, /proc/interrupts, sof
 RT throttling and sysctls, cpufreq, cpuidle, real-time tasks, kernel log) and the
 journal of rtbench.service and rtbench-monitor.service when journald runs.
 
-Exit codes: 0 bundle written, 2 bad flags or configuration (nothing written), 3 the
-bundle could not be written.";
+Exit codes: 0 bundle written, 2 bad flags or configuration, or an -o path that cannot
+take the bundle (no such directory, read-only, not writable: checked before collecting,
+as for every output path; nothing written), 3 writing the bundle failed after that
+(disk full, I/O error; nothing left behind).";
 
 /// `rtbench diagnose` flags.
 #[derive(Debug, Args)]

@@ -36,7 +36,7 @@ pub struct ReportArgs {
     /// The monitor's windows of the last TIME (s, m, h, d) instead of self-test
     /// results: worst max, p99.9, p99, overruns per CPU
     #[cfg(feature = "monitor")]
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub since: Option<String>,
     /// Results directory (default: [output] results_dir of the configuration)
     #[arg(long, value_name = "DIR")]

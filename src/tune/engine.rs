@@ -87,7 +87,11 @@ fn restore(root: &SysRoot, entries: &[Entry]) -> (Vec<ItemReport>, usize) {
         out.push(match res {
             Ok(()) => match s.holds(root, &s.original) {
                 Ok(true) => ItemReport {
-                    detail: format!("restored {}", s.restore),
+                    // One line: printk's "4\t4\t1\t7" shown as "4 4 1 7".
+                    detail: format!(
+                        "restored {}",
+                        s.restore.split_whitespace().collect::<Vec<_>>().join(" ")
+                    ),
                     ..r
                 },
                 Ok(false) | Err(_) => ItemReport {

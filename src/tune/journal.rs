@@ -96,9 +96,17 @@ impl Journal {
         // A regular file of sane size only: a FIFO here must not stall the boot.
         let max = crate::sys::input::MAX_INPUT_BYTES;
         match crate::sys::input::read_regular(&p, max).map_err(|e| e.into_io()) {
-            Ok(bytes) => serde_json::from_slice(&bytes)
-                .map(Some)
-                .map_err(|e| Error::io(&p, e.into())),
+            // Damaged (a torn write outside rtbench, an edit): say what it is and what to
+            // do, since apply, revert and status all stop here until someone acts.
+            Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+                Error::io(
+                    &p,
+                    std::io::Error::other(format!(
+                        "damaged tuning journal ({e}); it lists the values to restore: \
+                         put those back by hand, then remove the file"
+                    )),
+                )
+            }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(Error::io(&p, e)),
         }
@@ -162,6 +170,20 @@ impl Lock {
 mod tests {
     use super::*;
     use crate::tune::ValueKind;
+
+    #[test]
+    fn a_damaged_journal_says_so_and_what_to_do() {
+        let dir = crate::config::tempdir::Dir::new("journal-bad");
+        std::fs::write(path(dir.path()), "{bad").unwrap();
+        let e = Journal::load(dir.path()).unwrap_err();
+        assert_eq!(e.exit_code(), 3);
+        let m = e.to_string();
+        assert!(
+            m.contains("damaged tuning journal (") && m.contains("remove the file"),
+            "{m}"
+        );
+        assert_eq!(m.lines().count(), 1, "{m}");
+    }
 
     #[test]
     fn round_trip_and_second_lock_refused() {
