@@ -2,8 +2,9 @@
 # rtbench's boot test (CI): boot a Debian bookworm PREEMPT_RT guest under qemu with
 # `isolcpus=1 nohz_full=1 rcu_nocbs=1 irqaffinity=0`, rtbench and its unit installed, and
 # check what `rtbench selftest` left in the guest. Three boots:
-#   pass  tests/vm/pass.toml (limits no emulated system exceeds, printk = 3, prometheus set):
-#         verdict pass, per-CPU entries for every online CPU including the isolated one, READY
+#   pass  tests/vm/pass.toml (cyclic, pmq and pipe; limits no emulated system exceeds, printk =
+#         3, prometheus set): verdict pass over the three tests, per-CPU entries for every
+#         online CPU including the isolated one for cyclic and per pair for pmq and pipe, READY
 #         before the end of the measurement, unit succeeded, results file, printk read back in
 #         the guest; the Prometheus textfile written under the shipped unit's hardening and
 #         served by Debian's prometheus-node-exporter on localhost:9100/metrics; no irq/N-*
@@ -220,6 +221,27 @@ common_checks() {  # assertions shared by both boots; $1 = name, $2 = expected v
                  grep -q '^rtbench self-test ${want^^} ' '$run/report.txt'"
 }
 
+pair_test_checks() {  # pass boot: pass.toml runs cyclic, pmq and pipe one after the other
+  local summary cpus test cpu
+  summary=$(entries $ID_SUMMARY)
+  check "pass: the summary covers the three tests (RTBENCH_TESTS=cyclic,pmq,pipe)" \
+        "$(jq -c '[.[] | {RTBENCH_TESTS, RTBENCH_THREADS}]' <<< "$summary")" \
+        jq -e '.[0].RTBENCH_TESTS == "cyclic,pmq,pipe"' <<< "$summary"
+  cpus=$(entries $ID_CPU)
+  for test in pmq pipe; do
+    for cpu in $(expand_cpus "$(guest online)"); do
+      check "pass: $test entry (MESSAGE_ID=$ID_CPU, RTBENCH_TEST=$test) for the pair on CPU $cpu with RTBENCH_VERDICT=pass and samples" \
+            "$test entries: $(jq -c --arg t "$test" '[.[] | select(.RTBENCH_TEST == $t) | {RTBENCH_CPU, RTBENCH_THREAD, RTBENCH_SAMPLES, RTBENCH_VERDICT, MESSAGE}]' <<< "$cpus" | head -c 600)" \
+            jq -e --arg t "$test" --arg c "$cpu" '[.[] | select(.RTBENCH_TEST == $t and .RTBENCH_CPU == $c
+                and .RTBENCH_VERDICT == "pass" and (.RTBENCH_SAMPLES | test("^[1-9][0-9]*$")))] | length == 1' <<< "$cpus"
+    done
+  done
+  check "pass: the results file and rtbench report hold cyclic, pmq and pipe" \
+        "tests: $(jq -c '[.tests[].test]' "$run/results.json" 2>&1 | head -c 200); report rows: $(grep -cE '^(pmq|pipe) ' "$run/report.txt")" \
+        bash -c "jq -e '[.tests[].test] == [\"cyclic\", \"pmq\", \"pipe\"]' '$run/results.json' > /dev/null &&
+                 grep -qE '^pmq +[0-9]+ .* pass\$' '$run/report.txt' && grep -qE '^pipe +[0-9]+ .* pass\$' '$run/report.txt'"
+}
+
 irq_thread_checks() {  # pass boot: [tuning.irq] affinity moved IRQ threads with their IRQs
   # One item per line: a handler's name may hold spaces (arm64 virt: "irq/24-GPIO Key Poweroff").
   local items bad outside=""
@@ -279,13 +301,16 @@ if [ -z "$only" ] || [ "$only" = pass ]; then
     check "pass: $prom written under the shipped unit, mode 0644 (node_exporter reads it as user prometheus)" \
           "ls: $(tr '\n' ' ' < "$run/prom-ls.txt" 2>/dev/null); output-not-written entries: $(jq -c '[.[] | select(.MESSAGE_ID == "4ac37d680e7a4865822e0b39e581b9e0") | .MESSAGE]' <<< "$(jq -cs . "$run/unit.json")")" \
           grep -qE "^-rw-r--r-- .* $(basename "$prom")\$" "$run/prom-ls.txt"
-    check "pass: node_exporter's /metrics on localhost serves the rtbench metrics (verdict pass, stored)" \
+    check "pass: node_exporter's /metrics on localhost serves the rtbench metrics (verdict pass, stored, cyclic, pmq and pipe)" \
           "node_exporter: $(tr '\n' ' ' < "$run/prom-show.txt" 2>/dev/null); rtbench lines: $(grep -c '^rtbench_' "$run/metrics.txt" 2>/dev/null); textfile: $(grep '^node_textfile' "$run/metrics.txt" 2>/dev/null | tr '\n' ' '); $(head -c 200 "$run/metrics.err" 2>/dev/null)" \
           bash -c "grep -qx 'rtbench_selftest_pass 1' '$run/metrics.txt' &&
                    grep -qx 'rtbench_selftest_verdict{verdict=\"pass\"} 1' '$run/metrics.txt' &&
                    grep -qx 'rtbench_selftest_stored 1' '$run/metrics.txt' &&
                    grep -qE '^rtbench_latency_max_seconds\\{cpu=\"1\",test=\"cyclic\",thread=\"1\"\\} ' '$run/metrics.txt' &&
+                   grep -qE '^rtbench_latency_max_seconds\\{cpu=\"1\",test=\"pmq\",thread=\"1\"\\} ' '$run/metrics.txt' &&
+                   grep -qE '^rtbench_latency_max_seconds\\{cpu=\"1\",test=\"pipe\",thread=\"1\"\\} ' '$run/metrics.txt' &&
                    ! grep -q '^node_textfile_scrape_error 1' '$run/metrics.txt'"
+    pair_test_checks
     irq_thread_checks
     cpuset_checks
   fi
