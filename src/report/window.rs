@@ -109,20 +109,26 @@ impl WindowStore {
     }
 
     /// Every readable record, oldest first, and the number of lines skipped (torn or
-    /// foreign). A missing store is empty.
+    /// foreign). A missing store is empty. A store file that is not a regular file of
+    /// sane size (a FIFO, a link to a device) is skipped with a warning on standard
+    /// error, never waited on or read without end.
     pub fn read(&self) -> io::Result<(Vec<WindowRecord>, usize)> {
+        use crate::sys::input::{self, InputError};
         let mut records = Vec::new();
         let mut skipped = 0;
         for name in [PREVIOUS, CURRENT] {
-            // Regular files of sane size only: a FIFO or a link to a device named
-            // like the store must not stall or exhaust `report --since`.
-            let max = crate::sys::input::MAX_INPUT_BYTES;
-            let text = match crate::sys::input::read_regular_text(&self.dir.join(name), max) {
+            let path = self.dir.join(name);
+            let text = match input::read_regular_text(&path, input::MAX_INPUT_BYTES) {
                 Ok(t) => t,
-                Err(e) => match e.into_io() {
-                    e if e.kind() == io::ErrorKind::NotFound => continue,
-                    e => return Err(e),
-                },
+                Err(e @ (InputError::NotRegular { .. } | InputError::TooLarge { .. })) => {
+                    crate::report::output::Output::new(None).warn(&format!(
+                        "rtbench: {}: skipped, not a window store: {e}",
+                        path.display()
+                    ));
+                    continue;
+                }
+                Err(InputError::Io(e)) if e.kind() == io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(e.into_io()),
             };
             let complete = text.ends_with('\n');
             let lines: Vec<&str> = text.lines().collect();
@@ -289,6 +295,25 @@ mod tests {
                 exceeded: if exceeded { vec!["max".into()] } else { vec![] },
             }],
         }
+    }
+
+    #[test]
+    fn fifos_and_device_links_named_like_the_store_are_skipped() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = crate::config::tempdir::Dir::new("windows-special");
+        let fifo = dir.path().join(PREVIOUS);
+        let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+        // SAFETY: a valid C string.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        std::os::unix::fs::symlink("/dev/zero", dir.path().join(CURRENT)).unwrap();
+        // Neither waits for a writer nor reads /dev/zero until memory runs out.
+        let (records, skipped) = WindowStore::new(dir.path(), 1 << 20).read().unwrap();
+        assert_eq!((records.len(), skipped), (0, 0));
+        // Appending to a link to a device is refused, not written through.
+        let e = WindowStore::new(dir.path(), 1 << 20)
+            .append(&record(0, 1, false))
+            .unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
     }
 
     #[test]
