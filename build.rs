@@ -30,4 +30,30 @@ fn main() {
         println!("cargo:rerun-if-changed={}", p.display());
     }
     println!("cargo:rustc-env=RTBENCH_REVISION={}", found.revision);
+    unwind_tables(&dir);
+}
+
+/// Leaves the unwind tables (`.eh_frame`, `.eh_frame_hdr`, `.gcc_except_table`: 270 KB of
+/// the 1.77 MB stripped aarch64 binary) out of the release `rtbench` binary on Linux, through
+/// the linker script `build/no-unwind-tables.ld` and `--no-eh-frame-hdr` (GNU ld, lld).
+/// The release profile has `panic = "abort"`, so no Rust frame is ever unwound; debug and
+/// test builds (`PROFILE` = `debug`) unwind and keep them. `RTBENCH_KEEP_UNWIND_TABLES=1`
+/// keeps them in a release build too (for gdb/perf DWARF stack walks on the board).
+/// The script uses `INSERT`, which GNU ld and lld understand; a linker without linker
+/// scripts (mold) needs `RTBENCH_KEEP_UNWIND_TABLES=1`.
+/// Source: The Cargo Book, "Build scripts" (`cargo:rustc-link-arg-bins`, `PROFILE`).
+fn unwind_tables(dir: &std::path::Path) {
+    println!("cargo:rerun-if-env-changed=RTBENCH_KEEP_UNWIND_TABLES");
+    let script = dir.join("build").join("no-unwind-tables.ld");
+    println!("cargo:rerun-if-changed={}", script.display());
+    let linux = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
+    let release = std::env::var("PROFILE").is_ok_and(|p| p == "release");
+    let keep = std::env::var("RTBENCH_KEEP_UNWIND_TABLES").is_ok_and(|v| !v.is_empty() && v != "0");
+    let path = script.to_string_lossy();
+    // `-Wl,` splits at commas: a path with one cannot be passed this way.
+    if !linux || !release || keep || path.contains(',') {
+        return;
+    }
+    println!("cargo:rustc-link-arg-bins=-Wl,--no-eh-frame-hdr");
+    println!("cargo:rustc-link-arg-bins=-Wl,--script={path}");
 }

@@ -216,6 +216,12 @@ for t in "${READY[@]}"; do
   bin=$CARGO_TARGET_DIR/$t/release/rtbench
   # The release profile already strips; strip a copy with the target binutils to be sure.
   "$gnu-strip" -o "$WORK/rtbench-$t" "$bin"
+  # build.rs links release binaries without DWARF unwind tables (build/no-unwind-tables.ld;
+  # README, "Binary size"): 270 KB of the aarch64 binary. ARM's .ARM.exidx is kept.
+  if "$gnu-readelf" -SW "$bin" | grep -qE ' \.(eh_frame|eh_frame_hdr|gcc_except_table) '; then
+    log "ERROR: the $t release binary has unwind tables (.eh_frame): build.rs did not drop them"
+    FAILED+=("unwind tables $t")
+  fi
   SIZES+=("$(printf '%-32s %9s bytes (%s) stripped; as built %s bytes; %s' "$t" \
     "$(size_of "$WORK/rtbench-$t")" "$(human "$(size_of "$WORK/rtbench-$t")")" "$(size_of "$bin")" \
     "$(file -b "$bin" | cut -d, -f1-2)")")
