@@ -68,6 +68,11 @@ fn windows_go_to_journal_store_prometheus_and_the_state_survives_a_restart() {
         with_id(&e, START)[0]["MESSAGE"].contains("no state"),
         "{e:?}"
     );
+    // One CPU is "CPU 0", not "CPUs 0".
+    assert!(
+        with_id(&e, START)[0]["MESSAGE"].starts_with("monitor started on CPU 0: "),
+        "{e:?}"
+    );
     let w = with_id(&e, WINDOW);
     // Three 1-s windows, and a last one if the run ended just after the third closed.
     assert!((3..=4).contains(&w.len()), "{e:?}");
@@ -99,8 +104,20 @@ fn windows_go_to_journal_store_prometheus_and_the_state_survives_a_restart() {
         }
     }
     assert!(stop[0]["MESSAGE"].contains("state saved"), "{stop:?}");
+    assert!(
+        stop[0]["MESSAGE"].contains(&format!("after {n_windows} windows;")),
+        "{stop:?}"
+    );
 
     let dir = t.0.join("mon");
+    // Durations are stored rounded to the millisecond, without float noise.
+    let raw = std::fs::read_to_string(dir.join("windows.jsonl")).unwrap();
+    for line in raw.lines() {
+        let v = line.split("\"duration_s\":").nth(1).unwrap();
+        let v = &v[..v.find([',', '}']).unwrap()];
+        let decimals = v.split('.').nth(1).map_or(0, str::len);
+        assert!(decimals <= 3, "{line}");
+    }
     let r = records(&dir);
     assert_eq!(r.len(), n_windows);
     let alltime = r
@@ -237,28 +254,74 @@ fn sigterm_saves_the_last_partial_window_and_the_state() {
     // The last window is the cut-short one.
     let last: f64 = w.last().unwrap()["RTBENCH_DURATION_S"].parse().unwrap();
     assert!(last < 1.0, "{last}");
+    // Said as the part of a second it was, not rounded to a whole window ("1 s").
+    let msg = &w.last().unwrap()["MESSAGE"];
+    assert!(msg.contains(" samples in 0."), "{msg}");
     assert!(d.join("state.json").exists());
 }
 
+/// The damaged state files set aside in `d`, by name.
+fn bad_files(d: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with("state.json.bad"))
+        .collect();
+    v.sort();
+    v
+}
+
 #[test]
-fn a_damaged_state_file_is_kept_aside_and_said() {
+fn damaged_state_files_are_each_kept_aside_and_said_within_a_bound() {
     let t = TempDir::new("monitor-bad");
     let cfg = config(&t.0, "");
     let d = t.0.join("mon");
     std::fs::create_dir_all(&d).unwrap();
-    std::fs::write(d.join("state.json"), "{ half a fi").unwrap();
+    // Two damaged states one after the other: the second does not replace the first.
+    let mut kept = Vec::new();
+    for garbage in ["{ half a fi", "{\"second\": damage"] {
+        std::fs::write(d.join("state.json"), garbage).unwrap();
+        let o = monitor(&t.0, &cfg, &["-D", "1"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let e = entries(&o);
+        let start = &with_id(&e, START)[0]["MESSAGE"];
+        assert!(start.contains("damaged"), "{e:?}");
+        let new: Vec<String> = bad_files(&d)
+            .into_iter()
+            .filter(|n| !kept.contains(n))
+            .collect();
+        assert_eq!(new.len(), 1, "{:?}", bad_files(&d));
+        // The message names the file it was set aside as.
+        assert!(
+            start.contains(&d.join(&new[0]).display().to_string()),
+            "{start}"
+        );
+        assert!(new[0].starts_with("state.json.bad.20"), "{new:?}");
+        assert_eq!(std::fs::read_to_string(d.join(&new[0])).unwrap(), garbage);
+        assert!(d.join("state.json").exists());
+        kept.extend(new);
+    }
+    // A crash loop cannot fill the disk: the oldest beyond five are removed.
+    for i in 0..6 {
+        std::fs::write(d.join(format!("state.json.bad.20000101T00000{i}Z")), "x").unwrap();
+    }
+    std::fs::write(d.join("state.json"), "{ third").unwrap();
     let o = monitor(&t.0, &cfg, &["-D", "1"]);
-    assert_eq!(o.status.code(), Some(0));
-    let e = entries(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let left = bad_files(&d);
+    // The five newest: the three real ones and the two newest of the old ones.
+    assert_eq!(left.len(), 5, "{left:?}");
     assert!(
-        with_id(&e, START)[0]["MESSAGE"].contains("damaged"),
-        "{e:?}"
+        left[..2]
+            .iter()
+            .all(|n| n.starts_with("state.json.bad.2000")),
+        "{left:?}"
     );
-    assert_eq!(
-        std::fs::read_to_string(d.join("state.json.bad")).unwrap(),
-        "{ half a fi"
+    assert!(!left.iter().any(|n| n.ends_with("T000003Z")), "{left:?}");
+    assert!(
+        left.contains(&kept[0]) && left.contains(&kept[1]),
+        "{left:?}"
     );
-    assert!(d.join("state.json").exists());
 }
 
 #[test]
@@ -297,30 +360,41 @@ fn bad_input_is_one_line_and_exit_2() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("no monitor windows"));
 }
 
+/// Runs `script` (sh) in a private mount namespace: its mounts vanish with it.
+fn in_mount_namespace(script: &str) -> Output {
+    Command::new("unshare")
+        .args(["-m", "--propagation", "private", "sh", "-ec", script])
+        .env("RTBENCH", env!("CARGO_BIN_EXE_rtbench"))
+        .env_remove("INVOCATION_ID")
+        .env_remove("NOTIFY_SOCKET")
+        .env_remove("JOURNAL_STREAM")
+        .output()
+        .expect("unshare (util-linux)")
+}
+
 #[test]
-fn an_unwritable_directory_is_said_once_and_the_windows_still_reach_the_journal() {
+fn a_read_only_directory_is_said_once_and_the_windows_still_reach_the_journal() {
     let t = TempDir::new("monitor-ro");
     let cfg = config(&t.0, "");
-    // A file where the directory's parent should be: every write fails (also as root).
-    std::fs::write(t.0.join("blocked"), "").unwrap();
-    let d = t.0.join("blocked/mon").display().to_string();
-    let o = run(&[
-        "monitor",
-        "--config",
-        &cfg,
-        "--log-format",
-        "logfmt",
-        "-a",
-        "0",
-        "--window",
-        "1s",
-        "--dir",
-        &d,
-        "-D",
-        "3",
-    ]);
-    assert_eq!(o.status.code(), Some(0));
-    let e = entries(&o);
+    let d = t.0.join("mon");
+    std::fs::create_dir_all(&d).unwrap();
+    // A read-only bind mount of the directory (root writes anywhere else): every write
+    // fails at run time, which is a warning, not a refusal to start.
+    let script = format!(
+        "D='{}'\n\
+         mount --bind \"$D/mon\" \"$D/mon\"\n\
+         mount -o remount,ro,bind \"$D/mon\"\n\
+         \"$RTBENCH\" monitor --config '{cfg}' --log-format logfmt -a 0 --window 1s \
+         --dir \"$D/mon\" -D 3 2>&1\n",
+        t.0.display()
+    );
+    let o = in_mount_namespace(&script);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e: Vec<_> = stdout(&o)
+        .lines()
+        .filter(|l| l.starts_with("MESSAGE_ID="))
+        .map(logfmt)
+        .collect();
     assert!(with_id(&e, WINDOW).len() >= 2, "{e:?}");
     let out = with_id(&e, OUTPUT);
     assert_eq!(out.len(), 1, "{e:?}");
@@ -328,8 +402,214 @@ fn an_unwritable_directory_is_said_once_and_the_windows_still_reach_the_journal(
         assert!(out[0].contains_key(f), "@{f}@ missing in {:?}", out[0]);
     }
     assert_eq!(out[0]["RTBENCH_OUTPUT"], "window store");
+    assert!(out[0]["MESSAGE"].contains("Read-only"), "{:?}", out[0]);
     assert_eq!(out[0]["PRIORITY"], "4");
     let stop = with_id(&e, STOP);
     assert!(stop[0]["MESSAGE"].contains("state NOT saved"), "{stop:?}");
     assert_eq!(stop[0]["PRIORITY"], "4");
+    assert!(!d.join("windows.jsonl").exists());
+}
+
+#[test]
+fn a_file_where_a_directory_belongs_or_the_reverse_is_exit_2_before_anything_starts() {
+    let t = TempDir::new("monitor-shape");
+    let good = config(&t.0, "");
+    let afile = t.0.join("afile");
+    std::fs::write(&afile, "").unwrap();
+    let a = afile.display().to_string();
+    let check = |args: &[&str], want: &[&str]| {
+        let mut v = vec!["monitor", "-a", "0", "--window", "1s", "-D", "1s"];
+        v.extend_from_slice(args);
+        let o = run(&v);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{v:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        for w in want {
+            assert!(err.contains(w), "{v:?}: {err}");
+        }
+        // Nothing started: no start entry, nothing written.
+        assert!(!err.contains(START), "{err}");
+    };
+    check(
+        &["--config", &good, "--dir", &a],
+        &["--dir", &a, "not a directory (a regular file)"],
+    );
+    let below = format!("{a}/mon");
+    check(
+        &["--config", &good, "--dir", &below],
+        &["--dir", &below, &format!("{a} is not a directory")],
+    );
+    let cfg = config(&t.0, &format!("[monitor]\ndir = \"{a}\"\n"));
+    check(&["--config", &cfg], &["monitor.dir", "not a directory"]);
+    // The state file or the window store as a directory.
+    for name in ["state.json", "windows.jsonl"] {
+        let d = t.0.join(format!("d-{name}"));
+        std::fs::create_dir_all(d.join(name)).unwrap();
+        let ds = d.display().to_string();
+        check(
+            &["--config", &good, "--dir", &ds],
+            &[
+                &format!("{}", d.join(name).display()),
+                "is a directory; expected a regular file",
+            ],
+        );
+    }
+    // A Prometheus textfile path that cannot be a file.
+    let dir = t.0.display().to_string();
+    let mon = t.0.join("m").display().to_string();
+    for (p, want) in [
+        (format!("{a}/x.prom"), "is not a directory"),
+        (dir.clone(), "is a directory"),
+        (format!("{dir}/"), "expected a file name"),
+    ] {
+        check(
+            &["--config", &good, "--dir", &mon, "--prometheus", &p],
+            &["--prometheus", want],
+        );
+    }
+    assert!(!t.0.join("m").exists());
+}
+
+#[test]
+fn a_missing_prometheus_directory_is_a_warning_as_for_the_self_test() {
+    let t = TempDir::new("monitor-prom");
+    let missing = t.0.join("node-exporter/rtbench.prom");
+    let cfg = config(
+        &t.0,
+        &format!("[monitor]\nprometheus = \"{}\"\n", missing.display()),
+    );
+    // The self-test reads the same configuration: it is valid for it too.
+    let o = run(&["tune", "check", "--config", &cfg]);
+    assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = monitor(&t.0, &cfg, &["-D", "2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = entries(&o);
+    let out = with_id(&e, OUTPUT);
+    assert_eq!(out.len(), 1, "{e:?}");
+    assert_eq!(out[0]["RTBENCH_OUTPUT"], "Prometheus textfile");
+    assert_eq!(out[0]["PRIORITY"], "4");
+    assert!(out[0]["MESSAGE"].contains("does not exist"), "{:?}", out[0]);
+    assert!(
+        out[0]["MESSAGE"].contains(&missing.display().to_string()),
+        "{:?}",
+        out[0]
+    );
+    // Said before the first window, once; the windows are stored all the same.
+    let first_window = e.iter().position(|m| m["MESSAGE_ID"] == WINDOW).unwrap();
+    let warned = e.iter().position(|m| m["MESSAGE_ID"] == OUTPUT).unwrap();
+    assert!(warned < first_window, "{e:?}");
+    assert!(!records(&t.0.join("mon")).is_empty());
+    // The same from the flag.
+    let flag = missing.display().to_string();
+    let o = monitor(&t.0, &config(&t.0, ""), &["-D", "1", "--prometheus", &flag]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(with_id(&entries(&o), OUTPUT).len(), 1);
+}
+
+#[test]
+fn a_closed_log_stops_the_monitor_with_the_last_window_stored_and_the_state_saved() {
+    use std::io::BufRead;
+    let t = TempDir::new("monitor-pipe");
+    let cfg = config(&t.0, "");
+    let d = t.0.join("mon");
+    // As `rtbench monitor ... 2>&1 | head -1`: the reader takes one line and goes.
+    let mut child = rtbench()
+        .args([
+            "monitor",
+            "--config",
+            &cfg,
+            "--log-format",
+            "logfmt",
+            "-a",
+            "0",
+            "--window",
+            "1s",
+            "-D",
+            "60",
+            "--dir",
+        ])
+        .arg(&d)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(!first.is_empty());
+    // The reader is dropped here: the next entry finds the pipe closed.
+    let status = child.wait().unwrap();
+    // Not killed by SIGPIPE: 141 (128 + SIGPIPE) as its own exit, after saving.
+    assert_eq!(status.code(), Some(141), "{status:?}");
+    let r = records(&d);
+    assert!(!r.is_empty());
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("state.json")).unwrap()).unwrap();
+    assert_eq!(
+        state["last_window"].as_u64(),
+        r.last().unwrap()["seq"].as_u64()
+    );
+}
+
+/// Peak RSS of the finished child `pid` in KiB (`wait4`: this child only, not the
+/// other tests' processes).
+fn wait_peak_rss_kib(pid: u32) -> (i32, i64) {
+    let mut status = 0;
+    // SAFETY: zeroed rusage is valid; waiting for our own child.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid as i32, &mut status, 0, &mut ru) };
+    assert_eq!(r, pid as i32);
+    (libc::WEXITSTATUS(status), ru.ru_maxrss)
+}
+
+#[test]
+fn an_oversize_store_is_streamed_not_read_into_memory() {
+    let t = TempDir::new("monitor-big");
+    let d = t.0.join("mon");
+    std::fs::create_dir_all(&d).unwrap();
+    // 40 MiB of old windows (a store that grew before store_kib was made smaller).
+    let line = |seq: u64| {
+        format!(
+            "{{\"seq\":{seq},\"start_s\":1000,\"end_s\":1300,\"duration_s\":300.0,\"cpus\":[\
+             {{\"cpu\":0,\"samples\":300000,\"min_ns\":1000,\"avg_ns\":2000,\"p99_ns\":5000,\
+             \"p999_ns\":8000,\"max_ns\":9000,\"overruns\":0}}]}}\n"
+        )
+    };
+    // Written line by line: the child's peak RSS as wait4 gives it includes this
+    // process's peak (posix_spawn shares its memory until exec), which must stay small.
+    let mut f = std::io::BufWriter::new(std::fs::File::create(d.join("windows.jsonl")).unwrap());
+    let (mut seq, mut size) = (0, 0);
+    while size < 40 << 20 {
+        seq += 1;
+        let l = line(seq);
+        size += l.len();
+        std::io::Write::write_all(&mut f, l.as_bytes()).unwrap();
+    }
+    drop(f);
+    let dir = d.display().to_string();
+    // Waited for by wait_peak_rss_kib (wait4), not by Child::wait.
+    #[allow(clippy::zombie_processes)]
+    let child = rtbench()
+        .args(["report", "--since", "1h", "--dir", &dir])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (code, kib) = wait_peak_rss_kib(child.id());
+    // No window in the last hour: exit 1, having read all of them one line at a time.
+    assert_eq!(code, 1);
+    // Read whole, the store alone would take 40 MiB; streamed, the binary's own ~10.
+    assert!(
+        kib < 32 << 10,
+        "report --since: peak RSS {kib} KiB for a 40 MiB store"
+    );
+    // The monitor reads only the tail its store_kib allows, and counts on from it.
+    let cfg = config(&t.0, "[monitor]\nstore_kib = 64\n");
+    let o = monitor(&t.0, &cfg, &["-D", "1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let w = with_id(&entries(&o), WINDOW).len() as u64;
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("state.json")).unwrap()).unwrap();
+    assert_eq!(state["last_window"].as_u64(), Some(seq + w));
 }

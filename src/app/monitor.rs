@@ -7,7 +7,15 @@ use crate::sys::cpus::CpuTopology;
 use crate::sys::SysRoot;
 
 /// `rtbench monitor`: returns the exit code (see [`crate::monitor::run::execute`]).
+///
+/// SIGPIPE is ignored here (main.rs resets it to the default, which suits `cyclic |
+/// head`): the monitor is a daemon whose log may go through a pipe (`| logger` under
+/// BusyBox init), and a reader that goes away must not kill it before it has stored
+/// the last window and saved the state. The write then fails with EPIPE, and the
+/// monitor stops as on SIGTERM (exit [`crate::monitor::run::LOG_CLOSED`]).
 pub fn run(args: &MonitorArgs) -> Result<i32> {
+    // SAFETY: changing a signal disposition before any thread exists.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
     let root = SysRoot::host();
     let cfg = super::load_config(args.config.as_deref(), &root)?;
     let topo = CpuTopology::read(&root);

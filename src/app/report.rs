@@ -306,7 +306,19 @@ fn run_since(args: &ReportArgs, since: &str) -> Result<i32> {
             format!("no monitor windows in {looked} (is rtbench-monitor.service running?)"),
         ));
     }
-    let (records, skipped) = store.read().map_err(|e| Error::io(&dir, e))?;
+    let now = crate::sys::clock::Clock::wall_secs();
+    // period is at most duration::MAX_SECS: the subtraction cannot overflow.
+    let since_s = now.saturating_sub(i64::try_from(period.as_secs()).unwrap_or(i64::MAX));
+    // Streamed: only the windows of the period are kept in memory, whatever the size
+    // of the store.
+    let mut records = Vec::new();
+    let skipped = store
+        .scan(|r| {
+            if r.end_s > since_s {
+                records.push(r);
+            }
+        })
+        .map_err(|e| Error::io(&dir, e))?;
     let out = Output::new(args.json.then_some(&Target::Stdout));
     if skipped > 0 {
         out.warn(&format!(
@@ -314,9 +326,6 @@ fn run_since(args: &ReportArgs, since: &str) -> Result<i32> {
             dir.display()
         ));
     }
-    let now = crate::sys::clock::Clock::wall_secs();
-    // period is at most duration::MAX_SECS: the subtraction cannot overflow.
-    let since_s = now.saturating_sub(i64::try_from(period.as_secs()).unwrap_or(i64::MAX));
     let mut summary = SinceSummary::new(records, since_s, now)
         .map_err(|e| Error::usage(dir.display().to_string(), "", e))?;
     let max = crate::sys::input::MAX_INPUT_BYTES;

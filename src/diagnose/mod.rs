@@ -210,8 +210,13 @@ fn monitor(
     if let Some(t) = &state_text {
         files.push(("rtbench/monitor/state.json".into(), t.clone()));
     }
-    let (records, _) = store.read().unwrap_or_default();
     let since_s = now_s.saturating_sub(i64::try_from(plan.since.as_secs()).unwrap_or(i64::MAX));
+    let mut records = Vec::new();
+    let _ = store.scan(|r| {
+        if r.end_s > since_s {
+            records.push(r);
+        }
+    });
     // A store whose sums do not fit (a damaged one) is said, not summarised wrongly.
     let mut s = match SinceSummary::new(records, since_s, now_s) {
         Ok(s) => s,

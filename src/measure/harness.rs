@@ -38,6 +38,11 @@ pub trait Progress {
     fn notice(&mut self, line: &str);
     /// Something that may make the figures worse.
     fn warning(&mut self, line: &str);
+    /// Asked after every report period: true stops the run as the duration's end
+    /// would (the monitor, whose log output is gone). Default: never.
+    fn wants_stop(&mut self) -> bool {
+        false
+    }
 }
 
 /// Why a run ended.
@@ -363,6 +368,9 @@ impl Harness {
                 if Instant::now() >= t && !shared.stopped() {
                     progress.report(threads, &snapshot());
                     next_report = Some(t + every);
+                    if progress.wants_stop() {
+                        shared.request_stop();
+                    }
                 }
             }
         }

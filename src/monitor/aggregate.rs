@@ -14,10 +14,27 @@ use crate::report::monitor::{self as out, CpuLongTerm, MonitorMetrics, MonitorPr
 use crate::report::output;
 use crate::report::window::{WindowCpu, WindowRecord, WindowStore};
 use hdrhistogram::Histogram;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The state file in the monitor's directory.
 pub const STATE_FILE: &str = "state.json";
+
+/// The `RTBENCH_OUTPUT` of the Prometheus textfile.
+const PROMETHEUS: &str = "Prometheus textfile";
+
+/// Why the Prometheus textfile `path` could not be written: its directory missing is
+/// said as such (node_exporter's textfile collector is not installed).
+fn prometheus_why(path: &Path, e: std::io::Error) -> String {
+    let dir = crate::sys::atomic::parent_dir(path);
+    if e.kind() == std::io::ErrorKind::NotFound && !dir.is_dir() {
+        format!(
+            "directory {} does not exist; is node_exporter's textfile collector installed?",
+            dir.display()
+        )
+    } else {
+        e.to_string()
+    }
+}
 
 /// The checks of `limits` that `c` exceeds: `(name, value, limit)`, latencies in **ns**.
 pub fn exceeded(c: &WindowCpu, limits: &Limits) -> Vec<(&'static str, u64, u64)> {
@@ -54,11 +71,13 @@ pub struct Aggregator<'a> {
     failing: Vec<&'static str>,
     /// What the start entry says about the state file.
     pub restored: String,
+    /// The log output (standard error) is gone: a write returned EPIPE.
+    pub log_closed: bool,
 }
 
 impl<'a> Aggregator<'a> {
     /// Restores the state of `cpus` from the plan's directory at wall time `now_s`
-    /// (a damaged state file is kept as `state.json.bad` and said in
+    /// (a damaged state file is kept as `state.json.bad.<UTC stamp>` and said in
     /// [`Aggregator::restored`]); windows in the store newer than the state (a crash
     /// after the last save) still count for the all-time maximum.
     pub fn new(
@@ -68,11 +87,27 @@ impl<'a> Aggregator<'a> {
         now_s: i64,
     ) -> Aggregator<'a> {
         let slot_s = plan.slot_s();
-        let (state, note) = load_state(plan);
+        let (state, note) = load_state(plan, now_s);
         let store = WindowStore::new(&plan.dir, plan.store_bytes);
-        let (records, _) = store.read().unwrap_or_default();
         let saved = state.as_ref().map_or(0, |s| s.last_window);
-        let last_seq = records.last().map_or(0, |r| r.seq).max(saved);
+        // Streamed within the store's bound: the last sequence number, and per CPU the
+        // largest maximum of the windows newer than the state (a crash after the last
+        // save) with the end of the first window that had it.
+        let mut last_record = 0;
+        let mut newer: Vec<(usize, u64, i64)> = Vec::new();
+        let _ = store.scan(|r| {
+            last_record = r.seq;
+            if r.seq > saved {
+                for c in &r.cpus {
+                    match newer.iter_mut().find(|n| n.0 == c.cpu) {
+                        Some(n) if c.max_ns > n.1 => *n = (c.cpu, c.max_ns, r.end_s),
+                        Some(_) => {}
+                        None => newer.push((c.cpu, c.max_ns, r.end_s)),
+                    }
+                }
+            }
+        });
+        let last_seq = last_record.max(saved);
         let history: Vec<CpuHistory> = cpus
             .iter()
             .map(|&cpu| {
@@ -83,12 +118,10 @@ impl<'a> Aggregator<'a> {
                         || CpuHistory::new(cpu, slot_s, now_s),
                         |c| CpuHistory::restore(c, slot_s, now_s),
                     );
-                for r in records.iter().filter(|r| r.seq > saved) {
-                    for c in r.cpus.iter().filter(|c| c.cpu == cpu) {
-                        if c.max_ns > h.alltime_max_ns {
-                            h.alltime_max_ns = c.max_ns;
-                            h.alltime_max_at_s = r.end_s;
-                        }
+                for &(_, max_ns, at_s) in newer.iter().filter(|n| n.0 == cpu) {
+                    if max_ns > h.alltime_max_ns {
+                        h.alltime_max_ns = max_ns;
+                        h.alltime_max_at_s = at_s;
                     }
                 }
                 h
@@ -124,6 +157,17 @@ impl<'a> Aggregator<'a> {
             windows: 0,
             failing: Vec::new(),
             restored,
+            log_closed: false,
+        }
+    }
+
+    /// Sends `e` to the journal; a write to standard error that finds its reader gone
+    /// (EPIPE) sets [`Aggregator::log_closed`].
+    pub fn send(&mut self, e: &Entry) {
+        if let Err(err) = self.journal.try_send(e) {
+            if err.kind() == std::io::ErrorKind::BrokenPipe {
+                self.log_closed = true;
+            }
         }
     }
 
@@ -162,61 +206,89 @@ impl<'a> Aggregator<'a> {
             .map(|h| long_term(h, &mut self.scratch))
             .collect();
         for ((c, l), over) in record.cpus.iter().zip(&long).zip(&checks) {
-            self.journal.send(&out::window_entry(&record, c, l));
+            self.send(&out::window_entry(&record, c, l));
             if !over.is_empty() {
-                self.journal.send(&out::limit_entry(&record, c, over));
+                self.send(&out::limit_entry(&record, c, over));
             }
         }
         let stored = self.store.append(&record);
-        self.note(stored, "window store");
-        if let Some(p) = &self.plan.prometheus {
+        let plan = self.plan;
+        self.note(stored, "window store", &plan.dir);
+        if let Some(p) = &plan.prometheus {
             let metrics = MonitorMetrics {
                 window: record.clone(),
                 long,
                 rolling_s: self.plan.rolling.as_secs(),
             };
             let written = output::write_file(p, &MonitorProm, &metrics);
-            self.note(written, "Prometheus textfile");
+            self.note(written, PROMETHEUS, p);
         }
         self.last_seq = seq;
         self.windows += 1;
         if slot_done {
             let saved = self.save_state(end_s);
-            self.note(saved, "state file");
+            let path = self.state_path();
+            self.note(saved, "state file", &path);
         }
         record
     }
 
-    /// Says a failed write once (and when writes work again), not every window.
-    fn note(&mut self, r: std::io::Result<()>, what: &'static str) {
+    /// Says a failed write of `what` (at `path`) once, and when writes work again,
+    /// not every window.
+    fn note(&mut self, r: std::io::Result<()>, what: &'static str, path: &Path) {
+        let why = r.map_err(|e| match what {
+            PROMETHEUS => prometheus_why(path, e),
+            _ => e.to_string(),
+        });
+        self.note_why(why, what, path);
+    }
+
+    fn note_why(&mut self, r: Result<(), String>, what: &'static str, path: &Path) {
         let failing = self.failing.contains(&what);
         match r {
-            Err(e) if !failing => {
+            Err(why) if !failing => {
                 self.failing.push(what);
-                self.journal.send(
+                self.send(
                     &Entry::new(
                         out::MSG_MONITOR_OUTPUT,
                         Priority::Warning,
                         format!(
-                        "monitor {what} not written ({e}) in {}; windows still go to the journal",
-                        self.plan.dir.display()
-                    ),
+                            "monitor {what} {} not written ({why}); windows still go to the \
+                             journal",
+                            path.display()
+                        ),
                     )
-                    .field("RTBENCH_OUTPUT", what),
+                    .field("RTBENCH_OUTPUT", what)
+                    .field("RTBENCH_PATH", path.display()),
                 );
             }
             Ok(()) if failing => {
                 self.failing.retain(|w| *w != what);
-                self.journal.send(
+                self.send(
                     &Entry::new(
                         out::MSG_MONITOR_OUTPUT,
                         Priority::Info,
-                        format!("monitor {what} written again"),
+                        format!("monitor {what} {} written again", path.display()),
                     )
-                    .field("RTBENCH_OUTPUT", what),
+                    .field("RTBENCH_OUTPUT", what)
+                    .field("RTBENCH_PATH", path.display()),
                 );
             }
             _ => {}
+        }
+    }
+
+    /// At start: a Prometheus textfile whose directory does not exist (node_exporter
+    /// not installed yet) is a warning, said once, not an error: the windows still go
+    /// to the journal and the store, and the file is written once the directory
+    /// appears. (The self-test treats it the same way.)
+    pub fn check_outputs(&mut self) {
+        if let Some(p) = self.plan.prometheus.clone() {
+            let dir = crate::sys::atomic::parent_dir(&p);
+            if !dir.is_dir() {
+                let why = prometheus_why(&p, std::io::ErrorKind::NotFound.into());
+                self.note_why(Err(why), PROMETHEUS, &p);
+            }
         }
     }
 
@@ -280,9 +352,14 @@ fn long_term(h: &CpuHistory, scratch: &mut Histogram<u64>) -> CpuLongTerm {
     }
 }
 
-/// The state file, if there is a readable one, and what to say about a damaged one
-/// (renamed to `state.json.bad`, so that nothing is silently lost).
-fn load_state(plan: &MonitorPlan) -> (Option<State>, Option<String>) {
+/// Damaged state files kept (`state.json.bad.<UTC stamp>`); older ones are removed, so
+/// a crash loop that damages the state cannot fill the disk.
+pub const KEEP_BAD: usize = 5;
+
+/// The state file, if there is a readable one, and what to say about a damaged one:
+/// it is renamed to `state.json.bad.<UTC stamp of now_s>` (the newest [`KEEP_BAD`]
+/// are kept), so that nothing is silently lost, and the message names that file.
+fn load_state(plan: &MonitorPlan, now_s: i64) -> (Option<State>, Option<String>) {
     let path = plan.dir.join(STATE_FILE);
     // A regular file of sane size only: a FIFO named state.json must not stall the
     // monitor's start, nor a link to /dev/zero exhaust its memory.
@@ -303,16 +380,46 @@ fn load_state(plan: &MonitorPlan) -> (Option<State>, Option<String>) {
     match serde_json::from_str::<State>(&text) {
         Ok(s) => (Some(s), None),
         Err(e) => {
-            let bad = PathBuf::from(format!("{}.bad", path.display()));
-            let _ = std::fs::rename(&path, &bad);
+            let kept = match set_aside(&plan.dir, now_s) {
+                Ok(bad) => format!("kept as {}", bad.display()),
+                Err(e) => format!("could not be kept ({e}); it will be replaced"),
+            };
             (
                 None,
                 Some(format!(
-                    "state {} damaged ({e}); kept as {}, starting afresh",
-                    path.display(),
-                    bad.display()
+                    "state {} damaged ({e}); {kept}, starting afresh",
+                    path.display()
                 )),
             )
         }
     }
+}
+
+/// Renames the state file in `dir` to `state.json.bad.<stamp>` (`-N` added when that
+/// name is taken), then removes the oldest such files beyond [`KEEP_BAD`] (the stamps
+/// sort by time; a `state.json.bad` of older versions counts as the oldest). Returns
+/// the new name.
+fn set_aside(dir: &Path, now_s: i64) -> std::io::Result<PathBuf> {
+    let prefix = format!("{STATE_FILE}.bad");
+    let stamp = crate::report::date::utc_stamp(now_s);
+    let mut bad = dir.join(format!("{prefix}.{stamp}"));
+    let mut n = 1;
+    while std::fs::symlink_metadata(&bad).is_ok() {
+        bad = dir.join(format!("{prefix}.{stamp}-{n}"));
+        n += 1;
+    }
+    std::fs::rename(dir.join(STATE_FILE), &bad)?;
+    let mut kept: Vec<String> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n == &prefix || n.starts_with(&format!("{prefix}.")))
+        .collect();
+    // "state.json.bad" < "state.json.bad.2026…"; within a second, "…Z" < "…Z-1".
+    kept.sort();
+    let excess = kept.len().saturating_sub(KEEP_BAD);
+    for old in &kept[..excess] {
+        let _ = std::fs::remove_file(dir.join(old));
+    }
+    Ok(bad)
 }

@@ -5,18 +5,19 @@
 
 use super::aggregate::Aggregator;
 use super::MonitorPlan;
+use crate::error::exit;
 use crate::measure::harness::{Progress, StopCause};
 use crate::measure::monitor::{self, Link, WindowSlot, Windows};
 use crate::measure::stats::LiveSnapshot;
 use crate::measure::ThreadSpec;
 use crate::report::journal::{Journal, Priority};
 use crate::report::monitor as out;
-use crate::report::output::Output;
 use crate::report::text::LiveLines;
 use crate::report::Live;
 use crate::sys::clock::Clock;
 use crate::sys::SysRoot;
 use std::collections::VecDeque;
+use std::io::Write;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -26,7 +27,6 @@ use std::time::{Duration, Instant};
 struct Collector<'a> {
     agg: Aggregator<'a>,
     window: Duration,
-    out: Output,
     windows: Arc<Windows>,
     links: Vec<Link>,
     /// Slots handed over and not yet summarised, per thread.
@@ -83,7 +83,9 @@ impl Collector<'_> {
         let first = slots.iter().map(|s| s.first).min().unwrap_or(0);
         let start = self.bound(first).unwrap_or(end);
         let stats: Vec<_> = slots.iter().map(|s| &s.stats).collect();
-        let duration_s = end.1.saturating_duration_since(start.1).as_secs_f64();
+        // Rounded to the millisecond: the store holds 1.548, not 1.5475799019999998.
+        let ms = (end.1.saturating_duration_since(start.1).as_micros() + 500) / 1000;
+        let duration_s = ms as f64 / 1000.0;
         let record = self.agg.window(&stats, start.0, end.0, duration_s);
         let worst = record.cpus.iter().map(|c| c.max_ns).max().unwrap_or(0);
         let status = format!(
@@ -145,21 +147,47 @@ impl Progress for Collector<'_> {
             live,
             nsecs: false,
         };
-        let _ = self.out.to_stderr(&LiveLines, &l);
+        let mut buf = Vec::new();
+        let r = crate::report::Sink::write(&LiveLines, &l, &mut buf)
+            .and_then(|()| std::io::stderr().write_all(&buf));
+        self.closed(r);
     }
 
     fn notice(&mut self, line: &str) {
-        self.out.line(line);
+        let r = writeln!(std::io::stdout(), "{line}");
+        self.closed(r);
     }
 
     fn warning(&mut self, line: &str) {
-        self.out.warn(line);
+        let r = writeln!(std::io::stderr(), "{}", crate::error::one_line(line));
+        self.closed(r);
+    }
+
+    fn wants_stop(&mut self) -> bool {
+        self.agg.log_closed
     }
 }
 
-/// Runs the monitor `plan` until its duration ends or SIGINT/SIGTERM; returns the exit
-/// code: 0 (duration reached), 130/143 (SIGINT/SIGTERM, state saved: the unit counts
-/// 143 as a clean stop), 3 (SCHED_FIFO or mlockall refused).
+impl Collector<'_> {
+    /// Notes a write to standard output or error that found its reader gone.
+    fn closed(&mut self, r: std::io::Result<()>) {
+        if r.is_err_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) {
+            self.agg.log_closed = true;
+        }
+    }
+}
+
+/// The exit code when the monitor's log output went away (128 + SIGPIPE, what a shell
+/// shows for a process killed by SIGPIPE): the monitor stopped as on SIGTERM, with
+/// the last, partial window stored and the state saved, and not as a clean stop, so
+/// `Restart=on-failure` (or a respawning init) starts it again with a fresh log.
+pub const LOG_CLOSED: i32 = exit::SIGNAL_BASE + libc::SIGPIPE;
+
+/// Runs the monitor `plan` until its duration ends, SIGINT/SIGTERM, or its log output
+/// goes away (EPIPE on standard error or output; SIGPIPE must be ignored, see
+/// [`crate::app::monitor`]); returns the exit code: 0 (duration reached), 130/143
+/// (SIGINT/SIGTERM, state saved: the unit counts 143 as a clean stop), [`LOG_CLOSED`]
+/// (141, state saved), 3 (SCHED_FIFO or mlockall refused).
 pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32 {
     let windows = Arc::new(Windows::default());
     let (threads, links) = monitor::threads(&plan.spec, &windows);
@@ -175,7 +203,7 @@ pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32
         .map(|l| l.thread.cpu.unwrap_or(l.thread.index))
         .collect();
     let now_s = Clock::wall_secs();
-    let agg = Aggregator::new(plan, journal, &cpus, now_s);
+    let mut agg = Aggregator::new(plan, journal, &cpus, now_s);
     let start = out::start_entry(
         &plan.cpus_text(),
         plan.interval_us(),
@@ -183,12 +211,12 @@ pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32
         plan.window.as_secs(),
         &agg.restored,
     );
-    agg.journal.send(&start);
+    agg.send(&start);
+    agg.check_outputs();
     let now = Instant::now();
     let mut c = Collector {
         agg,
         window: plan.window,
-        out: Output::new(None),
         windows,
         pending: links.iter().map(|_| VecDeque::with_capacity(2)).collect(),
         links,
@@ -202,18 +230,21 @@ pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32
     let (how, state, prio, code) = match result {
         Ok((last, end)) => {
             let state = c.finish(last);
-            let how = match end.stop {
-                StopCause::Completed => "duration reached",
-                StopCause::Sigterm => "SIGTERM",
-                StopCause::Sigint => "SIGINT",
-                StopCause::Break => "break",
+            let (how, code) = match end.stop {
+                // The log went away: the run was stopped for that (the cause a signal
+                // set first wins).
+                StopCause::Completed if c.agg.log_closed => ("log output closed", LOG_CLOSED),
+                StopCause::Completed => ("duration reached", end.exit_code()),
+                StopCause::Sigterm => ("SIGTERM", end.exit_code()),
+                StopCause::Sigint => ("SIGINT", end.exit_code()),
+                StopCause::Break => ("break", end.exit_code()),
             };
             let prio = if state.contains("NOT") {
                 Priority::Warning
             } else {
                 Priority::Info
             };
-            (how.to_string(), state, prio, end.exit_code())
+            (how.to_string(), state, prio, code)
         }
         Err(e) => (
             format!("refused: {e}"),
@@ -223,8 +254,6 @@ pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32
         ),
     };
     let windows = c.agg.windows;
-    c.agg
-        .journal
-        .send(&out::stop_entry(&how, windows, &state, prio));
+    c.agg.send(&out::stop_entry(&how, windows, &state, prio));
     code
 }

@@ -11,6 +11,7 @@ use crate::monitor::MonitorPlan;
 use crate::report::window;
 use crate::sys::cpus::CpuTopology;
 use crate::sys::sched::Policy;
+use std::path::Path;
 use std::time::Duration;
 
 /// How often the main thread looks for a finished window (and pets the watchdog).
@@ -64,20 +65,25 @@ pub fn plan(
         }
         None => None,
     };
-    let dir = match (&args.dir, &section.dir) {
+    let (dir_flag, dir) = match (&args.dir, &section.dir) {
         (Some(d), _) if !d.is_absolute() => {
             return usage("--dir", d.display(), "expected an absolute path")
         }
-        (Some(d), _) | (None, Some(d)) => d.clone(),
-        (None, None) => window::default_dir(&output.results_dir),
+        (Some(d), _) => ("--dir", d.clone()),
+        (None, Some(d)) => ("monitor.dir", d.clone()),
+        (None, None) => (
+            "output.results_dir",
+            window::default_dir(&output.results_dir),
+        ),
     };
-    let prometheus = match &args.prometheus {
-        Some(p) => {
-            super::check_output_path("--prometheus", p)?;
-            Some(p.clone())
-        }
-        None => section.prometheus.clone(),
+    check_dir(dir_flag, &dir)?;
+    let (prom_flag, prometheus) = match &args.prometheus {
+        Some(p) => ("--prometheus", Some(p.clone())),
+        None => ("monitor.prometheus", section.prometheus.clone()),
     };
+    if let Some(p) = &prometheus {
+        check_prometheus(prom_flag, p)?;
+    }
     let threads = cpus
         .iter()
         .enumerate()
@@ -114,4 +120,86 @@ pub fn plan(
         prometheus,
         limits: section.limits.clone(),
     })
+}
+
+/// The files the monitor keeps in its directory: each must be a regular file if it
+/// exists.
+const DIR_FILES: [&str; 3] = [
+    crate::monitor::aggregate::STATE_FILE,
+    window::CURRENT,
+    window::PREVIOUS,
+];
+
+/// The first existing path of `path` and its ancestors that is not a directory, with
+/// what it is. Paths that cannot be examined (permissions) are left to the run.
+fn non_directory(path: &Path) -> Option<(&Path, &'static str)> {
+    for p in path.ancestors() {
+        match std::fs::metadata(p) {
+            Ok(m) if m.is_dir() => return None,
+            Ok(m) => return Some((p, crate::sys::atomic::kind_name(m.file_type()))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            // ENOTDIR: an ancestor is not a directory, found further up.
+            Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => continue,
+            Err(_) => return None,
+        }
+    }
+    None
+}
+
+/// The monitor's directory `dir` (given with `flag`) before anything starts: it, or
+/// the part of it that exists, must be a directory, and the state file and the window
+/// store in it, where they exist, regular files. A directory that turns out read-only
+/// or full is not an error here: the run says so once and keeps measuring.
+/// Errors: [`crate::error::Error::Usage`] naming the path and what was expected.
+pub fn check_dir(flag: &str, dir: &Path) -> Result<()> {
+    if let Some((p, kind)) = non_directory(dir) {
+        let what = if p == dir {
+            format!("not a directory (a {kind})")
+        } else {
+            format!("{} is not a directory (a {kind})", p.display())
+        };
+        return usage(flag, dir.display(), what);
+    }
+    for name in DIR_FILES {
+        let p = dir.join(name);
+        if let Ok(m) = std::fs::metadata(&p) {
+            if !m.is_file() {
+                let kind = crate::sys::atomic::kind_name(m.file_type());
+                return usage(
+                    flag,
+                    dir.display(),
+                    format!("{} is a {kind}; expected a regular file", p.display()),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The Prometheus textfile `path` (given with `flag`): a file name, not a directory,
+/// in a directory whose existing part is a directory. A directory that does not exist
+/// yet (node_exporter not installed) is not an error: the run warns once and writes
+/// the file when it appears, as the self-test does.
+/// Errors: [`crate::error::Error::Usage`] naming the path and what was expected.
+pub fn check_prometheus(flag: &str, path: &Path) -> Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    if path.as_os_str().as_bytes().ends_with(b"/") || path.file_name().is_none() {
+        return usage(
+            flag,
+            path.display(),
+            "expected a file name, not a directory",
+        );
+    }
+    if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+        return usage(flag, path.display(), "is a directory; expected a file name");
+    }
+    let dir = crate::sys::atomic::parent_dir(path);
+    if let Some((p, kind)) = non_directory(&dir) {
+        return usage(
+            flag,
+            path.display(),
+            format!("{} is not a directory (a {kind})", p.display()),
+        );
+    }
+    Ok(())
 }

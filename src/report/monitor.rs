@@ -45,6 +45,16 @@ pub fn us(ns: u64) -> String {
     }
 }
 
+/// A window's length for messages: whole seconds from 10 s, one decimal below
+/// (`1.5`, `0.4`, `300`), so a window cut short is not shown as a whole one.
+pub fn seconds(s: f64) -> String {
+    if s >= 10.0 {
+        format!("{s:.0}")
+    } else {
+        format!("{s:.1}")
+    }
+}
+
 /// What the monitor knows about one CPU beyond the window: the all-time figures and
 /// the rolling histogram's quantiles. Latencies in **ns**.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
@@ -89,8 +99,13 @@ pub fn start_entry(
         MSG_MONITOR_START,
         Priority::Info,
         format!(
-            "monitor started on CPUs {cpus}: SCHED_FIFO {priority}, interval {interval_us} µs, \
-             window {window_s} s; {restored}"
+            "monitor started on {} {cpus}: SCHED_FIFO {priority}, interval {interval_us} µs, \
+             window {window_s} s; {restored}",
+            if cpus.contains([',', '-']) {
+                "CPUs"
+            } else {
+                "CPU"
+            }
         ),
     )
     .field("RTBENCH_CPUS", cpus)
@@ -105,14 +120,15 @@ pub fn window_entry(w: &WindowRecord, c: &WindowCpu, long: &CpuLongTerm) -> Entr
         MSG_MONITOR_WINDOW,
         Priority::Info,
         format!(
-            "monitor CPU {}: max {}, p99.9 {}, p99 {}, {} overruns, {} samples in {:.0} s; all-time max {}",
+            "monitor CPU {}: max {}, p99.9 {}, p99 {}, {} overrun{}, {} samples in {} s; all-time max {}",
             c.cpu,
             unit_us(c.max_ns),
             unit_us(c.p999_ns),
             unit_us(c.p99_ns),
             c.overruns,
+            if c.overruns == 1 { "" } else { "s" },
             c.samples,
-            w.duration_s,
+            seconds(w.duration_s),
             unit_us(long.alltime_max_ns)
         ),
     )
@@ -173,7 +189,10 @@ pub fn stop_entry(how: &str, windows: u64, state: &str, priority: Priority) -> E
     Entry::new(
         MSG_MONITOR_STOP,
         priority,
-        format!("monitor stopped ({how}) after {windows} windows; {state}"),
+        format!(
+            "monitor stopped ({how}) after {windows} window{}; {state}",
+            if windows == 1 { "" } else { "s" }
+        ),
     )
     .field("RTBENCH_STOP", how)
     .field("RTBENCH_WINDOWS", windows)

@@ -69,8 +69,8 @@ pub struct WindowRecord {
     pub start_s: i64,
     /// End, seconds since the epoch (UTC).
     pub end_s: i64,
-    /// Measured length in seconds (monotonic clock; the configured window unless the
-    /// monitor started or stopped within it).
+    /// Measured length in seconds, rounded to the millisecond (monotonic clock; the
+    /// configured window unless the monitor started or stopped within it).
     pub duration_s: f64,
     /// Per CPU, in CPU order.
     pub cpus: Vec<WindowCpu>,
@@ -109,38 +109,41 @@ impl WindowStore {
     }
 
     /// Every readable record, oldest first, and the number of lines skipped (torn or
-    /// foreign). A missing store is empty. A store file that is not a regular file of
-    /// sane size (a FIFO, a link to a device) is skipped with a warning on standard
-    /// error, never waited on or read without end.
+    /// foreign). A missing store is empty. See [`WindowStore::scan`] for what is read.
     pub fn read(&self) -> io::Result<(Vec<WindowRecord>, usize)> {
-        use crate::sys::input::{self, InputError};
         let mut records = Vec::new();
-        let mut skipped = 0;
+        let skipped = self.scan(|r| records.push(r))?;
+        Ok((records, skipped))
+    }
+
+    /// Hands every readable record to `each`, oldest first, one line at a time (the
+    /// store is never held in memory whole), and returns the number of lines skipped:
+    /// torn (a crash during an append), foreign, or longer than [`MAX_LINE_BYTES`].
+    /// Only the newest [`WindowStore::max_bytes`] of the two files are read: a store
+    /// larger than its bound (`store_kib` made smaller) is read from the first whole
+    /// line within the bound. A missing store is empty. A store file that is not a
+    /// regular file (a FIFO, a link to a device) is skipped with a warning on standard
+    /// error, never waited on or read without end. Errors: the open or the read.
+    pub fn scan(&self, mut each: impl FnMut(WindowRecord)) -> io::Result<usize> {
+        let mut files = Vec::with_capacity(2);
         for name in [PREVIOUS, CURRENT] {
-            let path = self.dir.join(name);
-            let text = match input::read_regular_text(&path, input::MAX_INPUT_BYTES) {
-                Ok(t) => t,
-                Err(e @ (InputError::NotRegular { .. } | InputError::TooLarge { .. })) => {
-                    crate::report::output::Output::new(None).warn(&format!(
-                        "rtbench: {}: skipped, not a window store: {e}",
-                        path.display()
-                    ));
-                    continue;
-                }
-                Err(InputError::Io(e)) if e.kind() == io::ErrorKind::NotFound => continue,
-                Err(e) => return Err(e.into_io()),
-            };
-            let complete = text.ends_with('\n');
-            let lines: Vec<&str> = text.lines().collect();
-            for (i, line) in lines.iter().enumerate() {
-                let torn = !complete && i + 1 == lines.len();
-                match serde_json::from_str::<WindowRecord>(line) {
-                    Ok(r) if !torn => records.push(r),
-                    _ => skipped += 1,
-                }
+            match open_regular(&self.dir.join(name))? {
+                Some((f, len)) => files.push((f, len)),
+                None => continue,
             }
         }
-        Ok((records, skipped))
+        // The budget goes to the newest bytes first.
+        let mut budget = self.max_bytes;
+        let mut starts = vec![0u64; files.len()];
+        for (i, (_, len)) in files.iter().enumerate().rev() {
+            starts[i] = len.saturating_sub(budget);
+            budget -= len - starts[i];
+        }
+        let mut skipped = 0;
+        for ((f, len), start) in files.into_iter().zip(starts) {
+            skipped += scan_file(f, start, len, &mut each)?;
+        }
+        Ok(skipped)
     }
 
     /// The files of the store that exist.
@@ -151,6 +154,103 @@ impl WindowStore {
             .filter(|p| p.exists())
             .collect()
     }
+}
+
+/// Longest line of the store read, bytes (a window of 4096 CPUs is about 1 MiB).
+pub const MAX_LINE_BYTES: u64 = 4 << 20;
+
+/// Opens `path` if it exists and is a regular file (`O_NONBLOCK`: a FIFO never blocks
+/// the open; anything else is skipped with a warning); returns it with its size.
+fn open_regular(path: &Path) -> io::Result<Option<(std::fs::File, u64)>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
+    };
+    let meta = f.metadata()?;
+    if !meta.is_file() {
+        let kind = crate::sys::atomic::kind_name(meta.file_type());
+        crate::report::output::Output::new(None).warn(&format!(
+            "rtbench: {}: skipped, not a window store: a {kind}, not a regular file",
+            path.display()
+        ));
+        return Ok(None);
+    }
+    Ok(Some((f, meta.len())))
+}
+
+/// The records of one file of the store from byte `start` (the first whole line
+/// from there) to `len` (its size when opened: a line being appended meanwhile is
+/// not read), to `each`; returns the lines skipped.
+fn scan_file(
+    f: std::fs::File,
+    start: u64,
+    len: u64,
+    each: &mut impl FnMut(WindowRecord),
+) -> io::Result<usize> {
+    use std::io::{Seek, SeekFrom};
+    let mut r = io::BufReader::with_capacity(64 << 10, f);
+    let mut left = len;
+    let mut line = Vec::new();
+    if start > 0 {
+        // From the byte before `start`: if it ends a line, the next line starts at
+        // `start`; else the cut line is dropped (it is outside the bound).
+        r.seek(SeekFrom::Start(start - 1))?;
+        left = len - (start - 1);
+        read_line(&mut r, &mut left, &mut line)?;
+    }
+    let mut skipped = 0;
+    while let Some(whole) = read_line(&mut r, &mut left, &mut line)? {
+        match serde_json::from_slice::<WindowRecord>(&line) {
+            Ok(rec) if whole => each(rec),
+            _ => skipped += 1,
+        }
+    }
+    Ok(skipped)
+}
+
+/// Reads the next line (newline included) into `line`, at most `left` bytes and at
+/// most [`MAX_LINE_BYTES`] kept; returns whether it is whole (`None` at the end). A
+/// longer line is read to its end and dropped; a last line without its newline is not
+/// whole.
+fn read_line(
+    r: &mut io::BufReader<std::fs::File>,
+    left: &mut u64,
+    line: &mut Vec<u8>,
+) -> io::Result<Option<bool>> {
+    use std::io::{BufRead, Read};
+    line.clear();
+    let n = r
+        .by_ref()
+        .take((*left).min(MAX_LINE_BYTES + 1))
+        .read_until(b'\n', line)? as u64;
+    if n == 0 {
+        return Ok(None);
+    }
+    *left -= n;
+    if line.last() == Some(&b'\n') {
+        return Ok(Some(true));
+    }
+    if n > MAX_LINE_BYTES {
+        loop {
+            line.clear();
+            let m = r
+                .by_ref()
+                .take((*left).min(64 << 10))
+                .read_until(b'\n', line)? as u64;
+            *left -= m;
+            if m == 0 || line.last() == Some(&b'\n') {
+                break;
+            }
+        }
+        line.clear();
+    }
+    Ok(Some(false))
 }
 
 /// One CPU over the windows of a `--since` period. Latencies in **ns**.
@@ -344,6 +444,44 @@ mod tests {
         std::io::Write::write_all(&mut f, b"{\"seq\": 95, \"sta").unwrap();
         let (again, skipped) = store.read().unwrap();
         assert_eq!((again.len(), skipped), (records.len(), 1));
+    }
+
+    #[test]
+    fn scan_reads_only_the_newest_bytes_of_an_oversize_store_one_line_at_a_time() {
+        let dir = crate::config::tempdir::Dir::new("windows-tail");
+        // Records 90..99 all have lines of this length.
+        let line_len = serde_json::to_vec(&record(99, 99, false)).unwrap().len() as u64 + 1;
+        let big = WindowStore::new(dir.path(), u64::MAX);
+        for seq in 0..100 {
+            big.append(&record(seq, seq, false)).unwrap();
+        }
+        // A bound of 10.5 lines: the 10 newest whole lines, the cut one not counted.
+        let small = WindowStore::new(dir.path(), line_len * 21 / 2);
+        let mut seen = Vec::new();
+        let skipped = small.scan(|r| seen.push(r.seq)).unwrap();
+        assert_eq!(skipped, 0);
+        assert_eq!(seen, (90..100).collect::<Vec<_>>());
+        // Exactly on a line boundary: that line is whole.
+        let exact = WindowStore::new(dir.path(), line_len * 3);
+        let (records, _) = exact.read().unwrap();
+        assert_eq!(
+            records.iter().map(|r| r.seq).collect::<Vec<_>>(),
+            [97, 98, 99]
+        );
+        // A line longer than MAX_LINE_BYTES is skipped and counted, the next one read.
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(dir.path().join(CURRENT))
+            .unwrap();
+        let long = vec![b'x'; MAX_LINE_BYTES as usize + 10];
+        std::io::Write::write_all(&mut f, &long).unwrap();
+        std::io::Write::write_all(&mut f, b"\n").unwrap();
+        let mut line = serde_json::to_vec(&record(100, 1, false)).unwrap();
+        line.push(b'\n');
+        std::io::Write::write_all(&mut f, &line).unwrap();
+        let (records, skipped) = big.read().unwrap();
+        assert_eq!((records.len(), skipped), (101, 1));
+        assert_eq!(records.last().unwrap().seq, 100);
     }
 
     #[test]

@@ -215,6 +215,14 @@ impl Journal {
     /// Sends one entry. A journald failure falls back to standard error, so the facts
     /// are never lost.
     pub fn send(&mut self, e: &Entry) {
+        let _ = self.try_send(e);
+    }
+
+    /// [`Journal::send`], returning the error of the write to standard error, if one
+    /// was made and failed (EPIPE when the reader of a `| logger` pipe is gone; the
+    /// caller must ignore SIGPIPE to see it). journald's own failures are not errors
+    /// here: they fall back to standard error.
+    pub fn try_send(&mut self, e: &Entry) -> std::io::Result<()> {
         match self {
             Journal::Journald { log, echo } => {
                 let mut kvs: Vec<(&str, &str)> = vec![("MESSAGE_ID", e.message_id)];
@@ -234,18 +242,19 @@ impl Journal {
                         .build(),
                 );
                 if r.is_err() {
-                    let _ = writeln!(std::io::stderr(), "{}", e.to_logfmt());
+                    writeln!(std::io::stderr(), "{}", e.to_logfmt())
                 } else if *echo {
-                    let _ = writeln!(std::io::stderr(), "{}", e.to_text());
+                    writeln!(std::io::stderr(), "{}", e.to_text())
+                } else {
+                    Ok(())
                 }
             }
-            Journal::Text => {
-                let _ = writeln!(std::io::stderr(), "{}", e.to_text());
+            Journal::Text => writeln!(std::io::stderr(), "{}", e.to_text()),
+            Journal::Logfmt => writeln!(std::io::stderr(), "{}", e.to_logfmt()),
+            Journal::Memory(v) => {
+                v.push(e.clone());
+                Ok(())
             }
-            Journal::Logfmt => {
-                let _ = writeln!(std::io::stderr(), "{}", e.to_logfmt());
-            }
-            Journal::Memory(v) => v.push(e.clone()),
         }
     }
 
