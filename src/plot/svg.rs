@@ -278,8 +278,10 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
             c.thread,
             esc(&label)
         );
+        // x to 1/1000 px: over a 0..80 ms axis (tens of µs per px, as a loaded board
+        // gives) each point still names its 1-µs bucket to within 0.05 µs.
         for (x_us, n) in polyline(c).into_iter().filter(|p| p.0 <= x_max_us) {
-            let _ = write!(w, "{:.2},{:.2} ", px(x_us), py(n));
+            let _ = write!(w, "{:.3},{:.2} ", px(x_us), py(n));
         }
         let _ = writeln!(w, "\"/></g>");
     }
