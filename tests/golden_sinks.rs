@@ -242,6 +242,7 @@ mod pair {
         PairRun {
             kind,
             fork: pipe,
+            msg_size: rtbench::measure::transport::MSG_BYTES,
             pairs: (0..pairs)
                 .map(|i| PairResult {
                     spec: ThreadSpec {

@@ -398,6 +398,7 @@ fn p2_report_shows_a_huge_maximum_as_it_is() {
         tuning: serde_json::json!([]),
         load: String::new(),
         tests: vec![TestSummary {
+            msg_size: None,
             test: "cyclic".into(),
             threads: vec![th],
         }],

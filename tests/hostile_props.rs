@@ -1031,6 +1031,7 @@ fn stored_run() -> impl Strategy<Value = rtbench::report::store::StoredRun> {
             tuning: serde_json::json!([]),
             load: String::new(),
             tests: vec![TestSummary {
+                msg_size: None,
                 test: "cyclic".into(),
                 threads,
             }],

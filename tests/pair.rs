@@ -410,6 +410,61 @@ fn bad_pair_input_is_exit_2() {
     }
 }
 
+/// `--msg-size` (issue 14 point 1): a real run with PIPE_BUF-sized pipe messages and
+/// 1 KiB queue messages succeeds and its JSON says the size; the default run's JSON
+/// has no `msg_size` (32 bytes, output unchanged); sizes out of range are exit 2 with
+/// one line naming the flag and the range.
+#[test]
+fn msg_size_runs_are_recorded_and_out_of_range_sizes_are_exit_2() {
+    let tmp = TempDir::new("msgsize");
+    for (test, size) in [("pipe", "4096"), ("pmq", "1024"), ("pipe", "32")] {
+        let j = tmp.0.join(format!("{test}-{size}.json"));
+        let mut args = vec![test, "-a", "0", "-l", "200", "-q", "--json"];
+        args.push(j.to_str().unwrap());
+        if test == "pmq" {
+            args.extend(["-i", "100"]);
+        }
+        if size != "32" {
+            args.extend(["--msg-size", size]);
+        }
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        let v: Value = serde_json::from_slice(&std::fs::read(&j).unwrap()).unwrap();
+        assert_eq!(
+            v["rtbench"]["pairs"][0]["latency"]["count"], 200,
+            "{args:?}"
+        );
+        if size == "32" {
+            assert!(v["rtbench"].get("msg_size").is_none(), "{args:?}: {v}");
+        } else {
+            assert_eq!(v["rtbench"]["msg_size"], size.parse::<u64>().unwrap());
+        }
+    }
+    let max = std::fs::read_to_string("/proc/sys/fs/mqueue/msgsize_max").unwrap();
+    let over = (max.trim().parse::<u64>().unwrap() + 1).to_string();
+    for (args, want) in [
+        (
+            vec!["pipe", "--msg-size", "4097"],
+            "--msg-size 4097: expected a message size of 32..=4096 bytes (PIPE_BUF, pipe(7))",
+        ),
+        (vec!["pipe", "--msg-size=31"], "--msg-size 31:"),
+        (vec!["pmq", "--msg-size", "16"], "--msg-size 16:"),
+        (
+            vec!["pmq", "--msg-size", &over],
+            "msgsize_max, mq_overview(7)",
+        ),
+    ] {
+        let o = run(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.lines().count() == 1 && err.contains(want),
+            "{args:?}: {err}"
+        );
+        assert!(o.stdout.is_empty(), "{args:?}");
+    }
+}
+
 #[test]
 fn forced_timeouts_are_counted() {
     // pmqtest's -f: the sender waits 3 s, the receiver's 2 s timeout expires once.

@@ -50,6 +50,7 @@ fn measured_run(max_us: u64) -> StoredRun {
     let start_s = Clock::wall_secs();
     let r = cyclic::run(&spec, &SysRoot::host(), &mut Quiet).unwrap();
     let tests = vec![TestSummary {
+        msg_size: None,
         test: "cyclic".into(),
         threads: r.threads.iter().map(ThreadSummary::from_cyclic).collect(),
     }];

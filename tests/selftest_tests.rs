@@ -246,6 +246,27 @@ fn a_disabled_test_is_absent_and_a_test_without_limits_is_unjudged() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `[pmq] msg_size` and `[pipe] msg_size` (bytes): the tests run with them and the
+/// stored result says the size of each pair test; out of range is a config error.
+#[test]
+fn pair_message_sizes_are_measured_and_stored() {
+    let dir = tempdir("st3-msgsize");
+    let cfg = config(
+        &dir,
+        &format!(
+            "[cyclic]\nenabled = false\n[pmq]\ncpus = \"0\"\nmsg_size = 256\n\
+             [pipe]\ncpus = \"0\"\ninterval_us = 500\nmsg_size = 4096\n[limits]\n{LOOSE}\n"
+        ),
+    );
+    let o = selftest(&cfg);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let runs = stored(&dir);
+    assert_eq!(test_names(&runs[0]), ["pmq", "pipe"]);
+    assert_eq!(runs[0]["tests"][0]["msg_size"], 256);
+    assert_eq!(runs[0]["tests"][1]["msg_size"], 4096);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn every_test_disabled_is_unjudged_not_a_pass() {
     let dir = tempdir("st3-none");
@@ -298,6 +319,8 @@ fn pair_sections_reject_unknown_keys_and_bad_values_in_one_line() {
         ("[pmq]\nmsgsize = 64\n", ":2: msgsize"),
         ("[pipe]\npriority = 0\n", ":2: pipe.priority = 0"),
         ("[pmq]\ninterval_us = 0\n", ":2: pmq.interval_us = 0"),
+        ("[pipe]\nmsg_size = 8192\n", ":2: pipe.msg_size = 8192"),
+        ("[pmq]\nmsg_size = 8\n", ":2: pmq.msg_size = 8"),
         ("[pipe]\ncpus = \"9999\"\n", ":2: pipe.cpus = \"9999\""),
         ("[pmq]\ncpus = \"0\"\npairs = 2\n", ":3: pmq.pairs = 2"),
         ("[pipe]\npairs = 0\n", ":2: pipe.pairs = 0"),

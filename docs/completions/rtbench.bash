@@ -703,7 +703,7 @@ _rtbench() {
             return 0
             ;;
         rtbench__pipe)
-            opts="-i -d -a -b -h -l -p -S -t -T -f -D -N -q -V --interval --distance --fork --affinity --breaktrace --histogram --loops --priority --smp --threads --timeout --forcetimeout --duration --json --mainaffinity --no-mlockall --nsecs --quiet --report-interval --latency --default-system --load --load-cmd --load-cpus --help --version"
+            opts="-i -d -a -b -h -l -p -S -t -T -f -D -N -q -V --interval --distance --fork --affinity --breaktrace --histogram --loops --priority --smp --threads --timeout --forcetimeout --msg-size --duration --json --mainaffinity --no-mlockall --nsecs --quiet --report-interval --latency --default-system --load --load-cmd --load-cpus --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -786,6 +786,10 @@ _rtbench() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --msg-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -867,7 +871,7 @@ _rtbench() {
             return 0
             ;;
         rtbench__pmq)
-            opts="-d -i -a -b -h -l -p -S -t -T -f -D -N -q -V --distance --interval --affinity --breaktrace --histogram --loops --priority --smp --threads --timeout --forcetimeout --duration --json --mainaffinity --no-mlockall --nsecs --quiet --report-interval --latency --default-system --load --load-cmd --load-cpus --help --version"
+            opts="-d -i -a -b -h -l -p -S -t -T -f -D -N -q -V --distance --interval --affinity --breaktrace --histogram --loops --priority --smp --threads --timeout --forcetimeout --msg-size --duration --json --mainaffinity --no-mlockall --nsecs --quiet --report-interval --latency --default-system --load --load-cmd --load-cpus --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -950,6 +954,10 @@ _rtbench() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --msg-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

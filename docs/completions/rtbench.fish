@@ -163,6 +163,7 @@ complete -c rtbench -n "__fish_rtbench_using_subcommand pmq" -s p -l priority -d
 complete -c rtbench -n "__fish_rtbench_using_subcommand pmq" -s t -l threads -d 'Number of pairs; without NUM one per online CPU' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand pmq" -s T -l timeout -d 'Receive with a timeout of TO seconds; each timeout is counted, the wait goes on' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand pmq" -s f -l forcetimeout -d 'Force timeouts: the sender waits TO seconds before each message (needs -T)' -r
+complete -c rtbench -n "__fish_rtbench_using_subcommand pmq" -l msg-size -d 'Message size in bytes: 32 carry the stamps, the rest is padding; pipe up to PIPE_BUF (4096, pipe(7)), pmq up to /proc/sys/fs/mqueue/msgsize_max (mq_overview(7))' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand pmq" -s D -l duration -d 'Run time: N seconds, or with suffix s, m, h, d (e.g. 10s, 5m, 12h)' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand pmq" -l json -d 'Write results as JSON (rt-tests file_version 1 plus an "rtbench" object); - for stdout' -r -F
 complete -c rtbench -n "__fish_rtbench_using_subcommand pmq" -l mainaffinity -d 'CPUs for the main thread (default: first housekeeping CPU)' -r
@@ -188,6 +189,7 @@ complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -s p -l priority -
 complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -s t -l threads -d 'Number of pairs; without NUM one per online CPU' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -s T -l timeout -d 'Receive with a timeout of TO seconds; each timeout is counted, the wait goes on' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -s f -l forcetimeout -d 'Force timeouts: the sender waits TO seconds before each message (needs -T)' -r
+complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -l msg-size -d 'Message size in bytes: 32 carry the stamps, the rest is padding; pipe up to PIPE_BUF (4096, pipe(7)), pmq up to /proc/sys/fs/mqueue/msgsize_max (mq_overview(7))' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -s D -l duration -d 'Run time: N seconds, or with suffix s, m, h, d (e.g. 10s, 5m, 12h)' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -l json -d 'Write results as JSON (rt-tests file_version 1 plus an "rtbench" object); - for stdout' -r -F
 complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -l mainaffinity -d 'CPUs for the main thread (default: first housekeeping CPU)' -r

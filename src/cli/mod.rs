@@ -201,6 +201,11 @@ pub struct PairFlags {
     #[arg(short = 'f', long = "forcetimeout", value_name = "TO", value_parser = number::u64_arg)]
     pub forcetimeout: Option<u64>,
 
+    /// Message size in bytes: 32 carry the stamps, the rest is padding; pipe up to
+    /// PIPE_BUF (4096, pipe(7)), pmq up to /proc/sys/fs/mqueue/msgsize_max (mq_overview(7))
+    #[arg(long = "msg-size", value_name = "BYTES", default_value_t = 32, value_parser = number::i64_arg)]
+    pub msg_size: i64,
+
     /// Run control shared with `cyclic`.
     #[command(flatten)]
     pub run: RunFlags,

@@ -138,7 +138,9 @@ pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config, ConfigErr
     let (selftest, duration) = raw.selftest.resolve(&src)?;
     let (cyclic, cyclic_cpus) = raw.cyclic.resolve(&topo, &src)?;
     let pair = |t: &Option<pair::PairToml>, kind| {
-        t.as_ref().map(|t| t.resolve(kind, &topo, &src)).transpose()
+        t.as_ref()
+            .map(|t| t.resolve(kind, &topo, root, &src))
+            .transpose()
     };
     let pmq = pair(&raw.pmq, crate::measure::pair::PairKind::Pmq)?;
     let pipe = pair(&raw.pipe, crate::measure::pair::PairKind::Pipe)?;

@@ -13,8 +13,10 @@ use super::selftest::{cpus_key, duration_key, MAX_INTERVAL_US};
 use super::Source;
 use crate::cpuset::CpuSet;
 use crate::error::ConfigError;
-use crate::measure::pair::PairKind;
+use crate::measure::pair::{check_msg_size, PairKind};
+use crate::measure::transport::MSG_BYTES;
 use crate::sys::cpus::CpuTopology;
+use crate::sys::SysRoot;
 use serde::Deserialize;
 use std::time::Duration;
 use toml::Spanned;
@@ -38,6 +40,7 @@ pub struct PairToml {
     interval_us: Option<Spanned<u64>>,
     priority: Option<Spanned<i32>>,
     duration: Option<Spanned<String>>,
+    msg_size: Option<Spanned<i64>>,
 }
 
 /// Where a pair test's pairs run.
@@ -65,14 +68,20 @@ pub struct PairSection {
     pub priority: i32,
     /// How long this test measures (default: `[selftest] duration`).
     pub duration: Option<Duration>,
+    /// Message size, **bytes** (default 32, pmqtest's): the first 32 carry the stamps,
+    /// the rest is padding. pipe: 32..=`PIPE_BUF` (4096, pipe(7)); pmq:
+    /// 32..=`/proc/sys/fs/mqueue/msgsize_max` (mq_overview(7)) of the measured system.
+    pub msg_size: usize,
 }
 
 impl PairToml {
-    /// Validates the section named `kind` (`pmq` or `pipe`).
+    /// Validates the section named `kind` (`pmq` or `pipe`); `root` gives pmq's
+    /// message-size limit.
     pub fn resolve(
         &self,
         kind: PairKind,
         topo: &CpuTopology,
+        root: &SysRoot,
         src: &Source<'_>,
     ) -> Result<PairSection, ConfigError> {
         let name = kind_name(kind);
@@ -128,6 +137,11 @@ impl PairToml {
             Some(d) => Some(duration_key(src, d, &key("duration"))?.1),
             None => None,
         };
+        let msg_size = match &self.msg_size {
+            Some(v) => check_msg_size(kind, *v.get_ref(), root)
+                .map_err(|why| src.value_error(v.span(), &key("msg_size"), why))?,
+            None => MSG_BYTES,
+        };
         Ok(PairSection {
             kind,
             enabled: self.enabled.unwrap_or(true),
@@ -135,6 +149,7 @@ impl PairToml {
             interval_us,
             priority,
             duration,
+            msg_size,
         })
     }
 }
@@ -195,6 +210,17 @@ mod tests {
         assert_eq!(pipe.placement, super::PairPlacement::Unpinned(2));
         assert_eq!(pipe.interval_us, 0);
         assert_eq!(pipe.duration, Some(std::time::Duration::from_secs(2)));
+        assert_eq!(pipe.msg_size, 32);
+        let c = parse(
+            "[pmq]\nmsg_size = 256\n[pipe]\nmsg_size = 4096\n",
+            "f",
+            &root,
+        )
+        .unwrap();
+        assert_eq!(
+            (c.pmq.unwrap().msg_size, c.pipe.unwrap().msg_size),
+            (256, 4096)
+        );
     }
 
     #[test]
@@ -208,6 +234,9 @@ mod tests {
             ("[pmq]\ncpus = \"0\"\npairs = 1\n", "pmq.pairs", "1"),
             ("[pmq]\ncpus = \"x\"\n", "pmq.cpus", "\"x\""),
             ("[pipe]\nduration = \"0s\"\n", "pipe.duration", "\"0s\""),
+            ("[pipe]\nmsg_size = 4097\n", "pipe.msg_size", "4097"),
+            ("[pmq]\nmsg_size = 31\n", "pmq.msg_size", "31"),
+            ("[pmq]\nmsg_size = -1\n", "pmq.msg_size", "-1"),
         ] {
             let e = parse(text, "f", &root).unwrap_err();
             let line = text

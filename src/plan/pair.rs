@@ -89,6 +89,9 @@ fn build(
         }
     }
     check_priority(c.priority)?;
+    let msg_size =
+        crate::measure::pair::check_msg_size(kind, c.msg_size, &crate::sys::SysRoot::host())
+            .or_else(|why| usage("--msg-size", c.msg_size, why))?;
     let (policy, priority) = match c.priority {
         Some(0) => (Policy::Other, 0),
         Some(p) => (Policy::Fifo, p as i32),
@@ -144,6 +147,7 @@ fn build(
             fork,
             timeout: c.timeout.map(Duration::from_secs),
             force_timeout: c.forcetimeout.map(Duration::from_secs),
+            msg_size,
             control: run.control(c.loops, hist, break_ns, false),
         },
         output: OutputSpec {
@@ -224,5 +228,13 @@ mod tests {
         assert!(err("pipe --load-cmd no-such-rtbench-cmd").contains("not found"));
         assert!(err("pipe --load-cpus 0").contains("needs --load"));
         assert!(err("pipe --load cpu:1 --load-cpus 7").starts_with("--load-cpus 7:"));
+        assert!(err("pipe --msg-size 4097").starts_with("--msg-size 4097:"));
+        assert!(err("pipe --msg-size 31").contains("32..=4096 bytes (PIPE_BUF, pipe(7))"));
+        assert!(err("pmq --msg-size=-1").contains("msgsize_max, mq_overview(7)"));
+        assert_eq!(
+            plan("pipe --msg-size 4096", &t).unwrap().spec.msg_size,
+            4096
+        );
+        assert_eq!(plan("pmq", &t).unwrap().spec.msg_size, 32);
     }
 }

@@ -87,6 +87,10 @@ struct Extension<'a> {
     version: &'static str,
     test: PairKind,
     fork: bool,
+    /// Message size, **bytes** (`--msg-size`); written only when not the default 32,
+    /// so default runs keep their output byte for byte.
+    #[serde(skip_serializing_if = "is_default_msg_size")]
+    msg_size: usize,
     units: Units,
     #[serde(flatten)]
     ended: Ended,
@@ -95,6 +99,10 @@ struct Extension<'a> {
     load: Option<&'a LoadInfo>,
     sysinfo: &'a SysInfo,
     pairs: Vec<ExtPair<'a>>,
+}
+
+fn is_default_msg_size(bytes: &usize) -> bool {
+    *bytes == crate::measure::transport::MSG_BYTES
 }
 
 /// Statistics of one direction in **ns**.
@@ -175,6 +183,7 @@ fn write_json(r: &PairReport<'_>, out: &mut dyn Write) -> io::Result<()> {
             version: env!("CARGO_PKG_VERSION"),
             test: run.kind,
             fork: run.fork,
+            msg_size: run.msg_size,
             units: Units::new(r.nsecs),
             ended: Ended::of(&run.end),
             break_info: run.end.break_info,

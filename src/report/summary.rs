@@ -112,6 +112,10 @@ impl ThreadSummary {
 pub struct TestSummary {
     /// Test name.
     pub test: String,
+    /// pmq and pipe: the message size, **bytes** (`[pmq]`/`[pipe]` `msg_size`,
+    /// default 32); absent for cyclic and in files of older rtbench versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub msg_size: Option<usize>,
     /// Per-thread figures, in thread order.
     pub threads: Vec<ThreadSummary>,
 }

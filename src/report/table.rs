@@ -207,6 +207,7 @@ mod tests {
             histogram: vec![],
         };
         let tests = vec![TestSummary {
+            msg_size: None,
             test: "cyclic".into(),
             threads: vec![th],
         }];

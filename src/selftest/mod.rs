@@ -220,6 +220,7 @@ pub fn plan(cfg: &Config, topo: &CpuTopology, path: &str, shown: &str, text: &st
             fork: false,
             timeout: None,
             force_timeout: None,
+            msg_size: p.msg_size,
             control: control(p.duration),
         }));
     }

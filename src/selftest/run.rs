@@ -252,19 +252,20 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         let measured = match (t, ch) {
             (TestPlan::Cyclic(c), _) => cyclic::run(c, root, &mut progress).map(|r| {
                 let threads = r.threads.iter().map(ThreadSummary::from_cyclic).collect();
-                (threads, r.end)
+                (threads, r.end, None)
             }),
             (TestPlan::Pair(p), Some(ch)) => pair::run(p, ch, root, &mut progress).map(|r| {
                 let threads = r.pairs.iter().map(ThreadSummary::from_pair).collect();
-                (threads, r.end)
+                (threads, r.end, Some(r.msg_size))
             }),
             (TestPlan::Pair(_), None) => continue,
         };
         match measured {
-            Ok((threads, end)) => {
+            Ok((threads, end, msg_size)) => {
                 stop = end.stop;
                 tests.push(TestSummary {
                     test: t.name().into(),
+                    msg_size,
                     threads,
                 });
             }

@@ -94,6 +94,7 @@ mod tests {
             }],
         };
         let tests = vec![TestSummary {
+            msg_size: None,
             test: "cyclic".into(),
             threads: vec![summary(0, 50_000), summary(1, 50_000)],
         }];
@@ -112,6 +113,7 @@ mod tests {
     #[test]
     fn nothing_judged_is_not_a_pass() {
         let tests = vec![TestSummary {
+            msg_size: None,
             test: "cyclic".into(),
             threads: vec![summary(0, 50_000), summary(1, 50_000)],
         }];
@@ -153,6 +155,7 @@ mod tests {
     #[test]
     fn empty_threads_fail_even_without_limits() {
         let tests = vec![TestSummary {
+            msg_size: None,
             test: "cyclic".into(),
             threads: vec![ThreadSummary::from_stats(
                 0,

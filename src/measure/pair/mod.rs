@@ -30,7 +30,7 @@ use sender::{Sender, SenderEnds};
 
 use super::harness::{Harness, Progress, RunEnd};
 use super::stats::LatencyStats;
-use super::transport::{pipe, MqQueue, PipeRead, PipeWrite};
+use super::transport::{self, pipe, MqQueue, MsgBuf, PipeRead, PipeWrite};
 use super::{RunControl, ThreadSpec, THREAD_STACK_BYTES};
 use crate::error::{Error, Result};
 use crate::sys::{refusal, SysRoot};
@@ -58,6 +58,54 @@ pub enum PairKind {
     Pipe,
 }
 
+/// The message sizes a test accepts, **bytes**: pipe `32..=PIPE_BUF` (pipe(7)); pmq
+/// `32..=msgsize_max` of `root` (mq_overview(7); [`transport::MQ_HARD_MSGSIZE_MAX`] when that
+/// file is unreadable, and mq_open's refusal then names the limit).
+pub fn msg_size_range(
+    kind: PairKind,
+    root: &crate::sys::SysRoot,
+) -> std::ops::RangeInclusive<usize> {
+    match kind {
+        PairKind::Pipe => transport::MSG_BYTES..=transport::PIPE_MAX_MSG_BYTES,
+        PairKind::Pmq => {
+            let max = root
+                .read_trim(transport::MQ_MSGSIZE_MAX)
+                .ok()
+                .and_then(|v| v.parse::<usize>().ok())
+                .unwrap_or(transport::MQ_HARD_MSGSIZE_MAX);
+            transport::MSG_BYTES..=max.max(transport::MSG_BYTES)
+        }
+    }
+}
+
+/// What bounds the message size of `kind`, for error messages: `PIPE_BUF, pipe(7)` or
+/// `/proc/sys/fs/mqueue/msgsize_max, mq_overview(7)`.
+pub fn msg_size_limit(kind: PairKind) -> &'static str {
+    match kind {
+        PairKind::Pipe => "PIPE_BUF, pipe(7)",
+        PairKind::Pmq => "/proc/sys/fs/mqueue/msgsize_max, mq_overview(7)",
+    }
+}
+
+/// `Err(expected)` when `bytes` is outside [`msg_size_range`]: the one-line "expected a
+/// message size of A..=B bytes (limit)" for the caller's error.
+pub fn check_msg_size(
+    kind: PairKind,
+    bytes: i64,
+    root: &crate::sys::SysRoot,
+) -> std::result::Result<usize, String> {
+    let range = msg_size_range(kind, root);
+    match usize::try_from(bytes) {
+        Ok(n) if range.contains(&n) => Ok(n),
+        _ => Err(format!(
+            "expected a message size of {}..={} bytes ({})",
+            range.start(),
+            range.end(),
+            msg_size_limit(kind)
+        )),
+    }
+}
+
 /// A validated pair run. Each [`ThreadSpec`] is one pair (`index` is pmqtest's pair
 /// number; `cpu` the CPU both ends share); its `interval_us` is, for pmq, the
 /// receiver's delay before it sends the sync message (pmqtest `-i` + `index × -d`); for
@@ -76,6 +124,11 @@ pub struct PairSpec {
     /// `-f`: the sender waits this long before each message, so that every receive
     /// times out at least once (pmqtest's `-f`, a check of the timeout path).
     pub force_timeout: Option<Duration>,
+    /// Message size, **bytes** (`--msg-size`, `msg_size`): the first 32 carry the
+    /// stamps, the rest is padding. Checked by the caller against
+    /// [`msg_size_range`] (pipe: `PIPE_BUF`, pipe(7); pmq:
+    /// `msgsize_max`, mq_overview(7)); default [`transport::MSG_BYTES`].
+    pub msg_size: usize,
     /// Duration, loops, process setup, reporting (`-b`: a one-way latency above it).
     pub control: RunControl,
 }
@@ -124,6 +177,8 @@ pub struct PairRun {
     pub kind: PairKind,
     /// Whether the responders ran as processes.
     pub fork: bool,
+    /// Message size, **bytes** ([`PairSpec::msg_size`]).
+    pub msg_size: usize,
     /// Per-pair results, in pair order.
     pub pairs: Vec<PairResult>,
     /// How the run ended.
@@ -158,14 +213,14 @@ pub fn open_channels(spec: &PairSpec) -> Result<Vec<Channels>> {
         .iter()
         .map(|p| match spec.kind {
             PairKind::Pmq => Ok(Channels::Mq(
-                Arc::new(MqQueue::create(&format!(
-                    "/rtbench-{pid}-{}-test",
-                    p.index
-                ))?),
-                Arc::new(MqQueue::create(&format!(
-                    "/rtbench-{pid}-{}-sync",
-                    p.index
-                ))?),
+                Arc::new(MqQueue::create(
+                    &format!("/rtbench-{pid}-{}-test", p.index),
+                    spec.msg_size,
+                )?),
+                Arc::new(MqQueue::create(
+                    &format!("/rtbench-{pid}-{}-sync", p.index),
+                    spec.msg_size,
+                )?),
             )),
             PairKind::Pipe => Ok(Channels::Pipe {
                 fwd: pipe()?,
@@ -220,7 +275,8 @@ pub fn run(
         };
         ends.push(match ch {
             Channels::Pipe { fwd, bwd } if spec.fork => {
-                let pid = match fork_responder(fwd.0, bwd.1, rcfg, &all_fds) {
+                let buf = MsgBuf::new(spec.msg_size);
+                let pid = match fork_responder(fwd.0, bwd.1, rcfg, buf, &all_fds) {
                     Ok(pid) => pid,
                     Err(e) => {
                         reap(&children, true);
@@ -241,13 +297,14 @@ pub fn run(
         let rname = format!("rtbench-R{}", p.index);
         let shared = Arc::clone(harness.shared());
         let forked = matches!(e, Ends::Forked(..));
+        let size = spec.msg_size;
         let sender_ends = match e {
             Ends::Mq(test, sync, rcfg) => {
                 let (t2, s2) = (Arc::clone(&test), Arc::clone(&sync));
                 responders.push(spawn(rname, move || {
                     // Woken (EINTR) when the run stops, so a long -i ends at once.
                     shared.register_sleeper();
-                    let _ = respond(&s2, &t2, rcfg);
+                    let _ = respond(&s2, &t2, rcfg, &mut MsgBuf::new(size));
                 })?);
                 SenderEnds::Mq(test, sync)
             }
@@ -255,7 +312,7 @@ pub fn run(
                 let (fr, bw) = (fwd.0, bwd.1);
                 responders.push(spawn(rname, move || {
                     shared.register_sleeper();
-                    let _ = respond(&bw, &fr, rcfg);
+                    let _ = respond(&bw, &fr, rcfg, &mut MsgBuf::new(size));
                 })?);
                 SenderEnds::Pipe(fwd.1, bwd.0)
             }
@@ -270,6 +327,7 @@ pub fn run(
             force_ns: spec.force_timeout.map_or(0, crate::duration::as_nanos_i64),
             loops: ctl.loops,
             forked,
+            buf: MsgBuf::new(spec.msg_size),
             result: Some(PairResult {
                 spec: p.clone(),
                 sender_tid: 0,
@@ -303,6 +361,7 @@ pub fn run(
     Ok(PairRun {
         kind: spec.kind,
         fork: spec.fork,
+        msg_size: spec.msg_size,
         pairs,
         end,
     })
@@ -323,4 +382,24 @@ fn spawn<T: Send + 'static>(
             });
             Error::refused("spawning a pair thread", e, cause)
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_follow_pipe_buf_and_msgsize_max() {
+        assert_eq!(msg_size_range(PairKind::Pipe, &SysRoot::host()), 32..=4096);
+        let dir = std::env::temp_dir().join(format!("rtbench-msgsize-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("proc/sys/fs/mqueue")).unwrap();
+        let fake = SysRoot::at(dir.clone());
+        assert_eq!(
+            msg_size_range(PairKind::Pmq, &fake),
+            32..=transport::MQ_HARD_MSGSIZE_MAX
+        );
+        std::fs::write(dir.join("proc/sys/fs/mqueue/msgsize_max"), "8192\n").unwrap();
+        assert_eq!(msg_size_range(PairKind::Pmq, &fake), 32..=8192);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

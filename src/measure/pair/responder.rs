@@ -3,7 +3,7 @@
 
 use super::{READY, STAGE_AFFINITY, STAGE_MLOCK, STAGE_SCHED, STOP};
 use crate::error::{Error, Result};
-use crate::measure::transport::{Msg, PipeRead, PipeWrite, Rx, Tx};
+use crate::measure::transport::{Msg, MsgBuf, PipeRead, PipeWrite, Rx, Tx};
 use crate::sys::clock::{ns_to_ts, Clock};
 use crate::sys::sched::{self, Policy};
 use std::io;
@@ -73,19 +73,25 @@ pub(super) struct ResponderCfg {
 }
 
 /// The responder: report setup, then answer every message until STOP (or an error).
-/// Allocates nothing.
-pub(super) fn respond<T: Tx, R: Rx>(tx: &T, rx: &R, cfg: ResponderCfg) -> io::Result<()> {
+/// Allocates nothing: `buf` (the message size) is allocated by the caller, before a
+/// fork.
+pub(super) fn respond<T: Tx, R: Rx>(
+    tx: &T,
+    rx: &R,
+    cfg: ResponderCfg,
+    buf: &mut MsgBuf,
+) -> io::Result<()> {
     let tid = sched::gettid() as i64;
     let ready = match responder_setup(cfg.cpu, cfg.policy, cfg.priority, cfg.mlock) {
         Ok(()) => [READY, 0, 0, tid],
         Err((stage, errno)) => [READY, stage, errno as i64, tid],
     };
-    tx.send(&ready)?;
+    tx.send(&ready, buf)?;
     let unpinned = cfg.cpu.is_none();
     let mut m: Msg = [0; 4];
     let mut timeouts = 0i64;
     loop {
-        if !rx.recv(&mut m, cfg.timeout_ns)? {
+        if !rx.recv(&mut m, buf, cfg.timeout_ns)? {
             timeouts += 1;
             continue;
         }
@@ -102,16 +108,18 @@ pub(super) fn respond<T: Tx, R: Rx>(tx: &T, rx: &R, cfg: ResponderCfg) -> io::Re
             cfg.cpu.unwrap_or(0) as i64
         };
         let t2 = Clock::Monotonic.now_ns();
-        tx.send(&[t1, t2, timeouts, cpu])?;
+        tx.send(&[t1, t2, timeouts, cpu], buf)?;
     }
 }
 
 /// Forks the responder of a pipe pair. The child dies with its parent
-/// (`PR_SET_PDEATHSIG`), runs [`respond`] and `_exit`s; it never returns here.
+/// (`PR_SET_PDEATHSIG`), runs [`respond`] with `buf` (allocated here, before the fork)
+/// and `_exit`s; it never returns here.
 pub(super) fn fork_responder(
     rx: PipeRead,
     tx: PipeWrite,
     cfg: ResponderCfg,
+    mut buf: MsgBuf,
     all_fds: &[RawFd],
 ) -> Result<libc::pid_t> {
     // SAFETY: getpid has no preconditions.
@@ -140,7 +148,7 @@ pub(super) fn fork_responder(
                     libc::close(fd);
                 }
             }
-            let code = match respond(&tx, &rx, cfg) {
+            let code = match respond(&tx, &rx, cfg, &mut buf) {
                 Ok(()) => 0,
                 Err(_) => 1,
             };

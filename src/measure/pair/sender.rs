@@ -6,7 +6,7 @@ use super::{PairKind, PairResult, READY, STAGE_AFFINITY, STAGE_MLOCK, STOP};
 use crate::error::{Cause, Error, Result};
 use crate::measure::breaktrace::BreakInfo;
 use crate::measure::harness::{ThreadCtx, Worker};
-use crate::measure::transport::{MqQueue, Msg, PipeRead, PipeWrite, Rx, Tx};
+use crate::measure::transport::{MqQueue, Msg, MsgBuf, PipeRead, PipeWrite, Rx, Tx};
 use crate::measure::ThreadSpec;
 use crate::sys::clock::Clock;
 use crate::sys::{refusal, sched, SysRoot};
@@ -35,6 +35,8 @@ pub(super) struct Sender {
     pub(super) loops: Option<u64>,
     /// Whether the responder is a forked process (for messages).
     pub(super) forked: bool,
+    /// The message buffer (the message size, **bytes**), allocated by the main thread.
+    pub(super) buf: MsgBuf,
     /// Allocated by the main thread (see `cyclic.rs` for why).
     pub(super) result: Option<PairResult>,
 }
@@ -88,9 +90,10 @@ impl Worker for Sender {
     /// Waits for the responder's READY: its own setup result and thread id.
     fn setup(&mut self, ctx: &ThreadCtx) -> Result<()> {
         let mut ready: Msg = [0; 4];
+        let buf = &mut self.buf;
         let got = match &self.ends {
-            SenderEnds::Mq(_, rx) => rx.recv(&mut ready, Some(READY_TIMEOUT_NS)),
-            SenderEnds::Pipe(_, rx) => rx.recv(&mut ready, Some(READY_TIMEOUT_NS)),
+            SenderEnds::Mq(_, rx) => rx.recv(&mut ready, buf, Some(READY_TIMEOUT_NS)),
+            SenderEnds::Pipe(_, rx) => rx.recv(&mut ready, buf, Some(READY_TIMEOUT_NS)),
         };
         let starting = || format!("starting the receiver of pair {}", self.spec.index);
         match got {
@@ -120,9 +123,11 @@ impl Worker for Sender {
             .expect("the result is set when the sender is made");
         r.sender_tid = ctx.live.tid.load(Relaxed);
         r.receiver_tid = ctx.live.peer_tid.load(Relaxed) as i32;
+        // Moved out (no allocation: the placeholder is empty) so `self` stays shared.
+        let mut buf = std::mem::take(&mut self.buf);
         let outcome = match &self.ends {
-            SenderEnds::Mq(tx, rx) => self.exchange(ctx, tx, rx, &mut r, measure),
-            SenderEnds::Pipe(tx, rx) => self.exchange(ctx, tx, rx, &mut r, measure),
+            SenderEnds::Mq(tx, rx) => self.exchange(ctx, tx, rx, &mut buf, &mut r, measure),
+            SenderEnds::Pipe(tx, rx) => self.exchange(ctx, tx, rx, &mut buf, &mut r, measure),
         };
         if outcome.is_err() {
             ctx.shared.request_stop();
@@ -145,15 +150,16 @@ impl Sender {
         ctx: &ThreadCtx,
         tx: &T,
         rx: &R,
+        buf: &mut MsgBuf,
         r: &mut PairResult,
         measure: bool,
     ) -> io::Result<()> {
         let outcome = if measure {
-            self.measure(ctx, tx, rx, r)
+            self.measure(ctx, tx, rx, buf, r)
         } else {
             Ok(())
         };
-        let _ = tx.send(&[STOP, 0, 0, 0]);
+        let _ = tx.send(&[STOP, 0, 0, 0], buf);
         outcome
     }
 
@@ -163,6 +169,7 @@ impl Sender {
         ctx: &ThreadCtx,
         tx: &T,
         rx: &R,
+        buf: &mut MsgBuf,
         r: &mut PairResult,
     ) -> io::Result<()> {
         let clock = Clock::Monotonic;
@@ -189,8 +196,8 @@ impl Sender {
                 paused += clock.now_ns() - before;
             }
             let t0 = clock.now_ns();
-            tx.send(&[t0, 0, 0, 0])?;
-            match rx.recv(&mut reply, None) {
+            tx.send(&[t0, 0, 0, 0], buf)?;
+            match rx.recv(&mut reply, buf, None) {
                 Ok(_) => {}
                 // The runner's wake signal: the run is over, this reply is not a sample.
                 Err(e) if e.kind() == io::ErrorKind::Interrupted && ctx.shared.stopped() => break,
