@@ -201,10 +201,13 @@ fn load_alone_runs_for_its_duration_then_stops() {
         &tmp.0,
     );
     let s = started(child.id(), &tmp, 3);
-    let sleep = all_procs()
-        .into_iter()
-        .find(|p| p.cmdline.starts_with(&tag))
-        .expect("the external command runs");
+    // The guard forks and execs the command: wait for the exec, not just the fork.
+    let sleep = wait_for(Duration::from_secs(10), || {
+        all_procs()
+            .into_iter()
+            .find(|p| p.cmdline.starts_with(&tag))
+    })
+    .expect("the external command runs");
     let guard = proc_info(sleep.ppid).expect("the command's guard");
     assert!(guard.cmdline.contains("load-worker guard"), "{guard:?}");
     assert_eq!(
@@ -221,7 +224,8 @@ fn load_alone_runs_for_its_duration_then_stops() {
     let el = t0.elapsed();
     assert_eq!(st.code(), Some(0));
     assert!(
-        el >= Duration::from_secs(2) && el < Duration::from_secs(8),
+        // Lower bound: it ran for -D. Upper: it ended at all (a loaded VM may be slow).
+        el >= Duration::from_secs(2) && el < Duration::from_secs(60),
         "{el:?}"
     );
     let mut err = String::new();
