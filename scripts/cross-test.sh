@@ -218,7 +218,8 @@ for t in "${READY[@]}"; do
   "$gnu-strip" -o "$WORK/rtbench-$t" "$bin"
   # build.rs links release binaries without DWARF unwind tables (build/no-unwind-tables.ld;
   # README, "Binary size"): 270 KB of the aarch64 binary. ARM's .ARM.exidx is kept.
-  if "$gnu-readelf" -SW "$bin" | grep -qE ' \.(eh_frame|eh_frame_hdr|gcc_except_table) '; then
+  sections=$("$gnu-readelf" -SW "$bin")
+  if grep -qE ' \.(eh_frame|eh_frame_hdr|gcc_except_table) ' <<<"$sections"; then
     log "ERROR: the $t release binary has unwind tables (.eh_frame): build.rs did not drop them"
     FAILED+=("unwind tables $t")
   fi
