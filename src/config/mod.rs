@@ -193,6 +193,27 @@ impl Source<'_> {
             + 1
     }
 
+    /// The value of an optional number key, checked against `range`; `default` when the
+    /// key is absent. Error: the key's value with `expected …` (the caller's words).
+    /// One rule for the interval and priority keys of `[cyclic]`, `[pmq]`, `[pipe]` and
+    /// `[monitor]`.
+    pub fn in_range<T: Copy + PartialOrd>(
+        &self,
+        value: &Option<toml::Spanned<T>>,
+        key: &str,
+        range: std::ops::RangeInclusive<T>,
+        default: T,
+        expected: impl Into<String>,
+    ) -> Result<T, ConfigError> {
+        match value {
+            Some(v) if !range.contains(v.get_ref()) => {
+                Err(self.value_error(v.span(), key, expected))
+            }
+            Some(v) => Ok(*v.get_ref()),
+            None => Ok(default),
+        }
+    }
+
     /// An error for dotted `key` whose value sits at byte range `span`:
     /// `FILE:LINE: KEY = VALUE: MESSAGE`, the value as written.
     pub fn value_error(

@@ -117,28 +117,20 @@ impl MonitorToml {
             Some(c) => cpus_key(src, c, "monitor.cpus", topo)?,
             None => topo.online.clone(),
         };
-        let interval_us = match &self.interval_us {
-            Some(v) if !(MIN_INTERVAL_US..=MAX_INTERVAL_US).contains(v.get_ref()) => {
-                return Err(src.value_error(
-                    v.span(),
-                    "monitor.interval_us",
-                    format!("expected {MIN_INTERVAL_US}..{MAX_INTERVAL_US} µs"),
-                ))
-            }
-            Some(v) => *v.get_ref(),
-            None => DEFAULT_INTERVAL_US,
-        };
-        let priority = match &self.priority {
-            Some(v) if !(1..=99).contains(v.get_ref()) => {
-                return Err(src.value_error(
-                    v.span(),
-                    "monitor.priority",
-                    "expected a SCHED_FIFO priority of 1..99",
-                ))
-            }
-            Some(v) => *v.get_ref(),
-            None => DEFAULT_PRIORITY,
-        };
+        let interval_us = src.in_range(
+            &self.interval_us,
+            "monitor.interval_us",
+            MIN_INTERVAL_US..=MAX_INTERVAL_US,
+            DEFAULT_INTERVAL_US,
+            format!("expected {MIN_INTERVAL_US}..{MAX_INTERVAL_US} µs"),
+        )?;
+        let priority = src.in_range(
+            &self.priority,
+            "monitor.priority",
+            1..=99,
+            DEFAULT_PRIORITY,
+            "expected a SCHED_FIFO priority of 1..99",
+        )?;
         let window = match &self.window {
             Some(v) => duration_key(src, v, "monitor.window", MIN_WINDOW, MAX_WINDOW)?,
             None => parse_default(DEFAULT_WINDOW),

@@ -90,28 +90,20 @@ impl PairToml {
             PairKind::Pmq => (1, DEFAULT_PMQ_INTERVAL_US),
             PairKind::Pipe => (0, DEFAULT_PIPE_INTERVAL_US),
         };
-        let interval_us = match &self.interval_us {
-            Some(v) if *v.get_ref() < min || *v.get_ref() > MAX_INTERVAL_US => {
-                return Err(src.value_error(
-                    v.span(),
-                    &key("interval_us"),
-                    format!("expected {min}..{MAX_INTERVAL_US} µs"),
-                ));
-            }
-            Some(v) => *v.get_ref(),
-            None => default,
-        };
-        let priority = match &self.priority {
-            Some(v) if !(1..=99).contains(v.get_ref()) => {
-                return Err(src.value_error(
-                    v.span(),
-                    &key("priority"),
-                    "expected a SCHED_FIFO priority of 1..99",
-                ));
-            }
-            Some(v) => *v.get_ref(),
-            None => crate::measure::DEFAULT_RT_PRIORITY,
-        };
+        let interval_us = src.in_range(
+            &self.interval_us,
+            &key("interval_us"),
+            min..=MAX_INTERVAL_US,
+            default,
+            format!("expected {min}..{MAX_INTERVAL_US} µs"),
+        )?;
+        let priority = src.in_range(
+            &self.priority,
+            &key("priority"),
+            1..=99,
+            crate::measure::DEFAULT_RT_PRIORITY,
+            "expected a SCHED_FIFO priority of 1..99",
+        )?;
         let placement = match (&self.cpus, &self.pairs) {
             (Some(_), Some(p)) => {
                 return Err(src.value_error(

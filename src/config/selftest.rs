@@ -159,28 +159,20 @@ impl CyclicToml {
         topo: &CpuTopology,
         src: &Source<'_>,
     ) -> Result<(CyclicSection, CpuSet), ConfigError> {
-        let interval_us = match &self.interval_us {
-            Some(v) if *v.get_ref() == 0 || *v.get_ref() > MAX_INTERVAL_US => {
-                return Err(src.value_error(
-                    v.span(),
-                    "cyclic.interval_us",
-                    format!("expected 1..{MAX_INTERVAL_US} µs"),
-                ));
-            }
-            Some(v) => *v.get_ref(),
-            None => DEFAULT_INTERVAL_US,
-        };
-        let priority = match &self.priority {
-            Some(v) if !(1..=99).contains(v.get_ref()) => {
-                return Err(src.value_error(
-                    v.span(),
-                    "cyclic.priority",
-                    "expected a SCHED_FIFO priority of 1..99",
-                ));
-            }
-            Some(v) => *v.get_ref(),
-            None => crate::measure::DEFAULT_RT_PRIORITY,
-        };
+        let interval_us = src.in_range(
+            &self.interval_us,
+            "cyclic.interval_us",
+            1..=MAX_INTERVAL_US,
+            DEFAULT_INTERVAL_US,
+            format!("expected 1..{MAX_INTERVAL_US} µs"),
+        )?;
+        let priority = src.in_range(
+            &self.priority,
+            "cyclic.priority",
+            1..=99,
+            crate::measure::DEFAULT_RT_PRIORITY,
+            "expected a SCHED_FIFO priority of 1..99",
+        )?;
         let cpus = match &self.cpus {
             Some(c) => cpus_key(src, c, "cyclic.cpus", topo)?,
             None => topo.run_default(),
