@@ -39,3 +39,21 @@ impl Signals {
         (sig > 0).then_some(sig)
     }
 }
+
+/// Blocks SIGPIPE in the calling thread only, so that a write to a pipe whose reader is
+/// gone fails with EPIPE instead of killing the process (pipe(7): SIGPIPE is sent to the
+/// writing thread; blocked, it stays pending there and `write` returns EPIPE). For the
+/// pipe ping-pong ends: when one end of a pair fails to start (a refused SCHED_FIFO) and
+/// its pipe ends are closed, the other end's next write must be an error, not SIGPIPE
+/// (rtbench's `main` restores SIGPIPE's default action for `rtbench cyclic | head`).
+/// A plain syscall: safe in a child forked from a multi-threaded process.
+pub fn block_sigpipe_in_this_thread() {
+    // SAFETY: set is initialised by sigemptyset before use; pthread_sigmask only changes
+    // the calling thread's mask.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGPIPE);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+}

@@ -25,6 +25,8 @@ pub(super) fn responder_setup(
     mlock: bool,
 ) -> std::result::Result<(), (i64, i32)> {
     let errno = || io::Error::last_os_error().raw_os_error().unwrap_or(0);
+    // Its READY and its answers go to the sender's pipe, which may be closed already.
+    crate::sys::signals::block_sigpipe_in_this_thread();
     // SAFETY: plain syscalls on the calling thread with valid, stack-held arguments.
     unsafe {
         if let Some(c) = cpu {

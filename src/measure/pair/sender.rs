@@ -89,6 +89,8 @@ impl Worker for Sender {
 
     /// Waits for the responder's READY: its own setup result and thread id.
     fn setup(&mut self, ctx: &ThreadCtx) -> Result<()> {
+        // A responder that ended closes its pipe: the next write is EPIPE, not SIGPIPE.
+        crate::sys::signals::block_sigpipe_in_this_thread();
         let mut ready: Msg = [0; 4];
         let buf = &mut self.buf;
         let got = match &self.ends {
