@@ -1,6 +1,8 @@
 //! Helpers for the integration tests: run the real binary, look at /proc.
 #![allow(dead_code)]
 
+pub mod tune_tree;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -57,12 +59,20 @@ pub fn run<A: ArgList + ?Sized>(args: &A) -> Output {
     rtbench().args(args.words()).output().expect("run rtbench")
 }
 
+/// A path in the temporary directory no other test of this run uses: tests of one
+/// binary run in parallel threads of one process.
+fn unique_temp_path(tag: &str) -> PathBuf {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::env::temp_dir().join(format!("rtbench-it-{tag}-{}-{n}", std::process::id()))
+}
+
 /// A fresh empty directory, removed on drop.
 pub struct TempDir(pub PathBuf);
 
 impl TempDir {
     pub fn new(tag: &str) -> TempDir {
-        let d = std::env::temp_dir().join(format!("rtbench-it-{tag}-{}", std::process::id()));
+        let d = unique_temp_path(tag);
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         TempDir(d)
@@ -177,7 +187,7 @@ pub fn stderr(o: &Output) -> String {
 
 /// A fresh temporary directory for one test.
 pub fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rtbench-it-{name}-{}", std::process::id()));
+    let d = unique_temp_path(name);
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d

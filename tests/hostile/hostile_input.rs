@@ -13,9 +13,7 @@
 //! 5. a bad output or input path is exit 2 before anything runs;
 //! 6. messages stay on one line and echo the value once.
 
-mod common;
-
-use common::{rtbench, stderr, stdout, TempDir};
+use crate::common::{rtbench, stderr, stdout, TempDir};
 use std::ffi::CString;
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
@@ -436,7 +434,7 @@ fn p2_cpu_list_strides_of_2_64_minus_1_do_not_wrap() {
         "--json",
         "-",
     ]);
-    if common::online_cpus() < 2 {
+    if crate::common::online_cpus() < 2 {
         assert_eq!(o.status.code(), Some(2));
         return;
     }

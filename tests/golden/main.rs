@@ -9,10 +9,20 @@
 //! paths) before comparing; everything else must match byte for byte. The expected
 //! files are `tests/golden/*.txt`. `RTBENCH_BLESS=1 cargo test --test golden` rewrites
 //! them — only for a deliberate change of output, and the diff is then part of the review.
+//!
+//! The same binary holds what else is checked against files in the repository: the
+//! byte-exact sink goldens (`golden_sinks`), the generated man pages and completions
+//! (`generated_docs`, which RTBENCH_BLESS=1 regenerates too) and the layering rules of
+//! docs/ARCHITECTURE.md (`architecture`).
 
+#[path = "../common/mod.rs"]
 mod common;
-#[path = "tune_tree/mod.rs"]
-mod tune_tree;
+
+mod architecture;
+mod generated_docs;
+mod golden_sinks;
+
+use common::tune_tree;
 
 use common::*;
 use regex_lite::Regex;

@@ -14,8 +14,7 @@
 //! No timing thresholds: the runs wait for the measuring threads to exist, and counts
 //! are only required to be consistent, and non-zero.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read};

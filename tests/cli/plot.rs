@@ -6,9 +6,7 @@
 
 #![cfg(feature = "plot")]
 
-mod common;
-
-use common::{cyclictest, online_cpus, rtbench, run, stderr, tempdir};
+use crate::common::{cyclictest, online_cpus, rtbench, run, stderr, tempdir};
 use std::collections::BTreeMap;
 use std::path::Path;
 

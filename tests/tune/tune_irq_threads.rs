@@ -5,7 +5,7 @@
 //! is left alone. Masks are compared over the online CPUs. The same on this machine's
 //! real IRQ threads is in tests/tune_host.rs.
 
-mod tune_tree;
+use crate::common::tune_tree;
 
 use rtbench::config;
 use rtbench::tune::{self, ApplyOptions, Status, ValueKind};

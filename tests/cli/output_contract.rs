@@ -5,11 +5,9 @@
 //! - files are written with mode 0644 whatever the umask (a collector or a support
 //!   engineer reads them as another user).
 
-mod common;
-#[path = "tune_tree/mod.rs"]
-mod tune_tree;
+use crate::common::tune_tree;
 
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;

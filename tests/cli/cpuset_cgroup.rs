@@ -11,9 +11,7 @@
 //! also when an assertion fails (leftover tasks are moved back to the parent first).
 //! Needs root and at least 2 online CPUs.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

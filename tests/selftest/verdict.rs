@@ -13,8 +13,7 @@
 //!
 //! (7, sd_notify to an abstract socket, is in tests/notify.rs.)
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::collections::{HashMap, HashSet};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,6 @@
 //! rtbench cyclic as a user meets it: bad input, signals, -b, overruns, refusals.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::process::Stdio;
 use std::time::Duration;

@@ -4,7 +4,7 @@
 //! and the report must name the errno and the path. Plus the guards, idempotence,
 //! revert and recovery of an interrupted journal.
 
-mod tune_tree;
+use crate::common::tune_tree;
 
 use rtbench::config;
 use rtbench::config::tuning::TuningSpec;

@@ -4,8 +4,7 @@
 //! state file across restarts, limits, SIGTERM, promtool on the textfile.
 #![cfg(feature = "monitor")]
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;

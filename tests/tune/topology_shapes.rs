@@ -5,8 +5,7 @@
 //! as property tests over random shapes. The real cpuset runs are in
 //! tests/cpuset_cgroup.rs.
 
-#[path = "tune_tree/mod.rs"]
-mod tune_tree;
+use crate::common::tune_tree;
 
 use clap::Parser;
 use proptest::prelude::*;

@@ -2,7 +2,7 @@
 //! writes (the hidden `--pause-after-writes N` makes it stop right after write N), then
 //! the next `revert` or `apply` restores the originals before doing anything else.
 
-mod tune_tree;
+use crate::common::tune_tree;
 
 use rtbench::tune::journal::{Journal, JournalState};
 use std::io::{BufRead, BufReader};

@@ -1,8 +1,7 @@
 //! sd_notify as systemd sees it: a real NOTIFY_SOCKET datagram socket receives
 //! READY=1 (once, before the measurement ends), STATUS= progress and WATCHDOG=1.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::os::unix::net::UnixDatagram;
 use std::time::{Duration, Instant};
 

@@ -1,8 +1,7 @@
 //! Load processes: started, stopped and reaped with the measurement, and nothing left
 //! behind when rtbench is stopped by SIGTERM or killed with SIGKILL.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::io::Read;
 use std::time::Duration;
 

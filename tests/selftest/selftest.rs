@@ -2,8 +2,7 @@
 //! error as key=value lines, the BusyBox-init path). The journald path and systemd
 //! are exercised by tests/vm/ in a qemu guest.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;

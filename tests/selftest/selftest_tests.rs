@@ -5,8 +5,7 @@
 //! results store, `rtbench report`, the Prometheus textfile and `rtbench plot` cover
 //! every test. Limits are 10 s (pass) or 0 µs (fail): no timing threshold.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;

@@ -5,8 +5,7 @@
 //! where SUMMARY.txt must name each problem.
 #![cfg(feature = "diagnose")]
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::Path;
 use std::process::Command;
 

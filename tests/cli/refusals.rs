@@ -6,8 +6,7 @@
 //! cause named with its numbers. Settings changed here are restored on drop, also
 //! when an assertion fails.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

@@ -2,8 +2,7 @@
 //! same `T:` line shape, the same histogram dump shape (legacy layout byte-for-byte in
 //! structure; the 2.7+ layout as its documented reduction) and the same JSON keys.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::collections::BTreeSet;
 

@@ -1,7 +1,6 @@
 //! `rtbench pmq` and `rtbench pipe` on this machine, compared with rt-tests' pmqtest.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::collections::BTreeSet;
 

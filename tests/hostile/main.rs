@@ -1,0 +1,11 @@
+//! Odd and hostile input: regression tests on the real binary and property tests of
+//! every parser and conversion.
+//!
+//! One test binary per area (link time is most of a cold `cargo test`); its tests run in
+//! parallel threads.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod hostile_input;
+mod hostile_props;

@@ -1,0 +1,10 @@
+//! `rtbench monitor` and `rtbench report --since`, and the monitor's measuring thread.
+//!
+//! One test binary per area (link time is most of a cold `cargo test`); its tests run in
+//! parallel threads.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod monitor;
+mod monitor_alloc;

@@ -1,0 +1,15 @@
+//! `rtbench selftest` on this machine, its verdict, the persistent outputs (results
+//! store, Prometheus textfile, `report`), sd_notify and the diagnostics bundle.
+//!
+//! One test binary per area (link time is most of a cold `cargo test`); its tests run in
+//! parallel threads.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod diagnose;
+mod notify;
+mod report_sinks;
+mod selftest;
+mod selftest_tests;
+mod verdict;

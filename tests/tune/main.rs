@@ -1,0 +1,14 @@
+//! `rtbench tune` on fake /proc + /sys trees (faults, crashes, IRQ threads, machine
+//! shapes) and on this machine.
+//!
+//! One test binary per area (link time is most of a cold `cargo test`); its tests run in
+//! parallel threads.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod topology_shapes;
+mod tune_crash;
+mod tune_faults;
+mod tune_host;
+mod tune_irq_threads;
