@@ -26,6 +26,8 @@ struct Cgroup {
     cpu: usize,
     /// v2: `+cpuset` was written to the root's subtree_control and must be undone.
     enabled_controller: bool,
+    /// v2: the root's subtree_control to this test until it is undone (common::lock).
+    _root: Option<Serial>,
 }
 
 fn mount_point(fstype: &str, option: Option<&str>) -> Option<PathBuf> {
@@ -55,7 +57,7 @@ impl Cgroup {
             .unwrap()
             .last()
             .unwrap();
-        let name = format!("rtbench-test-{tag}-{}", std::process::id());
+        let name = format!("rtbench-test-{tag}-{}-{}", std::process::id(), unique());
         let w = |p: &Path, v: &str| {
             std::fs::write(p, v).unwrap_or_else(|e| panic!("write {v:?} to {}: {e}", p.display()))
         };
@@ -69,6 +71,7 @@ impl Cgroup {
                 version: "v1",
                 cpu,
                 enabled_controller: false,
+                _root: None,
             };
             w(&dir.join("cpuset.cpus"), &cpu.to_string());
             let mems = std::fs::read_to_string(root.join("cpuset.mems")).unwrap();
@@ -81,6 +84,7 @@ impl Cgroup {
             controllers.split_whitespace().any(|c| c == "cpuset"),
             "neither a cgroup v1 cpuset hierarchy nor the v2 cpuset controller on this machine"
         );
+        let held = serial(Resource::CgroupRoot);
         let subtree = std::fs::read_to_string(root.join("cgroup.subtree_control")).unwrap();
         let enabled_controller = !subtree.split_whitespace().any(|c| c == "cpuset");
         if enabled_controller {
@@ -95,6 +99,7 @@ impl Cgroup {
             version: "v2",
             cpu,
             enabled_controller,
+            _root: Some(held),
         };
         w(&dir.join("cpuset.cpus"), &cpu.to_string());
         cg
@@ -126,9 +131,7 @@ impl Cgroup {
 
     fn rtbench(&self, args: &str) -> Output {
         let words: Vec<&str> = args.split_whitespace().collect();
-        self.command(env!("CARGO_BIN_EXE_rtbench"), &words)
-            .output()
-            .unwrap()
+        self.command(crate::common::exe(), &words).output().unwrap()
     }
 }
 
@@ -192,7 +195,7 @@ fn cyclic_measures_inside_the_cpuset_and_refuses_cpus_outside_it() {
     }
     // The JSON records where it ran and why.
     let dir = TempDir::new("cgroup-json");
-    let json = dir.0.join("r.json");
+    let json = dir.join("r.json");
     let o = cg.rtbench(&format!(
         "cyclic -S -p 90 -l 100 -q --json {}",
         json.display()
@@ -248,14 +251,14 @@ fn pmq_and_pipe_measure_inside_the_cpuset() {
 fn selftest_measures_inside_the_cpuset() {
     let cg = Cgroup::new("selftest");
     let dir = TempDir::new("cgroup-selftest");
-    let cfg = dir.0.join("rtbench.toml");
+    let cfg = dir.join("rtbench.toml");
     std::fs::write(
         &cfg,
         format!(
             "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[cyclic]\ninterval_us = 500\n\
              [load]\nspec = \"cpu:1\"\n[limits]\nmax_us = 60000000\n\
              [output]\nresults_dir = \"{}/results\"\n",
-            dir.0.display()
+            dir.display()
         ),
     )
     .unwrap();
@@ -337,10 +340,7 @@ fn taskset_narrowed_runs_follow_the_affinity_like_cyclictest() {
     };
     let args = ["-S", "-p", "90", "-l", "200", "-q", "-i", "500"];
     let theirs = run_in("cyclictest", &args);
-    let ours = run_in(
-        env!("CARGO_BIN_EXE_rtbench"),
-        &[&["cyclic"][..], &args[..]].concat(),
-    );
+    let ours = run_in(crate::common::exe(), &[&["cyclic"][..], &args[..]].concat());
     ok(&theirs);
     ok(&ours);
     assert_eq!(t_lines(&theirs).len(), 1);
@@ -348,7 +348,7 @@ fn taskset_narrowed_runs_follow_the_affinity_like_cyclictest() {
     // An explicit CPU outside the affinity is still allowed (the cpuset allows it),
     // as with cyclictest -a.
     let o = run_in(
-        env!("CARGO_BIN_EXE_rtbench"),
+        crate::common::exe(),
         &["cyclic", "-a", "0", "-p", "90", "-l", "100", "-q"],
     );
     ok(&o);

@@ -2,12 +2,11 @@
 
 use crate::common::*;
 use serde_json::Value;
-use std::process::Stdio;
 use std::time::Duration;
 
 #[test]
 fn bad_input_is_one_line_exit_2_and_nothing_runs() {
-    let dir = tempdir("bad");
+    let dir = TempDir::new("bad");
     let cases = [
         ("-a 3-1", "-a 3-1:"),
         ("-a 9999", "-a 9999:"),
@@ -62,32 +61,28 @@ fn bad_input_is_one_line_exit_2_and_nothing_runs() {
         );
     }
     assert!(!dir.join("never.hist").exists());
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn sigint_stops_a_long_interval_at_once() {
-    // A 30 s interval: the threads sleep in clock_nanosleep when SIGINT arrives.
-    let child = rtbench()
-        .args(["cyclic", "-t", "2", "-i", "30000000", "-l", "2", "-q"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(800));
-    let sent = std::time::Instant::now();
-    signal(&child, libc::SIGINT);
-    let o = child.wait_with_output().unwrap();
+    // A 30 s interval: the threads sleep in clock_nanosleep when SIGINT arrives. Woken
+    // by the stop, they end without a sample; left to sleep, each would take one at
+    // 30 s (the loop records every completed sleep: src/measure/cyclic.rs).
+    let r =
+        Running::spawn(rtbench().args(["cyclic", "-t", "2", "-i", "30000000", "-l", "2", "-q"]));
+    wait_measuring(r.pid(), "rtbench-T", 2);
+    r.signal(libc::SIGINT);
+    let o = r.finish();
     assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    let t: Vec<String> = stdout(&o)
+        .lines()
+        .filter(|l| l.starts_with("T: "))
+        .map(String::from)
+        .collect();
+    assert_eq!(t.len(), 2, "{}", stdout(&o));
     assert!(
-        sent.elapsed() < Duration::from_secs(2),
-        "took {:?}",
-        sent.elapsed()
-    );
-    assert!(
-        stdout(&o).contains("C:      0"),
-        "no bogus sample: {}",
-        stdout(&o)
+        t.iter().all(|l| l.contains(" C:      0 ")),
+        "stopped before the first 30 s wake-up, no bogus sample: {t:?}"
     );
 }
 
@@ -107,29 +102,46 @@ fn n_is_accepted_and_d_takes_suffixes() {
     assert!((500..=1001).contains(&c), "cycles {c}");
 }
 
-fn spawn_json(args: &str, json: &std::path::Path) -> std::process::Child {
-    rtbench()
-        .args(args.split_whitespace())
-        .arg("--json")
-        .arg(json)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+fn spawn_json(args: &str, json: &std::path::Path) -> Running {
+    Running::spawn(
+        rtbench()
+            .args(args.split_whitespace())
+            .arg("--json")
+            .arg(json),
+    )
 }
 
-fn signal(child: &std::process::Child, sig: i32) {
-    unsafe { libc::kill(child.id() as i32, sig) };
+/// Asks a running `rtbench cyclic` for its status (SIGUSR1) until thread 0 has taken
+/// more than `cycles` samples, as its own `C:` count says (standard error).
+fn wait_cycles(r: &Running, cycles: u64) {
+    let mut from = 0;
+    loop {
+        r.signal(libc::SIGUSR1);
+        let at = r.wait_stderr(from, "a status line of T: 0", |l| l.starts_with("T: 0 "));
+        from = at + 1;
+        let line = &r.stderr_lines()[at];
+        let c: u64 = line
+            .split("C:")
+            .nth(1)
+            .and_then(|x| x.split_whitespace().next())
+            .and_then(|x| x.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"));
+        if c > cycles {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 #[test]
 fn sigint_writes_partial_results_and_exits_130() {
-    let dir = tempdir("sigint");
+    let dir = TempDir::new("sigint");
     let json = dir.join("r.json");
-    let child = spawn_json("cyclic -S -i 1000 -D 60s -q", &json);
-    std::thread::sleep(Duration::from_millis(700));
-    signal(&child, libc::SIGINT);
-    let o = child.wait_with_output().unwrap();
+    let r = spawn_json("cyclic -S -i 1000 -D 60s -q", &json);
+    wait_measuring(r.pid(), "rtbench-T", 1);
+    wait_cycles(&r, 100);
+    r.signal(libc::SIGINT);
+    let o = r.finish();
     assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
     assert!(stdout(&o).contains("T: 0"), "{}", stdout(&o));
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
@@ -137,19 +149,19 @@ fn sigint_writes_partial_results_and_exits_130() {
     assert_eq!(v["rtbench"]["stop"], "sigint");
     assert_eq!(v["return_code"], 130);
     assert!(v["thread"]["0"]["cycles"].as_u64().unwrap() > 100);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn sigterm_stops_and_sigusr1_dumps_status() {
-    let dir = tempdir("sigterm");
+    let dir = TempDir::new("sigterm");
     let json = dir.join("r.json");
-    let child = spawn_json("cyclic -t 2 -i 1000 -D 60s -q", &json);
-    std::thread::sleep(Duration::from_millis(500));
-    signal(&child, libc::SIGUSR1);
-    std::thread::sleep(Duration::from_millis(300));
-    signal(&child, libc::SIGTERM);
-    let o = child.wait_with_output().unwrap();
+    let r = spawn_json("cyclic -t 2 -i 1000 -D 60s -q", &json);
+    wait_measuring(r.pid(), "rtbench-T", 2);
+    r.signal(libc::SIGUSR1);
+    let head = r.wait_stderr(0, "the status", |l| l == "# rtbench current status:");
+    r.wait_stderr(head, "the status of T: 1", |l| l.starts_with("T: 1 "));
+    r.signal(libc::SIGTERM);
+    let o = r.finish();
     assert_eq!(o.status.code(), Some(143));
     let err = stderr(&o);
     assert!(err.contains("# rtbench current status:"), "{err}");
@@ -159,7 +171,6 @@ fn sigterm_stops_and_sigusr1_dumps_status() {
     );
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["rtbench"]["stop"], "sigterm");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -188,15 +199,20 @@ fn breaktrace_stops_the_run_and_exits_1() {
 
 #[test]
 fn overruns_are_counted_when_the_process_is_stopped() {
-    let dir = tempdir("overrun");
+    let dir = TempDir::new("overrun");
     let json = dir.join("r.json");
-    let child = spawn_json("cyclic -t 1 -i 1000 -D 2s -q", &json);
-    std::thread::sleep(Duration::from_millis(600));
-    signal(&child, libc::SIGSTOP);
+    let r = spawn_json("cyclic -t 1 -i 1000 -D 60s -q", &json);
+    wait_samples(r.pid(), "rtbench-T", 1, 10);
+    // Stopped for 200 ms (at least: the time counts from when it is seen stopped).
+    r.signal(libc::SIGSTOP);
+    wait_stopped(r.pid());
     std::thread::sleep(Duration::from_millis(200));
-    signal(&child, libc::SIGCONT);
-    let o = child.wait_with_output().unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    r.signal(libc::SIGCONT);
+    // The late wake-up is recorded when the thread next sleeps.
+    wait_samples(r.pid(), "rtbench-T", 1, 2);
+    r.signal(libc::SIGINT);
+    let o = r.finish();
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let t = &v["rtbench"]["threads"][0];
     assert!(t["overruns"].as_u64().unwrap() >= 1, "{t}");
@@ -205,14 +221,13 @@ fn overruns_are_counted_when_the_process_is_stopped() {
         "200 ms stopped at 1 ms: {t}"
     );
     assert!(t["max_ns"].as_u64().unwrap() >= 150_000_000, "{t}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn refused_sched_fifo_exits_3_without_fallback() {
     // As user nobody with RLIMIT_RTPRIO 0, SCHED_FIFO (and mlockall beyond
     // RLIMIT_MEMLOCK) are refused: rtbench must say so and exit 3.
-    let bin = env!("CARGO_BIN_EXE_rtbench");
+    let bin = crate::common::exe();
     let o = std::process::Command::new("setpriv")
         .args([
             "--reuid=65534",
@@ -261,7 +276,7 @@ fn refused_sched_fifo_exits_3_without_fallback() {
 
 #[test]
 fn nsecs_reports_in_ns() {
-    let dir = tempdir("nsecs");
+    let dir = TempDir::new("nsecs");
     let json = dir.join("r.json");
     let o = rtbench()
         .args(["cyclic", "-N", "-l", "200", "-q", "-i", "500", "--json"])
@@ -275,5 +290,4 @@ fn nsecs_reports_in_ns() {
         v["thread"]["0"]["max"],
         v["rtbench"]["threads"][0]["max_ns"]
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

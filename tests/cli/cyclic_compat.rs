@@ -152,7 +152,7 @@ fn keys(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
 
 #[test]
 fn json_has_every_rt_tests_key_and_the_rtbench_object() {
-    let dir = tempdir("json");
+    let dir = TempDir::new("json");
     let (a, b) = (dir.join("ours.json"), dir.join("theirs.json"));
     let flags = "-m -S -p 80 -i 1000 -l 100 -q -h 100";
     let ours = run(&format!("cyclic {flags} --json {}", a.display()));
@@ -191,12 +191,11 @@ fn json_has_every_rt_tests_key_and_the_rtbench_object() {
         th["max"].as_u64().unwrap(),
         t0["max_ns"].as_u64().unwrap() / 1000
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn json_escapes_the_command_line_and_is_never_nan() {
-    let dir = tempdir("esc");
+    let dir = TempDir::new("esc");
     let p = dir.join("q\"uote.json");
     let o = rtbench()
         .args(["cyclic", "-l", "1", "-q", "-i", "100", "--json"])
@@ -208,5 +207,4 @@ fn json_escapes_the_command_line_and_is_never_nan() {
     assert!(!text.contains("nan"));
     let v: Value = serde_json::from_str(&text).unwrap();
     assert!(v["cmdline:"].as_str().unwrap().contains("q\"uote.json"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }

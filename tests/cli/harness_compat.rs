@@ -18,18 +18,15 @@ use crate::common::*;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::Duration;
 
 /// A directory holding `cyclictest` (a symlink to rtbench) and `pmqtest` (a hard link),
 /// on the file system of the build (hard links cannot cross file systems).
-fn links(tag: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("harness-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let exe = Path::new(env!("CARGO_BIN_EXE_rtbench"));
+fn links(tag: &str) -> TempDir {
+    let dir = TempDir::new_in(Path::new(env!("CARGO_TARGET_TMPDIR")), tag);
+    let exe = Path::new(exe());
     std::os::unix::fs::symlink(exe, dir.join("cyclictest")).unwrap();
     std::fs::hard_link(exe, dir.join("pmqtest")).unwrap();
     dir
@@ -41,15 +38,14 @@ fn cpulist() -> (String, usize) {
     (s.trim().to_string(), online_cpus())
 }
 
-/// Waits until `pid` has at least `threads` threads (the measuring threads exist, so
-/// SIGINT is taken by the run), then lets it measure for `secs`.
-fn wait_measuring(pid: u32, threads: usize, secs: u64) {
-    let n = wait_for(Duration::from_secs(60), || {
+/// Waits until Debian's cyclictest `pid` has at least `threads` threads: it installs
+/// its SIGINT/SIGTERM handler before it creates them (rt-tests src/cyclictest/
+/// cyclictest.c, main), so a signal from then on ends the run as cyclictest ends it.
+fn wait_cyclictest_threads(pid: u32, threads: usize) {
+    wait_until(&format!("{threads} threads of cyclictest {pid}"), || {
         let n = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?.count();
         (n >= threads).then_some(n)
     });
-    assert!(n.is_some(), "pid {pid} never had {threads} threads");
-    std::thread::sleep(Duration::from_secs(secs));
 }
 
 /// rteval's `_WorkloadCleanup`: SIGINT, 2 s, again while the process lives (bounded
@@ -227,7 +223,8 @@ fn run_like_rteval(dir: &Path, argv: &[String], cores: usize) -> (String, ExitSt
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    wait_measuring(child.id(), cores + 1, 2);
+    // Every thread has samples to dump (rteval reads a thread without any as broken).
+    wait_samples(child.id(), "rtbench-T", cores, 50);
     let st = stop_like_rteval(&mut child);
     (std::fs::read_to_string(&out).unwrap(), st)
 }
@@ -271,7 +268,6 @@ fn rteval_drives_rtbench_as_cyclictest_and_reads_every_number() {
         assert!(text.starts_with("# /dev/cpu_dma_latency set to 0us\n# Histogram\n"));
         check_dump(&text, n, 3500);
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -329,7 +325,6 @@ fn rteval_dump_agrees_with_json_of_the_same_run() {
         let x = &v["rtbench"]["threads"][i];
         assert_eq!(x["histogram_overflows"].as_u64(), Some(d.overflows[i]));
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The argv shapes of README's table that finish on their own (`-l`), by source.
@@ -440,7 +435,6 @@ fn readme_argv_shapes_mean_the_same_to_cyclictest_and_rtbench() {
         // "# /dev/cpu_dma_latency" line once: the whole reading must agree.
         assert_eq!(a, b, "{source}: {argv:?}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -468,7 +462,6 @@ fn unimplemented_cyclictest_options_fail_by_name_when_called_as_cyclictest() {
             "{e}"
         );
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Key paths of a JSON document, thread numbers as `N`, without rtbench's extension
@@ -529,7 +522,6 @@ fn json_key_sets_equal_rt_tests_2_4_for_the_same_flags() {
             assert!(ka.contains(".thread.N.histogram"), "{ka:?}");
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `#1 -> #0, Min    4, Cur    4, Avg    5, Max    9` → (from, to, min, avg, max), as
@@ -629,7 +621,7 @@ fn pmqtest_common_invocations() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    wait_measuring(child.id(), 2 * n + 1, 1);
+    wait_samples(child.id(), "rtbench-S", n, 20);
     signal(child.id(), libc::SIGINT);
     let mut err_pipe = child.stderr.take().unwrap();
     let err_reader = std::thread::spawn(move || {
@@ -689,7 +681,6 @@ fn pmqtest_common_invocations() {
         .unwrap();
     assert_eq!(o.status.code(), Some(0));
     assert!(stdout(&o).contains("Usage: rtbench pmq"), "{}", stdout(&o));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -712,7 +703,6 @@ fn called_as_cyclictest_the_dump_is_the_rt_tests_2_6_layout_unless_told() {
     // rtbench cyclic keeps the 2.7+ layout by default.
     let o = run_rtbench(&["cyclic", "-q", "-l", "20", "-h", "30", "-p", "80"]);
     assert!(!o.contains("# Total:"), "{o}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 fn run_rtbench(args: &[&str]) -> String {
@@ -754,7 +744,7 @@ fn unbuffered_lines_reach_a_pipe_while_the_run_goes_on() {
         }
         lines.map(|l| l.unwrap()).collect::<Vec<_>>()
     });
-    rx.recv_timeout(Duration::from_secs(120))
+    rx.recv_timeout(BOUND)
         .expect("a T: line on the pipe before the run ends");
     assert!(child.try_wait().unwrap().is_none(), "still running");
     signal(child.id(), libc::SIGINT);
@@ -768,7 +758,6 @@ fn unbuffered_lines_reach_a_pipe_while_the_run_goes_on() {
         rest.iter().any(|l| l.starts_with("T: 0")),
         "final T: lines: {rest:?}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// cyclictest 2.4 and pmqtest 2.4 exit 0 however the run ends (SIGINT, SIGTERM, `-b`):
@@ -786,7 +775,11 @@ fn exit_status_as_the_rt_tests_programs() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        wait_measuring(child.id(), 2, 1);
+        if prog == Path::new("cyclictest") {
+            wait_cyclictest_threads(child.id(), 2);
+        } else {
+            wait_measuring(child.id(), "rtbench-T", 1);
+        }
         signal(child.id(), sig);
         child.wait().unwrap().code()
     };
@@ -801,13 +794,13 @@ fn exit_status_as_the_rt_tests_programs() {
             Some(0),
             "rtbench as cyclictest, signal {sig}"
         );
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rtbench"))
+        let mut child = Command::new(crate::common::exe())
             .args(["cyclic", "-q", "-m", "-p80", "-i1000", "-D30", "-a", &one])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        wait_measuring(child.id(), 2, 1);
+        wait_measuring(child.id(), "rtbench-T", 1);
         signal(child.id(), sig);
         assert_eq!(
             child.wait().unwrap().code(),
@@ -815,7 +808,8 @@ fn exit_status_as_the_rt_tests_programs() {
             "rtbench cyclic, signal {sig}"
         );
     }
-    // -b 1: the first wake-up later than 1 µs stops the run.
+    // -b 1: the first wake-up later than 1 µs stops the run (and turns tracing off).
+    let _tracing = TracingOnGuard::save();
     let b = ["-q", "-m", "-p80", "-i1000", "-D10", "-b", "1"];
     let o = Command::new("cyclictest").args(b).output().unwrap();
     assert_eq!(o.status.code(), Some(0), "real cyclictest -b");
@@ -830,7 +824,7 @@ fn exit_status_as_the_rt_tests_programs() {
         stderr(&o)
     );
     assert!(stdout(&o).contains("# Break value: "), "{}", stdout(&o));
-    let o = Command::new(env!("CARGO_BIN_EXE_rtbench"))
+    let o = Command::new(crate::common::exe())
         .arg("cyclic")
         .args(b)
         .output()
@@ -841,5 +835,4 @@ fn exit_status_as_the_rt_tests_programs() {
         "rtbench cyclic -b: {}",
         stderr(&o)
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -59,21 +59,21 @@ fn json_to_stdout_keeps_stdout_for_json_in_every_command() {
 
     // tune --json on a fake tree, check and status.
     let t = tune_tree::Tree::new("contract");
-    let cfg = t.0.join("rtbench.toml");
+    let cfg = t.join("rtbench.toml");
     std::fs::write(&cfg, t.config_text("")).unwrap();
     for action in ["check", "status"] {
         let o = rtbench()
             .args(["tune", action, "--json", "--config"])
             .arg(&cfg)
             .arg("--sysroot")
-            .arg(t.0.join("root"))
+            .arg(t.join("root"))
             .output()
             .unwrap();
         only_json(&format!("tune {action} --json"), &o);
     }
 
     // report --json over a store with a damaged file: the skip notice goes to stderr.
-    let dir = tempdir("contract-report");
+    let dir = TempDir::new("contract-report");
     let st = rtbench()
         .args(["selftest", "--config"])
         .arg(selftest_config(&dir))
@@ -131,7 +131,7 @@ fn mode(p: &Path) -> u32 {
 
 #[test]
 fn files_are_0644_whatever_the_umask() {
-    let dir = tempdir("contract-mode");
+    let dir = TempDir::new("contract-mode");
     let d = |n: &str| dir.join(n).display().to_string();
     let (json, hist, svg) = (d("run.json"), d("run.hist"), d("plot.svg"));
     let o = with_umask_077(&[
@@ -178,12 +178,12 @@ fn files_are_0644_whatever_the_umask() {
     }
     // tune's journal in /run/rtbench (here: the fake tree's journal_dir).
     let t = tune_tree::Tree::new("contract-mode");
-    let cfg = t.0.join("rtbench.toml");
+    let cfg = t.join("rtbench.toml");
     std::fs::write(&cfg, t.config_text("")).unwrap();
     let o = with_umask_077(&["tune", "apply", "--config"])
         .arg(&cfg)
         .arg("--sysroot")
-        .arg(t.0.join("root"))
+        .arg(t.join("root"))
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));

@@ -6,7 +6,7 @@
 
 #![cfg(feature = "plot")]
 
-use crate::common::{cyclictest, online_cpus, rtbench, run, stderr, tempdir};
+use crate::common::{cyclictest, online_cpus, rtbench, run, stderr, TempDir};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -182,7 +182,7 @@ fn assert_ok(o: &std::process::Output) {
 
 #[test]
 fn plots_debian_cyclictest_dump_and_json() {
-    let dir = tempdir("plot-ct");
+    let dir = TempDir::new("plot-ct");
     let json = dir.join("ct.json");
     let o = cyclictest(&format!(
         "-m -S -p 80 -i 500 -l 2000 -q -h 200 --json={}",
@@ -211,12 +211,11 @@ fn plots_debian_cyclictest_dump_and_json() {
     let text = check_plot(&svg, &want);
     let release = doc["sysinfo"]["release"].as_str().unwrap();
     assert!(text.contains(release), "kernel release in the title");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn plots_cyclictest_histofall_dump_without_the_sum_column() {
-    let dir = tempdir("plot-ct-H");
+    let dir = TempDir::new("plot-ct-H");
     let o = cyclictest("-m -S -p 80 -i 500 -l 1000 -q -H 150");
     assert!(o.status.success(), "cyclictest: {}", stderr(&o));
     let dump = String::from_utf8(o.stdout).unwrap();
@@ -239,12 +238,11 @@ fn plots_cyclictest_histofall_dump_without_the_sum_column() {
     let text = std::fs::read_to_string(&svg).unwrap();
     let doc = roxmltree::Document::parse(&text).expect("well-formed XML");
     assert_eq!(by_id(&doc, "title").text(), Some(title));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn plots_rtbench_json_and_current_layout_dump() {
-    let dir = tempdir("plot-rt");
+    let dir = TempDir::new("plot-rt");
     let json = dir.join("run.json");
     let hist = dir.join("hist.txt");
     let o = run(&format!(
@@ -323,12 +321,11 @@ fn plots_rtbench_json_and_current_layout_dump() {
     assert_ok(&plot(&hist, &svg));
     let text = check_plot(&svg, &want);
     assert!(text.contains("2.7+ layout"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn bad_inputs_are_one_line_errors_and_write_nothing() {
-    let dir = tempdir("plot-bad");
+    let dir = TempDir::new("plot-bad");
     let svg = dir.join("out.svg");
     let check = |input: &Path, needle: &str| {
         let o = plot(input, &svg);
@@ -373,13 +370,12 @@ fn bad_inputs_are_one_line_errors_and_write_nothing() {
         f.display()
     )));
     check(&f, "has no histogram");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn plots_a_stored_self_test_result() {
     // A real `rtbench selftest` run (no tuning, 1 s under a cpu load) writes the result.
-    let dir = tempdir("plot-store");
+    let dir = TempDir::new("plot-store");
     let results = dir.join("results");
     let cfg = dir.join("rtbench.toml");
     std::fs::write(
@@ -457,5 +453,4 @@ fn plots_a_stored_self_test_result() {
         "{}",
         stderr(&o)
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -10,16 +10,8 @@ use crate::common::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The tests run one at a time: two change machine-wide settings (overcommit, the root
-/// cpu cgroup's RT runtime) that the others' SCHED_FIFO runs must not see.
-static MACHINE: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn machine() -> std::sync::MutexGuard<'static, ()> {
-    MACHINE.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_rtbench")
+    crate::common::exe()
 }
 
 /// The one error line (`rtbench: …`) of a run, and its exit code.
@@ -35,7 +27,6 @@ fn refusal(o: &Output) -> (Option<i32>, String) {
 /// without CAP_SYS_NICE (issue 12's second example printed EAGAIN here).
 #[test]
 fn sched_fifo_as_a_user_names_rlimit_rtprio() {
-    let _m = machine();
     for cmd in ["cyclic", "pmq", "pipe"] {
         let o = Command::new("prlimit")
             .args(["--rtprio=0", "setpriv", "--reuid=65534", "--regid=65534"])
@@ -80,7 +71,6 @@ fn sched_fifo_as_a_user_names_rlimit_rtprio() {
 /// "run as root".
 #[test]
 fn sched_fifo_without_cap_sys_nice_names_it() {
-    let _m = machine();
     let o = Command::new("prlimit")
         .args(["--rtprio=0", "setpriv", "--bounding-set=-sys_nice"])
         .args([
@@ -108,7 +98,6 @@ fn sched_fifo_without_cap_sys_nice_names_it() {
 /// named with rtbench's mapped size, not a guess.
 #[test]
 fn mlockall_names_rlimit_memlock_with_the_mapped_size() {
-    let _m = machine();
     let o = Command::new("prlimit")
         .args([
             "--memlock=1048576",
@@ -149,7 +138,7 @@ impl CpuCgroup {
         if !top.join("cpu.rt_runtime_us").exists() {
             return None;
         }
-        let d = top.join(format!("rtbench-{tag}-{}", std::process::id()));
+        let d = top.join(format!("rtbench-{tag}-{}-{}", std::process::id(), unique()));
         let _ = std::fs::remove_dir(&d);
         std::fs::create_dir(&d).unwrap();
         Some(CpuCgroup(d))
@@ -188,7 +177,6 @@ impl Drop for CpuCgroup {
 /// RTBENCH_CAUSE.
 #[test]
 fn a_cgroup_without_rt_runtime_is_named() {
-    let _m = machine();
     let Some(cg) = CpuCgroup::new("nort") else {
         eprintln!("skipped: no RT group scheduling (cpu.rt_runtime_us) on this kernel");
         return;
@@ -209,12 +197,12 @@ fn a_cgroup_without_rt_runtime_is_named() {
     assert!(line.contains(&want), "{line}");
     // The self-test: READY first, then the refusal, exit 3.
     let tmp = TempDir::new("nort-selftest");
-    let cfg = tmp.0.join("rtbench.toml");
+    let cfg = tmp.join("rtbench.toml");
     std::fs::write(
         &cfg,
         format!(
             "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[output]\nresults_dir = \"{}\"\n",
-            tmp.0.join("results").display()
+            tmp.join("results").display()
         ),
     )
     .unwrap();
@@ -250,7 +238,6 @@ fn a_cgroup_without_rt_runtime_is_named() {
 /// is named.
 #[test]
 fn a_seccomp_filter_is_named() {
-    let _m = machine();
     use std::os::unix::process::CommandExt;
     #[repr(C)]
     struct SockFilter {
@@ -329,7 +316,6 @@ fn a_seccomp_filter_is_named() {
 /// shows exactly that errno, not one read after something else overwrote it.
 #[test]
 fn the_errno_shown_is_the_one_the_call_returned() {
-    let _m = machine();
     let strace = |inject: &str, args: &[&str]| {
         Command::new("strace")
             .args([
@@ -407,7 +393,8 @@ fn meminfo_kb(key: &str) -> u64 {
 /// accounting refuses, nothing else on the machine is pushed.
 #[test]
 fn strict_overcommit_names_commit_limit_for_the_load() {
-    let _m = machine();
+    // Machine-wide: no other test may measure meanwhile (common::lock).
+    let _machine = exclusive();
     if meminfo_kb("Committed_AS") * 2 > meminfo_kb("CommitLimit") {
         eprintln!("skipped: Committed_AS is too close to CommitLimit to switch to mode 2 safely");
         return;
@@ -427,7 +414,7 @@ fn strict_overcommit_names_commit_limit_for_the_load() {
             "--load",
         ])
         .arg(format!("vm:1:{gib}G"))
-        .env("TMPDIR", &tmp.0)
+        .env("TMPDIR", &tmp)
         .output()
         .unwrap();
     drop(_mode);
@@ -453,7 +440,8 @@ fn strict_overcommit_names_commit_limit_for_the_load() {
 /// refused with EBUSY, explained as SCHED_DEADLINE bandwidth, and rolled back.
 #[test]
 fn rt_runtime_refusals_are_predicted_and_explained() {
-    let _m = machine();
+    // Machine-wide: no other test may measure meanwhile (common::lock).
+    let _machine = exclusive();
     let root_group = "/sys/fs/cgroup/cpu/cpu.rt_runtime_us";
     let global = "/proc/sys/kernel/sched_rt_runtime_us";
     if !Path::new(root_group).exists() {
@@ -463,12 +451,12 @@ fn rt_runtime_refusals_are_predicted_and_explained() {
     let before = std::fs::read_to_string(global).unwrap();
     let tmp = TempDir::new("rtruntime");
     let cfg = |v: i64| {
-        let p = tmp.0.join(format!("rt{v}.toml"));
+        let p = tmp.join(format!("rt{v}.toml"));
         std::fs::write(
             &p,
             format!(
                 "[tuning]\njournal_dir = \"{}\"\n[tuning.sysctl]\nsched_rt_runtime_us = {v}\n",
-                tmp.0.join("journal").display()
+                tmp.join("journal").display()
             ),
         )
         .unwrap();
@@ -519,7 +507,8 @@ fn rt_runtime_refusals_are_predicted_and_explained() {
 /// tuning entry says why, and nothing was written.
 #[test]
 fn a_selftest_with_refused_tuning_exits_3() {
-    let _m = machine();
+    // Machine-wide: no other test may measure meanwhile (common::lock).
+    let _machine = exclusive();
     let root_group = "/sys/fs/cgroup/cpu/cpu.rt_runtime_us";
     if !Path::new(root_group).exists() {
         eprintln!("skipped: no RT group scheduling on this kernel");
@@ -533,16 +522,16 @@ fn a_selftest_with_refused_tuning_exits_3() {
         .parse()
         .unwrap();
     let tmp = TempDir::new("refused-tuning");
-    let cfg = tmp.0.join("rtbench.toml");
+    let cfg = tmp.join("rtbench.toml");
     std::fs::write(
         &cfg,
         format!(
             "[selftest]\nmode = \"apply\"\nduration = \"1s\"\n[tuning]\njournal_dir = \"{}\"\n\
              [tuning.sysctl]\nsched_rt_runtime_us = {}\n[limits]\nmax_us = 10000000\n\
              [output]\nresults_dir = \"{}\"\n",
-            tmp.0.join("journal").display(),
+            tmp.join("journal").display(),
             group_runtime - 50_000,
-            tmp.0.join("results").display()
+            tmp.join("results").display()
         ),
     )
     .unwrap();

@@ -1,17 +1,38 @@
-//! Helpers for the integration tests: run the real binary, look at /proc.
-#![allow(dead_code)]
+//! Helpers for the integration tests: run the real binary ([`rtbench`], [`exe`]) under
+//! the machine lock ([`lock`]),
+//! one temporary directory per test ([`TempDir`]), wait for states, not times
+//! ([`proc`], [`running`]).
+#![allow(dead_code, unused_imports)]
 
+pub mod lock;
+pub mod proc;
+pub mod running;
+pub mod tempdir;
 pub mod tune_tree;
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+pub use lock::{exclusive, no_forks, serial, shared, Resource, Serial};
+pub use proc::*;
+pub use running::Running;
+pub use tempdir::{unique, TempDir};
 
-/// The rtbench binary cargo built for these tests, run as by hand even when the test
-/// runner itself is a systemd service: no `INVOCATION_ID` (which would make the stored
-/// trigger "systemd"), `RTBENCH_TRIGGER`, `NOTIFY_SOCKET` or `JOURNAL_STREAM`.
+use std::process::{Command, Output};
+
+/// The path of the rtbench binary cargo built for these tests, for a test that starts
+/// it through another program (`sh`, `setpriv`, `prlimit`, `strace`, a link). The
+/// calling test holds the machine shared and counts as starting processes from now on
+/// ([`lock::shared`], [`lock::spawning`]).
+pub fn exe() -> &'static str {
+    lock::shared();
+    lock::spawning();
+    env!("CARGO_BIN_EXE_rtbench")
+}
+
+/// The rtbench binary cargo built for these tests ([`exe`]), run as by hand even when
+/// the test runner itself is a systemd service: no `INVOCATION_ID` (which would make
+/// the stored trigger "systemd"), `RTBENCH_TRIGGER`, `NOTIFY_SOCKET` or
+/// `JOURNAL_STREAM`.
 pub fn rtbench() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_rtbench"));
+    let mut c = Command::new(exe());
     for v in [
         "INVOCATION_ID",
         "RTBENCH_TRIGGER",
@@ -59,116 +80,22 @@ pub fn run<A: ArgList + ?Sized>(args: &A) -> Output {
     rtbench().args(args.words()).output().expect("run rtbench")
 }
 
-/// A path in the temporary directory no other test of this run uses: tests of one
-/// binary run in parallel threads of one process.
-fn unique_temp_path(tag: &str) -> PathBuf {
-    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    std::env::temp_dir().join(format!("rtbench-it-{tag}-{}-{n}", std::process::id()))
-}
-
-/// A fresh empty directory, removed on drop.
-pub struct TempDir(pub PathBuf);
-
-impl TempDir {
-    pub fn new(tag: &str) -> TempDir {
-        let d = unique_temp_path(tag);
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        TempDir(d)
-    }
-    pub fn entries(&self) -> Vec<String> {
-        std::fs::read_dir(&self.0)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// One process as /proc/PID/stat shows it.
-#[derive(Debug, Clone)]
-pub struct Proc {
-    pub pid: i32,
-    pub state: char,
-    pub ppid: i32,
-    pub pgid: i32,
-    pub cmdline: String,
-}
-
-pub fn proc_info(pid: i32) -> Option<Proc> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // comm may contain spaces: fields start after the last ')'.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
-        .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
-        .unwrap_or_default();
-    Some(Proc {
-        pid,
-        state: f[0].chars().next()?,
-        ppid: f[1].parse().ok()?,
-        pgid: f[2].parse().ok()?,
-        cmdline,
-    })
-}
-
-/// Every process on the machine.
-pub fn all_procs() -> Vec<Proc> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter_map(proc_info)
-        .collect()
-}
-
-/// Live (not zombie) processes among `pids` or in process group `pgid`.
-pub fn alive(pids: &[i32], pgid: Option<i32>) -> Vec<Proc> {
-    all_procs()
-        .into_iter()
-        .filter(|p| p.state != 'Z' && p.state != 'X')
-        .filter(|p| pids.contains(&p.pid) || Some(p.pgid) == pgid)
-        .collect()
-}
-
-/// Polls `f` every 20 ms until it returns Some or `timeout` passes.
-pub fn wait_for<T>(timeout: Duration, mut f: impl FnMut() -> Option<T>) -> Option<T> {
-    let end = Instant::now() + timeout;
-    loop {
-        if let Some(v) = f() {
-            return Some(v);
-        }
-        if Instant::now() >= end {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 /// Spawns rtbench with TMPDIR set to `tmp`, output captured.
-pub fn spawn_with_tmp(args: &[&str], tmp: &Path) -> Child {
+pub fn spawn_with_tmp(args: &[&str], tmp: &std::path::Path) -> std::process::Child {
     rtbench()
         .args(args)
         .env("TMPDIR", tmp)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("rtbench starts")
-}
-
-pub fn signal(pid: u32, sig: i32) {
-    // SAFETY: sending a signal to a child we spawned.
-    unsafe { libc::kill(pid as i32, sig) };
 }
 
 /// Runs Debian's cyclictest with `args`. Panics with an install hint when missing: the
 /// comparison tests are the point, so they must not pass silently without it.
 pub fn cyclictest(args: &str) -> Output {
+    lock::shared();
+    lock::spawning();
     Command::new("cyclictest")
         .args(args.split_whitespace())
         .output()
@@ -185,29 +112,24 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// A fresh temporary directory for one test.
-pub fn tempdir(name: &str) -> PathBuf {
-    let d = unique_temp_path(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 /// Number of online CPUs (`/sys/devices/system/cpu/online`).
 pub fn online_cpus() -> usize {
     let s = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap();
     rtbench::cpuset::CpuSet::parse_list(&s, 4096).unwrap().len()
 }
 
-/// Restores /sys/kernel/tracing/tracing_on (which -b turns off) when dropped.
-pub struct TracingOnGuard(Option<String>);
+/// Restores /sys/kernel/tracing/tracing_on (which -b turns off) when dropped, and
+/// holds it alone until then: a parallel `-b` test must neither see this test's value
+/// nor restore its own in the middle of this one.
+pub struct TracingOnGuard(Option<String>, lock::Serial);
 
 impl TracingOnGuard {
     /// The tracefs switch.
     pub const PATH: &'static str = "/sys/kernel/tracing/tracing_on";
-    /// Saves the current value.
+    /// Waits until no other test uses the switch, then saves its current value.
     pub fn save() -> Self {
-        TracingOnGuard(std::fs::read_to_string(Self::PATH).ok())
+        let held = lock::serial(Resource::Tracing);
+        TracingOnGuard(std::fs::read_to_string(Self::PATH).ok(), held)
     }
 }
 

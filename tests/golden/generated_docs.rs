@@ -309,7 +309,7 @@ fn bash_completion_parses() {
 /// `rtbench --version` names the source revision: in a git checkout, its commit.
 #[test]
 fn version_names_the_source_revision() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rtbench"))
+    let out = std::process::Command::new(crate::common::exe())
         .arg("--version")
         .output()
         .unwrap();

@@ -151,7 +151,7 @@ fn help_of_every_command() {
 
 #[test]
 fn usage_errors_are_one_line_with_exit_codes() {
-    let dir = tempdir("golden-usage");
+    let dir = TempDir::new("golden-usage");
     let d = dir.display().to_string();
     let cases: Vec<String> = [
         "cyclic -p 100",
@@ -238,17 +238,17 @@ fn usage_errors_are_one_line_with_exit_codes() {
 
 /// Runs `rtbench tune ARGS --config FILE --sysroot TREE` on the 4-CPU fake tree.
 fn tune_on_tree(t: &tune_tree::Tree, config: &str, args: &[&str]) -> String {
-    let cfg = t.0.join("rtbench.toml");
+    let cfg = t.join("rtbench.toml");
     std::fs::write(&cfg, config).unwrap();
     let o = rtbench()
         .args(args)
         .arg("--config")
         .arg(&cfg)
         .arg("--sysroot")
-        .arg(t.0.join("root"))
+        .arg(t.join("root"))
         .output()
         .unwrap();
-    transcript(&o).replace(&t.0.display().to_string(), "$TREE")
+    transcript(&o).replace(&t.display().to_string(), "$TREE")
 }
 
 #[test]
@@ -333,7 +333,7 @@ fn configuration_errors_name_file_line_key() {
 /// The self-test's configuration errors as journal entries (key=value lines on stderr).
 #[test]
 fn selftest_configuration_errors_as_journal_entries() {
-    let dir = tempdir("golden-st-cfg");
+    let dir = TempDir::new("golden-st-cfg");
     let cases = [
         "[tuning]\nisolatd = \"1\"\n",
         "[tuning.sysctl]\n\nprintk = \"one\"\n",
@@ -391,7 +391,7 @@ fn shape_logfmt(line: &str, dir: &str) -> String {
 
 #[test]
 fn selftest_journal_entries_results_file_prometheus_and_report() {
-    let dir = tempdir("golden-st");
+    let dir = TempDir::new("golden-st");
     let d = dir.display().to_string();
     let cfg = dir.join("rtbench.toml");
     std::fs::write(
@@ -603,7 +603,7 @@ fn type_name(v: &str) -> &'static str {
 
 /// A real run: standard output and error in [`shape`], plus the JSON file's shape.
 fn measured(name: &str, args: &[&str], json: bool) -> String {
-    let dir = tempdir(&format!("golden-run-{name}"));
+    let dir = TempDir::new(&format!("golden-run-{name}"));
     let json_path = dir.join("out.json");
     let mut cmd = rtbench();
     cmd.args(args);
@@ -736,7 +736,7 @@ fn pair_text_dump_and_json() {
 
 #[test]
 fn plot_of_a_fixed_dump() {
-    let dir = tempdir("golden-plot");
+    let dir = TempDir::new("golden-plot");
     let dump = "# /dev/cpu_dma_latency set to 0us\n# Histogram\n\
         000003 000010\t000002\n000004 000120\t000090\n000005 000030\t000050\n\
         000009 000001\t000000\n000012 000000\t000003\n\

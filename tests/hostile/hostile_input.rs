@@ -13,38 +13,18 @@
 //! 5. a bad output or input path is exit 2 before anything runs;
 //! 6. messages stay on one line and echo the value once.
 
-use crate::common::{rtbench, stderr, stdout, TempDir};
+use crate::common::{rtbench, stderr, stdout, Running, TempDir};
 use std::ffi::CString;
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
 
-/// Runs rtbench with `args`, killed (and the test failed) after 60 s: an input that
-/// makes rtbench block forever is one of the faults tested here.
+/// Runs rtbench with `args`, killed (and the test failed) after common::BOUND: an
+/// input that makes rtbench block forever is one of the faults tested here.
 fn run_bounded(args: &[&str]) -> Output {
-    let mut child = rtbench()
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("rtbench starts");
-    let end = Instant::now() + Duration::from_secs(60);
-    while child.try_wait().expect("wait").is_none() {
-        if Instant::now() > end {
-            let _ = child.kill();
-            let o = child.wait_with_output().expect("output");
-            panic!(
-                "rtbench {args:?} still running after 60 s (killed); stderr: {}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().expect("output")
+    Running::spawn(rtbench().args(args)).finish()
 }
 
 fn mknod(path: &Path, major: u32, minor: u32) {
@@ -111,12 +91,12 @@ fn s(p: &Path) -> &str {
 #[test]
 fn p1_outputs_write_into_devices_never_over_them() {
     let d = TempDir::new("hostile-dev");
-    let null = d.0.join("null");
-    let full = d.0.join("full");
+    let null = d.join("null");
+    let full = d.join("full");
     mknod(&null, 1, 3);
     mknod(&full, 1, 7);
     let dump = write(
-        &d.0,
+        &d,
         "h.txt",
         &format!(
             "# Histogram\n000001 000005\n# Min Latencies: 00001\n# Avg Latencies: 00001\n\
@@ -148,16 +128,16 @@ fn p1_outputs_write_into_devices_never_over_them() {
 #[test]
 fn p1_prometheus_textfile_on_a_device_node_stays_a_device() {
     let d = TempDir::new("hostile-prom");
-    let null = d.0.join("null");
+    let null = d.join("null");
     mknod(&null, 1, 3);
     let cfg = write(
-        &d.0,
+        &d,
         "c.toml",
         &format!(
             "[selftest]\nmode = \"off\"\nduration = \"1s\"\nallow_unjudged = true\n\
              [output]\nresults_dir = \"{0}/results\"\nfallback_dir = \"{0}/run\"\n\
              prometheus = \"{1}\"\n",
-            d.0.display(),
+            d.display(),
             null.display()
         ),
     );
@@ -175,7 +155,7 @@ fn p1_fifo_and_symlink_targets_are_written_through() {
     // A FIFO with a reader: the reader gets the whole document, the FIFO stays. The
     // test holds the FIFO open read-write (Linux allows it: no open blocks), so a run
     // that never writes into it leaves it empty instead of hanging the test.
-    let fifo = d.0.join("fifo");
+    let fifo = d.join("fifo");
     mkfifo(&fifo);
     let mut held = std::fs::OpenOptions::new()
         .read(true)
@@ -205,8 +185,8 @@ fn p1_fifo_and_symlink_targets_are_written_through() {
         .is_fifo());
 
     // A symlink to a regular file: the file is replaced (atomically), the link stays.
-    let target = write(&d.0, "real.json", "old\n");
-    let link = d.0.join("link.json");
+    let target = write(&d, "real.json", "old\n");
+    let link = d.join("link.json");
     std::os::unix::fs::symlink("real.json", &link).unwrap();
     let o = run_bounded(&["cyclic", "-l", "3", "-q", "--json", s(&link)]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -220,10 +200,10 @@ fn p1_fifo_and_symlink_targets_are_written_through() {
 
     // A dangling symlink is refused before anything runs: following it would create a
     // file wherever the link points (the classic symlink attack on a root process).
-    let dangling = d.0.join("dangling.svg");
+    let dangling = d.join("dangling.svg");
     std::os::unix::fs::symlink("made.svg", &dangling).unwrap();
     let dump = write(
-        &d.0,
+        &d,
         "h.txt",
         &format!(
             "# Histogram\n000001 000005\n# Min Latencies: 00001\n# Avg Latencies: 00001\n\
@@ -237,12 +217,12 @@ fn p1_fifo_and_symlink_targets_are_written_through() {
         .unwrap()
         .file_type()
         .is_symlink());
-    assert!(!d.0.join("made.svg").exists());
+    assert!(!d.join("made.svg").exists());
 
     // A symlink to a device node: written into the device.
-    let null = d.0.join("null");
+    let null = d.join("null");
     mknod(&null, 1, 3);
-    let to_null = d.0.join("to-null");
+    let to_null = d.join("to-null");
     std::os::unix::fs::symlink(&null, &to_null).unwrap();
     let o = run_bounded(&["plot", s(&dump), "-o", s(&to_null)]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -268,7 +248,7 @@ echo ok
 "#;
     let o = Command::new("unshare")
         .args(["-m", "--propagation", "private", "sh", "-ec", script])
-        .env("RTBENCH", env!("CARGO_BIN_EXE_rtbench"))
+        .env("RTBENCH", crate::common::exe())
         .output()
         .expect("unshare (util-linux)");
     assert!(
@@ -288,7 +268,7 @@ fn dump_with(rows: &str, trailer: &str) -> String {
 #[test]
 fn p2_plot_refuses_numbers_that_would_wrap() {
     let d = TempDir::new("hostile-wrap");
-    let out = d.0.join("o.svg");
+    let out = d.join("o.svg");
     let cases = [
         // µs → ns would wrap: drawn as "max 0.38 µs" before.
         (
@@ -328,7 +308,7 @@ fn p2_plot_refuses_numbers_that_would_wrap() {
         ),
     ];
     for (text, needle) in cases {
-        let input = write(&d.0, "in.txt", &text);
+        let input = write(&d, "in.txt", &text);
         let o = run_bounded(&["plot", s(&input), "-o", s(&out)]);
         let line = one_line(&o);
         assert_eq!(o.status.code(), Some(2), "{text}\n{line}");
@@ -354,7 +334,7 @@ fn p2_plot_refuses_numbers_that_would_wrap() {
             "histogram entry \"2\": count 1 takes the samples past 2^64 - 1",
         ),
     ] {
-        let input = write(&d.0, "in.json", doc);
+        let input = write(&d, "in.json", doc);
         let o = run_bounded(&["plot", s(&input), "-o", s(&out)]);
         let line = one_line(&o);
         assert_eq!(o.status.code(), Some(2), "{doc}\n{line}");
@@ -407,8 +387,8 @@ fn p2_report_shows_a_huge_maximum_as_it_is() {
         store_error: None,
     };
     let json = serde_json::to_string_pretty(&run).unwrap();
-    write(&d.0, "run-000001-20010909T014640Z.json", &json);
-    let o = run_bounded(&["report", "--dir", s(&d.0)]);
+    write(&d, "run-000001-20010909T014640Z.json", &json);
+    let o = run_bounded(&["report", "--dir", s(&d)]);
     let row = stdout(&o)
         .lines()
         .find(|l| l.starts_with("cyclic"))
@@ -451,7 +431,7 @@ fn p2_cpu_list_strides_of_2_64_minus_1_do_not_wrap() {
         "[tuning]\nisolated = \"1:1/18446744073709551615\"\n",
         "[tuning]\nisolated = \"1-1:18446744073709551615/18446744073709551615\"\n",
     ] {
-        let cfg = write(&d.0, "c.toml", body);
+        let cfg = write(&d, "c.toml", body);
         let o = run_bounded(&["tune", "check", "--config", s(&cfg), "--json"]);
         assert_ne!(o.status.code(), Some(2), "{body}: {}", stderr(&o));
     }
@@ -465,7 +445,7 @@ fn p2_a_duration_that_would_wrap_the_stop_time_is_refused() {
         usage_error(&o, d);
     }
     let d = TempDir::new("hostile-dur");
-    let cfg = write(&d.0, "c.toml", "[selftest]\nduration = \"9223372037\"\n");
+    let cfg = write(&d, "c.toml", "[selftest]\nduration = \"9223372037\"\n");
     let o = run_bounded(&["selftest", "--config", s(&cfg)]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
@@ -491,14 +471,14 @@ fn p2_sizes_and_thresholds_out_of_range_name_the_value() {
 fn p3_no_panics_on_odd_numbers() {
     let d = TempDir::new("hostile-panic");
     let dump = write(
-        &d.0,
+        &d,
         "h.txt",
         &format!(
             "# Histogram\n000001 000005\n# Min Latencies: 00001\n# Avg Latencies: 00001\n\
              # Max Latencies: 00001\n# Histogram Overflows: 00000\n{DUMP_TRAILER}"
         ),
     );
-    let out = d.0.join("o.svg");
+    let out = d.join("o.svg");
     let o = run_bounded(&["plot", s(&dump), "-o", s(&out), "--x-max", "5e-324"]);
     usage_error(&o, "--x-max 5e-324");
     for t in ["576460752303423488", "2147483648", "4097"] {
@@ -517,8 +497,8 @@ fn p3_a_time_zone_with_a_multibyte_character_is_not_a_date() {
         "end_time": "Sun, 29 Nov 2026 22:09:25 +0é0",
         "thread": {"0": {"histogram": {"1": 5}, "cycles": 5, "min": 1, "max": 1, "avg": 1.0,
         "cpu": 0, "node": -1}}}"#;
-    let input = write(&d.0, "tz.json", doc);
-    let out = d.0.join("o.svg");
+    let input = write(&d, "tz.json", doc);
+    let out = d.join("o.svg");
     let o = run_bounded(&["plot", s(&input), "-o", s(&out)]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let svg = std::fs::read_to_string(&out).unwrap();
@@ -530,12 +510,12 @@ fn p3_a_time_zone_with_a_multibyte_character_is_not_a_date() {
 #[test]
 fn p4_fifos_and_device_links_in_the_results_directory_are_skipped() {
     let d = TempDir::new("hostile-store");
-    mkfifo(&d.0.join("run-000007-20260101T000000Z.json"));
-    std::os::unix::fs::symlink("/dev/zero", d.0.join("run-000008-20260101T000000Z.json")).unwrap();
+    mkfifo(&d.join("run-000007-20260101T000000Z.json"));
+    std::os::unix::fs::symlink("/dev/zero", d.join("run-000008-20260101T000000Z.json")).unwrap();
     for args in [
-        vec!["report", "--dir", s(&d.0)],
-        vec!["report", "--dir", s(&d.0), "--all", "--json"],
-        vec!["plot", s(&d.0), "-o", "-"],
+        vec!["report", "--dir", s(&d)],
+        vec!["report", "--dir", s(&d), "--all", "--json"],
+        vec!["plot", s(&d), "-o", "-"],
     ] {
         let o = run_bounded(&args);
         let e = stderr(&o);
@@ -552,8 +532,8 @@ fn p4_fifos_and_device_links_in_the_results_directory_are_skipped() {
 #[test]
 fn p5_bad_output_paths_are_refused_before_measuring() {
     let d = TempDir::new("hostile-path");
-    let long = d.0.join("a".repeat(300));
-    let dir_slash = format!("{}/sub/", d.0.display());
+    let long = d.join("a".repeat(300));
+    let dir_slash = format!("{}/sub/", d.display());
     for (args, needle) in [
         (
             vec!["cyclic", "-l", "3", "-q", "--json", dir_slash.as_str()],
@@ -582,7 +562,7 @@ fn p5_bad_output_paths_are_refused_before_measuring() {
     assert!(d.entries().is_empty(), "{:?}", d.entries());
 
     let dump = write(
-        &d.0,
+        &d,
         "h.txt",
         &format!(
             "# Histogram\n000001 000005\n# Min Latencies: 00001\n# Avg Latencies: 00001\n\
@@ -628,7 +608,7 @@ fn p6_multi_line_values_are_escaped_and_echoed_once() {
             "load.cpus = \"0\": needs load.spec or load.cmd",
         ),
     ] {
-        let cfg = write(&d.0, "c.toml", body);
+        let cfg = write(&d, "c.toml", body);
         let o = run_bounded(&["selftest", "--config", s(&cfg)]);
         let line = one_line(&o);
         assert_eq!(o.status.code(), Some(2), "{line}");

@@ -52,9 +52,9 @@ fn monitor(dir: &Path, cfg: &str, extra: &[&str]) -> Output {
 #[test]
 fn windows_go_to_journal_store_prometheus_and_the_state_survives_a_restart() {
     let t = TempDir::new("monitor");
-    let cfg = config(&t.0, "");
-    let prom = t.0.join("monitor.prom").display().to_string();
-    let o = monitor(&t.0, &cfg, &["-D", "3", "--prometheus", &prom]);
+    let cfg = config(&t, "");
+    let prom = t.join("monitor.prom").display().to_string();
+    let o = monitor(&t, &cfg, &["-D", "3", "--prometheus", &prom]);
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -108,7 +108,7 @@ fn windows_go_to_journal_store_prometheus_and_the_state_survives_a_restart() {
         "{stop:?}"
     );
 
-    let dir = t.0.join("mon");
+    let dir = t.join("mon");
     // Durations are stored rounded to the millisecond, without float noise.
     let raw = std::fs::read_to_string(dir.join("windows.jsonl")).unwrap();
     for line in raw.lines() {
@@ -148,7 +148,7 @@ fn windows_go_to_journal_store_prometheus_and_the_state_survives_a_restart() {
     )));
 
     // A restart continues the sequence and keeps the all-time maximum.
-    let o = monitor(&t.0, &cfg, &["-D", "2"]);
+    let o = monitor(&t, &cfg, &["-D", "2"]);
     assert_eq!(o.status.code(), Some(0));
     let e = entries(&o);
     assert!(
@@ -164,7 +164,7 @@ fn windows_go_to_journal_store_prometheus_and_the_state_survives_a_restart() {
     assert_eq!(records(&dir).len(), total);
 
     // report --since: the table, and JSON with every window.
-    let parent = t.0.join("mon").display().to_string();
+    let parent = t.join("mon").display().to_string();
     let o = run(&["report", "--since", "1h", "--dir", &parent]);
     assert_eq!(
         o.status.code(),
@@ -196,8 +196,8 @@ fn windows_go_to_journal_store_prometheus_and_the_state_survives_a_restart() {
 fn a_window_over_a_limit_is_a_warning_and_report_since_fails() {
     let t = TempDir::new("monitor-limit");
     // 1 µs cannot hold on any machine.
-    let cfg = config(&t.0, "[monitor.limits]\nmax_us = 1\n");
-    let o = monitor(&t.0, &cfg, &["-D", "2"]);
+    let cfg = config(&t, "[monitor.limits]\nmax_us = 1\n");
+    let o = monitor(&t, &cfg, &["-D", "2"]);
     assert_eq!(o.status.code(), Some(0));
     let e = entries(&o);
     let l = with_id(&e, LIMIT);
@@ -205,14 +205,14 @@ fn a_window_over_a_limit_is_a_warning_and_report_since_fails() {
     assert_eq!(l[0]["PRIORITY"], "4");
     assert_eq!(l[0]["RTBENCH_EXCEEDED"], "max");
     assert_eq!(l[0]["RTBENCH_LIMIT_NS"], "1000");
-    let r = records(&t.0.join("mon"));
+    let r = records(&t.join("mon"));
     assert_eq!(r[0]["cpus"][0]["exceeded"][0], "max");
     let o = run(&[
         "report",
         "--since",
         "1h",
         "--dir",
-        &t.0.join("mon").display().to_string(),
+        &t.join("mon").display().to_string(),
     ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stdout).contains(&format!("{} over a limit", r.len())));
@@ -221,29 +221,30 @@ fn a_window_over_a_limit_is_a_warning_and_report_since_fails() {
 #[test]
 fn sigterm_saves_the_last_partial_window_and_the_state() {
     let t = TempDir::new("monitor-term");
-    let cfg = config(&t.0, "");
-    let d = t.0.join("mon");
-    let child = rtbench()
-        .args([
-            "monitor",
-            "--config",
-            &cfg,
-            "--log-format",
-            "logfmt",
-            "-a",
-            "0",
-            "--window",
-            "1s",
-            "--dir",
-        ])
-        .arg(&d)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(2500));
-    // SAFETY: signalling our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    let o = child.wait_with_output().unwrap();
+    let cfg = config(&t, "");
+    let d = t.join("mon");
+    let r = Running::spawn(
+        rtbench()
+            .args([
+                "monitor",
+                "--config",
+                &cfg,
+                "--log-format",
+                "logfmt",
+                "-a",
+                "0",
+                "--window",
+                "1s",
+                "--dir",
+            ])
+            .arg(&d),
+    );
+    // Two whole windows, then some samples of the third before SIGTERM cuts it short.
+    let first = r.wait_stderr(0, "a window entry", |l| l.contains(WINDOW));
+    r.wait_stderr(first + 1, "a second window entry", |l| l.contains(WINDOW));
+    wait_samples(r.pid(), "rtbench-M", 1, 20);
+    r.signal(libc::SIGTERM);
+    let o = r.finish();
     assert_eq!(o.status.code(), Some(143));
     let e = entries(&o);
     let stop = with_id(&e, STOP);
@@ -273,14 +274,14 @@ fn bad_files(d: &Path) -> Vec<String> {
 #[test]
 fn damaged_state_files_are_each_kept_aside_and_said_within_a_bound() {
     let t = TempDir::new("monitor-bad");
-    let cfg = config(&t.0, "");
-    let d = t.0.join("mon");
+    let cfg = config(&t, "");
+    let d = t.join("mon");
     std::fs::create_dir_all(&d).unwrap();
     // Two damaged states one after the other: the second does not replace the first.
     let mut kept = Vec::new();
     for garbage in ["{ half a fi", "{\"second\": damage"] {
         std::fs::write(d.join("state.json"), garbage).unwrap();
-        let o = monitor(&t.0, &cfg, &["-D", "1"]);
+        let o = monitor(&t, &cfg, &["-D", "1"]);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         let e = entries(&o);
         let start = &with_id(&e, START)[0]["MESSAGE"];
@@ -305,7 +306,7 @@ fn damaged_state_files_are_each_kept_aside_and_said_within_a_bound() {
         std::fs::write(d.join(format!("state.json.bad.20000101T00000{i}Z")), "x").unwrap();
     }
     std::fs::write(d.join("state.json"), "{ third").unwrap();
-    let o = monitor(&t.0, &cfg, &["-D", "1"]);
+    let o = monitor(&t, &cfg, &["-D", "1"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let left = bad_files(&d);
     // The five newest: the three real ones and the two newest of the old ones.
@@ -326,13 +327,13 @@ fn damaged_state_files_are_each_kept_aside_and_said_within_a_bound() {
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
     let t = TempDir::new("monitor-usage");
-    let cfg = config(&t.0, "[monitor]\nwindow = \"0s\"\n");
+    let cfg = config(&t, "[monitor]\nwindow = \"0s\"\n");
     let o = run(&["monitor", "--config", &cfg, "-D", "1s"]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains(":2: monitor.window = \"0s\""), "{err}");
-    let good = config(&t.0, "");
+    let good = config(&t, "");
     for (args, flag) in [
         (vec!["-i", "10"], "-i"),
         (vec!["--window", "0s"], "--window"),
@@ -348,13 +349,7 @@ fn bad_input_is_one_line_and_exit_2() {
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(err.contains(flag), "{err}");
     }
-    let o = run(&[
-        "report",
-        "--since",
-        "2h",
-        "--dir",
-        &t.0.display().to_string(),
-    ]);
+    let o = run(&["report", "--since", "2h", "--dir", &t.display().to_string()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no monitor windows"));
 }
@@ -363,7 +358,7 @@ fn bad_input_is_one_line_and_exit_2() {
 fn in_mount_namespace(script: &str) -> Output {
     Command::new("unshare")
         .args(["-m", "--propagation", "private", "sh", "-ec", script])
-        .env("RTBENCH", env!("CARGO_BIN_EXE_rtbench"))
+        .env("RTBENCH", crate::common::exe())
         .env_remove("INVOCATION_ID")
         .env_remove("NOTIFY_SOCKET")
         .env_remove("JOURNAL_STREAM")
@@ -374,8 +369,8 @@ fn in_mount_namespace(script: &str) -> Output {
 #[test]
 fn a_read_only_directory_is_said_once_and_the_windows_still_reach_the_journal() {
     let t = TempDir::new("monitor-ro");
-    let cfg = config(&t.0, "");
-    let d = t.0.join("mon");
+    let cfg = config(&t, "");
+    let d = t.join("mon");
     std::fs::create_dir_all(&d).unwrap();
     // A read-only bind mount of the directory (root writes anywhere else): every write
     // fails at run time, which is a warning, not a refusal to start.
@@ -385,7 +380,7 @@ fn a_read_only_directory_is_said_once_and_the_windows_still_reach_the_journal() 
          mount -o remount,ro,bind \"$D/mon\"\n\
          \"$RTBENCH\" monitor --config '{cfg}' --log-format logfmt -a 0 --window 1s \
          --dir \"$D/mon\" -D 3 2>&1\n",
-        t.0.display()
+        t.display()
     );
     let o = in_mount_namespace(&script);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -412,8 +407,8 @@ fn a_read_only_directory_is_said_once_and_the_windows_still_reach_the_journal() 
 #[test]
 fn a_file_where_a_directory_belongs_or_the_reverse_is_exit_2_before_anything_starts() {
     let t = TempDir::new("monitor-shape");
-    let good = config(&t.0, "");
-    let afile = t.0.join("afile");
+    let good = config(&t, "");
+    let afile = t.join("afile");
     std::fs::write(&afile, "").unwrap();
     let a = afile.display().to_string();
     let check = |args: &[&str], want: &[&str]| {
@@ -438,11 +433,11 @@ fn a_file_where_a_directory_belongs_or_the_reverse_is_exit_2_before_anything_sta
         &["--config", &good, "--dir", &below],
         &["--dir", &below, &format!("{a} is not a directory")],
     );
-    let cfg = config(&t.0, &format!("[monitor]\ndir = \"{a}\"\n"));
+    let cfg = config(&t, &format!("[monitor]\ndir = \"{a}\"\n"));
     check(&["--config", &cfg], &["monitor.dir", "not a directory"]);
     // The state file or the window store as a directory.
     for name in ["state.json", "windows.jsonl"] {
-        let d = t.0.join(format!("d-{name}"));
+        let d = t.join(format!("d-{name}"));
         std::fs::create_dir_all(d.join(name)).unwrap();
         let ds = d.display().to_string();
         check(
@@ -454,8 +449,8 @@ fn a_file_where_a_directory_belongs_or_the_reverse_is_exit_2_before_anything_sta
         );
     }
     // A Prometheus textfile path that cannot be a file.
-    let dir = t.0.display().to_string();
-    let mon = t.0.join("m").display().to_string();
+    let dir = t.display().to_string();
+    let mon = t.join("m").display().to_string();
     for (p, want) in [
         (format!("{a}/x.prom"), "is not a directory"),
         (dir.clone(), "is a directory"),
@@ -466,21 +461,21 @@ fn a_file_where_a_directory_belongs_or_the_reverse_is_exit_2_before_anything_sta
             &["--prometheus", want],
         );
     }
-    assert!(!t.0.join("m").exists());
+    assert!(!t.join("m").exists());
 }
 
 #[test]
 fn a_missing_prometheus_directory_is_a_warning_as_for_the_self_test() {
     let t = TempDir::new("monitor-prom");
-    let missing = t.0.join("node-exporter/rtbench.prom");
+    let missing = t.join("node-exporter/rtbench.prom");
     let cfg = config(
-        &t.0,
+        &t,
         &format!("[monitor]\nprometheus = \"{}\"\n", missing.display()),
     );
     // The self-test reads the same configuration: it is valid for it too.
     let o = run(&["tune", "check", "--config", &cfg]);
     assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
-    let o = monitor(&t.0, &cfg, &["-D", "2"]);
+    let o = monitor(&t, &cfg, &["-D", "2"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let e = entries(&o);
     let out = with_id(&e, OUTPUT);
@@ -497,10 +492,10 @@ fn a_missing_prometheus_directory_is_a_warning_as_for_the_self_test() {
     let first_window = e.iter().position(|m| m["MESSAGE_ID"] == WINDOW).unwrap();
     let warned = e.iter().position(|m| m["MESSAGE_ID"] == OUTPUT).unwrap();
     assert!(warned < first_window, "{e:?}");
-    assert!(!records(&t.0.join("mon")).is_empty());
+    assert!(!records(&t.join("mon")).is_empty());
     // The same from the flag.
     let flag = missing.display().to_string();
-    let o = monitor(&t.0, &config(&t.0, ""), &["-D", "1", "--prometheus", &flag]);
+    let o = monitor(&t, &config(&t, ""), &["-D", "1", "--prometheus", &flag]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(with_id(&entries(&o), OUTPUT).len(), 1);
 }
@@ -509,8 +504,8 @@ fn a_missing_prometheus_directory_is_a_warning_as_for_the_self_test() {
 fn a_closed_log_stops_the_monitor_with_the_last_window_stored_and_the_state_saved() {
     use std::io::BufRead;
     let t = TempDir::new("monitor-pipe");
-    let cfg = config(&t.0, "");
-    let d = t.0.join("mon");
+    let cfg = config(&t, "");
+    let d = t.join("mon");
     // As `rtbench monitor ... 2>&1 | head -1`: the reader takes one line and goes.
     let mut child = rtbench()
         .args([
@@ -565,7 +560,7 @@ fn wait_peak_rss_kib(pid: u32) -> (i32, i64) {
 #[test]
 fn an_oversize_store_is_streamed_not_read_into_memory() {
     let t = TempDir::new("monitor-big");
-    let d = t.0.join("mon");
+    let d = t.join("mon");
     std::fs::create_dir_all(&d).unwrap();
     // 40 MiB of old windows (a store that grew before store_kib was made smaller).
     let line = |seq: u64| {
@@ -604,8 +599,8 @@ fn an_oversize_store_is_streamed_not_read_into_memory() {
         "report --since: peak RSS {kib} KiB for a 40 MiB store"
     );
     // The monitor reads only the tail its store_kib allows, and counts on from it.
-    let cfg = config(&t.0, "[monitor]\nstore_kib = 64\n");
-    let o = monitor(&t.0, &cfg, &["-D", "1"]);
+    let cfg = config(&t, "[monitor]\nstore_kib = 64\n");
+    let o = monitor(&t, &cfg, &["-D", "1"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let w = with_id(&entries(&o), WINDOW).len() as u64;
     let state: serde_json::Value =

@@ -46,8 +46,8 @@ fn members(bundle: &Path) -> Vec<String> {
 #[test]
 fn bundle_after_a_failing_self_test_and_monitor_windows_says_what_is_wrong() {
     let t = TempDir::new("diagnose");
-    let results = t.0.join("results");
-    let cfg = t.0.join("rtbench.toml");
+    let results = t.join("results");
+    let cfg = t.join("rtbench.toml");
     std::fs::write(
         &cfg,
         format!(
@@ -55,7 +55,7 @@ fn bundle_after_a_failing_self_test_and_monitor_windows_says_what_is_wrong() {
              [limits]\nmax_us = 1\n[output]\nresults_dir = \"{}\"\nfallback_dir = \"{}\"\n\
              [monitor]\ncpus = \"0\"\n[monitor.limits]\nmax_us = 1\n",
             results.display(),
-            t.0.join("run").display()
+            t.join("run").display()
         ),
     )
     .unwrap();
@@ -65,7 +65,7 @@ fn bundle_after_a_failing_self_test_and_monitor_windows_says_what_is_wrong() {
     let o = run(&["monitor", "--config", &c, "--window", "1s", "-D", "2"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 
-    let bundle = t.0.join("board.tar.gz");
+    let bundle = t.join("board.tar.gz");
     let b = bundle.display().to_string();
     let o = run(&["diagnose", "--config", &c, "-o", &b, "--since", "1h"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -97,7 +97,7 @@ fn bundle_after_a_failing_self_test_and_monitor_windows_says_what_is_wrong() {
         names.iter().any(|n| n.starts_with("rtbench/results/run-")),
         "{names:?}"
     );
-    let top = extract(&bundle, &t.0.join("x"));
+    let top = extract(&bundle, &t.join("x"));
     let summary = std::fs::read_to_string(top.join("SUMMARY.txt")).unwrap();
     assert!(
         summary.contains("PROBLEM  self-test FAIL (this boot"),
@@ -129,7 +129,7 @@ fn bundle_after_a_failing_self_test_and_monitor_windows_says_what_is_wrong() {
 #[test]
 fn summary_names_each_problem_of_a_misconfigured_board() {
     let t = TempDir::new("diagnose-tree");
-    let root = t.0.join("root");
+    let root = t.join("root");
     let f = |rel: &str, content: &str| {
         let p = root.join(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -176,16 +176,16 @@ fn summary_names_each_problem_of_a_misconfigured_board() {
         "dev/kmsg",
         "[  12.000000] ok\n[ 345.678000] watchdog: BUG: soft lockup - CPU#2 stuck for 22s!\n",
     );
-    let cfg = t.0.join("rtbench.toml");
+    let cfg = t.join("rtbench.toml");
     std::fs::write(
         &cfg,
         format!(
             "[cyclic]\ncpus = \"2-3\"\n[output]\nresults_dir = \"{}\"\n",
-            t.0.join("results").display()
+            t.join("results").display()
         ),
     )
     .unwrap();
-    let bundle = t.0.join("b.tar.gz");
+    let bundle = t.join("b.tar.gz");
     let o = run(&[
         "diagnose",
         "--config",
@@ -196,7 +196,7 @@ fn summary_names_each_problem_of_a_misconfigured_board() {
         &bundle.display().to_string(),
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let top = extract(&bundle, &t.0.join("x"));
+    let top = extract(&bundle, &t.join("x"));
     let s = std::fs::read_to_string(top.join("SUMMARY.txt")).unwrap();
     for want in [
         "PROBLEM  1 IRQ(s) fired on isolated CPUs 2-3: IRQ 24 eth0 ×512",
@@ -222,7 +222,7 @@ fn summary_names_each_problem_of_a_misconfigured_board() {
 #[test]
 fn bad_output_is_one_line_and_nothing_is_written_and_dash_is_stdout() {
     let t = TempDir::new("diagnose-bad");
-    let missing = t.0.join("no/such/dir/b.tar.gz").display().to_string();
+    let missing = t.join("no/such/dir/b.tar.gz").display().to_string();
     let o = run(&["diagnose", "--config", "/dev/null", "-o", &missing]);
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));

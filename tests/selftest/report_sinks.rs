@@ -1,6 +1,7 @@
 //! The persistent sinks on a real measurement: Prometheus textfile accepted by
 //! promtool, the report table within 80 columns, the results store round trip.
 
+use crate::common::{rtbench, TempDir};
 use rtbench::config::limits::{LimitSet, Limits};
 use rtbench::measure::cyclic::{self, CyclicSpec};
 use rtbench::measure::harness::Progress;
@@ -24,6 +25,8 @@ impl Progress for Quiet {
 }
 
 fn measured_run(max_us: u64) -> StoredRun {
+    // SCHED_FIFO threads in this process: the machine is shared (common::lock).
+    crate::common::shared();
     let spec = CyclicSpec {
         threads: (0..2)
             .map(|i| ThreadSpec {
@@ -83,8 +86,7 @@ fn measured_run(max_us: u64) -> StoredRun {
 fn prometheus_textfile_passes_promtool() {
     let run = measured_run(1_000_000);
     let text = rtbench::report::prometheus::render(&run);
-    let dir = std::env::temp_dir().join(format!("rtbench-prom-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("prom");
     let f = dir.join("rtbench.prom");
     rtbench::sys::atomic::write(&f, text.as_bytes()).unwrap();
     let out = Command::new("promtool")
@@ -104,7 +106,6 @@ fn prometheus_textfile_passes_promtool() {
         .filter(|l| l.starts_with("rtbench_latency_seconds_count"))
         .count();
     assert_eq!(count_lines, 2);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -134,13 +135,12 @@ fn report_table_fits_80_columns_and_names_failures() {
 
 #[test]
 fn store_and_rtbench_report_round_trip() {
-    let dir = std::env::temp_dir().join(format!("rtbench-rep-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = TempDir::new("report");
     let store = Store::new(&dir, 3);
     let pass = measured_run(1_000_000);
     let path = store.save(&pass).unwrap();
     assert_eq!(Store::load(&path).unwrap(), pass);
-    let out = Command::new(env!("CARGO_BIN_EXE_rtbench"))
+    let out = rtbench()
         .args(["report", "--dir"])
         .arg(&dir)
         .output()
@@ -152,7 +152,7 @@ fn store_and_rtbench_report_round_trip() {
     let mut fail2 = fail.clone();
     fail2.start_s = pass.start_s + 5;
     store.save(&fail2).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_rtbench"))
+    let out = rtbench()
         .args(["report", "--json", "--dir"])
         .arg(&dir)
         .output()
@@ -160,17 +160,16 @@ fn store_and_rtbench_report_round_trip() {
     assert_eq!(out.status.code(), Some(1), "last run failed");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["verdict"]["pass"], false);
-    let out = Command::new(env!("CARGO_BIN_EXE_rtbench"))
+    let out = rtbench()
         .args(["report", "--all", "--json", "--dir"])
         .arg(&dir)
         .output()
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v.as_array().unwrap().len(), 2);
-    let out = Command::new(env!("CARGO_BIN_EXE_rtbench"))
+    let out = rtbench()
         .args(["report", "--dir", "/nonexistent-rtbench"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "no results");
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -5,10 +5,6 @@
 use crate::common::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::Duration;
-
-/// Tests that read or change /proc/sys/kernel/printk run one at a time.
-static PRINTK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 const SUMMARY: &str = "7b1dd0eea94d4cc4bd8f9e6c91b6465d";
 const RESULT: &str = "b338a16c561342608e6e5ef41b0a0813";
@@ -48,7 +44,7 @@ fn results(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn passing_run_reports_every_cpu_stores_and_exports() {
-    let dir = tempdir("st-pass");
+    let dir = TempDir::new("st-pass");
     let cfg = write_config(
         &dir,
         "[selftest]\nmode = \"check\"\nduration = \"1s\"\n[load]\nspec = \"cpu:1\"\n[limits]\nmax_us = 10000000\n",
@@ -101,12 +97,11 @@ fn passing_run_reports_every_cpu_stores_and_exports() {
         "{}",
         stdout(&o)
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn impossible_limit_fails_with_exit_1() {
-    let dir = tempdir("st-fail");
+    let dir = TempDir::new("st-fail");
     let cfg = write_config(
         &dir,
         "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[limits]\nmax_us = 1\n",
@@ -120,12 +115,11 @@ fn impossible_limit_fails_with_exit_1() {
         .iter()
         .all(|m| m["RTBENCH_VERDICT"] == "fail"));
     assert_eq!(results(&dir).len(), 1, "a failed run is stored too");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn invalid_configuration_names_file_line_key_and_writes_nothing() {
-    let dir = tempdir("st-bad");
+    let dir = TempDir::new("st-bad");
     let cases = [
         ("[cyclic]\ncpus = \"9999\"\n", ":2: cyclic.cpus = \"9999\""),
         (
@@ -142,7 +136,7 @@ fn invalid_configuration_names_file_line_key_and_writes_nothing() {
             ":3: limits.cpus[0].test = \"cyclictest\"",
         ),
     ];
-    let _lock = PRINTK.lock().unwrap_or_else(|e| e.into_inner());
+    let _printk = serial(Resource::Printk);
     let printk = std::fs::read_to_string("/proc/sys/kernel/printk").unwrap();
     for (body, want) in cases {
         let cfg = write_config(&dir, body);
@@ -164,27 +158,19 @@ fn invalid_configuration_names_file_line_key_and_writes_nothing() {
         std::fs::read_to_string("/proc/sys/kernel/printk").unwrap(),
         printk
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn missing_default_config_means_documented_defaults_said_in_the_journal() {
     // Without --config rtbench reads /etc/rtbench/rtbench.toml; when it is absent the
-    // defaults apply (30 s) — stop it after the announcement.
-    assert!(
-        !Path::new("/etc/rtbench/rtbench.toml").exists(),
-        "this test needs /etc/rtbench/rtbench.toml absent"
-    );
-    let child = rtbench()
-        .args(["selftest", "--log-format", "logfmt"])
-        .env("TMPDIR", std::env::temp_dir())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let o = child.wait_with_output().unwrap();
+    // defaults apply (30 s) — stop it once it measures. The binary's mount namespace
+    // hides the host's /etc/rtbench and /var/lib/rtbench (tests/common/isolate.rs).
+    assert!(!Path::new("/etc/rtbench/rtbench.toml").exists());
+    let r = Running::spawn(rtbench().args(["selftest", "--log-format", "logfmt"]));
+    r.wait_stderr(0, "the defaults entry", |l| l.contains(DEFAULTS));
+    wait_measuring(r.pid(), "rtbench-T", online_cpus());
+    r.signal(libc::SIGINT);
+    let o = r.finish();
     let e = entries(&o);
     // Its own MESSAGE_ID (issue 10): a notice is not a configuration error.
     assert!(with_id(&e, CONFIG).is_empty(), "{}", stderr(&o));
@@ -199,7 +185,8 @@ fn missing_default_config_means_documented_defaults_said_in_the_journal() {
         "fail",
         "a cut-short run cannot pass"
     );
-    // Default results directory is /var/lib/rtbench: remove what this test wrote.
+    // The default results directory, /var/lib/rtbench, is this binary's own tmpfs:
+    // remove what this test wrote all the same.
     if let Some(f) = s.last().and_then(|m| m.get("RTBENCH_RESULTS_FILE")) {
         let _ = std::fs::remove_file(f);
     }
@@ -215,8 +202,8 @@ impl Drop for Restore {
 
 #[test]
 fn apply_mode_tunes_before_ready_and_tune_revert_restores() {
-    let _lock = PRINTK.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = tempdir("st-apply");
+    let _printk = serial(Resource::Printk);
+    let dir = TempDir::new("st-apply");
     let before = std::fs::read_to_string("/proc/sys/kernel/printk").unwrap();
     let _guard = Restore("/proc/sys/kernel/printk", before.clone());
     let level: u32 = before.split_whitespace().next().unwrap().parse().unwrap();
@@ -254,45 +241,114 @@ fn apply_mode_tunes_before_ready_and_tune_revert_restores() {
         std::fs::read_to_string("/proc/sys/kernel/printk").unwrap(),
         before
     );
-    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Watches directory `dir` (inotify): creations, writes, closes, renames, deletions.
+struct DirEvents(std::fs::File);
+
+impl DirEvents {
+    fn watch(dir: &Path) -> DirEvents {
+        use std::os::unix::ffi::OsStrExt;
+        use std::os::unix::io::FromRawFd;
+        // SAFETY: plain system calls; the descriptor is owned by the File from here.
+        let fd = unsafe { libc::inotify_init1(libc::IN_CLOEXEC) };
+        assert!(
+            fd >= 0,
+            "inotify_init1: {}",
+            std::io::Error::last_os_error()
+        );
+        let f = unsafe { std::fs::File::from_raw_fd(fd) };
+        let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).unwrap();
+        let mask = libc::IN_CREATE
+            | libc::IN_MODIFY
+            | libc::IN_CLOSE_WRITE
+            | libc::IN_MOVED_FROM
+            | libc::IN_MOVED_TO
+            | libc::IN_DELETE;
+        // SAFETY: a valid descriptor and C string.
+        let wd = unsafe { libc::inotify_add_watch(fd, path.as_ptr(), mask) };
+        assert!(
+            wd >= 0,
+            "inotify_add_watch: {}",
+            std::io::Error::last_os_error()
+        );
+        DirEvents(f)
+    }
+
+    /// Waits (up to 100 ms) for events and returns how many arrived.
+    fn next(&mut self) -> usize {
+        use std::io::Read;
+        use std::os::unix::io::AsRawFd;
+        let mut p = libc::pollfd {
+            fd: self.0.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd.
+        if unsafe { libc::poll(&mut p, 1, 100) } <= 0 {
+            return 0;
+        }
+        let mut buf = [0u8; 4096];
+        let n = self.0.read(&mut buf).unwrap();
+        // struct inotify_event: wd, mask, cookie, len (4 bytes each), then len bytes.
+        let (mut at, mut events) = (0, 0);
+        while at + 16 <= n {
+            let len = u32::from_ne_bytes(buf[at + 12..at + 16].try_into().unwrap()) as usize;
+            at += 16 + len;
+            events += 1;
+        }
+        events
+    }
 }
 
 #[test]
 fn sigkill_while_writing_results_never_damages_previous_results() {
-    let dir = tempdir("st-kill");
+    let dir = TempDir::new("st-kill");
     let cfg = write_config(
         &dir,
         "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[cyclic]\ninterval_us = 200\n[limits]\nmax_us = 60000000\n",
     );
     // One complete run first, so there is always a previous result to protect.
     assert_eq!(selftest(&cfg).status.code(), Some(0));
-    let mut killed_late = 0;
-    for i in 0..24u64 {
-        let child = rtbench()
+    let mut killed = 0;
+    // Killed right after the k-th change the run makes in the results directory: its
+    // temporary file created, written, closed, renamed (from and to), an old result
+    // pruned — six in all. The kill lands a little later than the change it follows,
+    // as the writer goes on meanwhile.
+    for k in 1..=6 {
+        let mut events = DirEvents::watch(&dir.join("results"));
+        let mut child = rtbench()
             .args(["selftest", "--log-format", "logfmt", "--config"])
             .arg(&cfg)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        // The measurement ends at ~1.0 s; kill around the moment results are written.
-        std::thread::sleep(Duration::from_millis(960 + (i * 7) % 120));
-        unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
-        let out = child.wait_with_output().unwrap();
-        if out.status.code().is_none() {
-            killed_late += 1;
+        let (mut seen, end) = (0, std::time::Instant::now() + BOUND);
+        let status = loop {
+            seen += events.next();
+            assert!(std::time::Instant::now() < end, "selftest still running");
+            if seen >= k {
+                unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+            }
+            if let Some(st) = child.try_wait().unwrap() {
+                break st;
+            }
+        };
+        if status.code().is_none() {
+            killed += 1;
         }
         let files = results(&dir);
         assert!(!files.is_empty());
         for f in &files {
             let text = std::fs::read_to_string(f).unwrap();
             let v: serde_json::Value = serde_json::from_str(&text)
-                .unwrap_or_else(|e| panic!("{} is damaged: {e}", f.display()));
+                .unwrap_or_else(|e| panic!("{} is damaged (kill {k}): {e}", f.display()));
             assert!(v["verdict"]["pass"].is_boolean());
         }
         assert!(files.len() <= 3, "keep = 3");
     }
-    assert!(killed_late > 0, "no run was killed: nothing was tested");
+    assert!(killed > 0, "no run was killed: nothing was tested");
     // A later run cleans up temporary files left by killed writers.
     assert_eq!(selftest(&cfg).status.code(), Some(0));
     let temps = std::fs::read_dir(dir.join("results"))
@@ -301,7 +357,6 @@ fn sigkill_while_writing_results_never_damages_previous_results() {
         .filter(|e| e.file_name().to_string_lossy().contains(".tmp."))
         .count();
     assert_eq!(temps, 0);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A read-only bind mount of a directory; unmounted when dropped.
@@ -325,7 +380,7 @@ impl Drop for ReadOnly {
 
 #[test]
 fn read_only_results_dir_still_reports_the_verdict() {
-    let dir = tempdir("st-ro");
+    let dir = TempDir::new("st-ro");
     let cfg = write_config(
         &dir,
         "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[limits]\nmax_us = 1\n",
@@ -362,5 +417,4 @@ fn read_only_results_dir_still_reports_the_verdict() {
         assert_eq!(std::fs::read(&p).unwrap(), b, "{} changed", p.display());
     }
     assert_eq!(results(&dir).len(), 1);
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -77,7 +77,7 @@ fn test_names(run: &serde_json::Value) -> Vec<String> {
 
 #[test]
 fn all_three_tests_pass_under_one_load_and_every_output_shows_them() {
-    let dir = tempdir("st3-pass");
+    let dir = TempDir::new("st3-pass");
     let cfg = config(
         &dir,
         &format!(
@@ -160,12 +160,11 @@ fn all_three_tests_pass_under_one_load_and_every_output_shows_them() {
         let text = std::fs::read_to_string(&svg).unwrap();
         assert!(text.contains(&format!("test: {test}")), "{test}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_pmq_limit_exceeded_fails_naming_test_pair_statistic_value_and_limit() {
-    let dir = tempdir("st3-fail");
+    let dir = TempDir::new("st3-fail");
     // pmq over [limits.pmq]; pipe over a CPU-set rule for pipe only; cyclic passes.
     let cfg = config(
         &dir,
@@ -216,12 +215,11 @@ fn a_pmq_limit_exceeded_fails_naming_test_pair_statistic_value_and_limit() {
         .unwrap();
     assert_eq!(pmq_check["limit"], 0);
     assert_eq!(pmq_check["pass"], false);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_disabled_test_is_absent_and_a_test_without_limits_is_unjudged() {
-    let dir = tempdir("st3-off");
+    let dir = TempDir::new("st3-off");
     // [pmq] enabled = false; [cyclic] enabled = false; only pipe runs, with limits for
     // cyclic alone: measured, not judged.
     let cfg = config(
@@ -242,14 +240,13 @@ fn a_disabled_test_is_absent_and_a_test_without_limits_is_unjudged() {
     let prom = std::fs::read_to_string(dir.join("rtbench.prom")).unwrap();
     assert!(prom.contains("test=\"pipe\""));
     assert!(!prom.contains("test=\"pmq\"") && !prom.contains("test=\"cyclic\""));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `[pmq] msg_size` and `[pipe] msg_size` (bytes): the tests run with them and the
 /// stored result says the size of each pair test; out of range is a config error.
 #[test]
 fn pair_message_sizes_are_measured_and_stored() {
-    let dir = tempdir("st3-msgsize");
+    let dir = TempDir::new("st3-msgsize");
     let cfg = config(
         &dir,
         &format!(
@@ -263,12 +260,11 @@ fn pair_message_sizes_are_measured_and_stored() {
     assert_eq!(test_names(&runs[0]), ["pmq", "pipe"]);
     assert_eq!(runs[0]["tests"][0]["msg_size"], 256);
     assert_eq!(runs[0]["tests"][1]["msg_size"], 4096);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn every_test_disabled_is_unjudged_not_a_pass() {
-    let dir = tempdir("st3-none");
+    let dir = TempDir::new("st3-none");
     let cfg = config(
         &dir,
         &format!("[cyclic]\nenabled = false\n[pmq]\nenabled = false\n[limits]\n{LOOSE}\n"),
@@ -282,12 +278,11 @@ fn every_test_disabled_is_unjudged_not_a_pass() {
     assert!(with_id(&entries(&o), RESULT).is_empty());
     let runs = stored(&dir);
     assert_eq!(runs[0]["verdict"]["outcome"], "unjudged");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_pmq_test_the_system_refuses_stops_before_a_verdict_naming_the_limit() {
-    let dir = tempdir("st3-refused");
+    let dir = TempDir::new("st3-refused");
     let cfg = config(
         &dir,
         &format!("[cyclic]\ncpus = \"0\"\n[pmq]\ncpus = \"0\"\n[limits]\n{LOOSE}\n"),
@@ -295,7 +290,7 @@ fn a_pmq_test_the_system_refuses_stops_before_a_verdict_naming_the_limit() {
     // RLIMIT_MSGQUEUE 0: mq_open fails with EMFILE.
     let o = std::process::Command::new("prlimit")
         .arg("--msgqueue=0:0")
-        .arg(env!("CARGO_BIN_EXE_rtbench"))
+        .arg(crate::common::exe())
         .args(["selftest", "--log-format", "logfmt", "--config"])
         .arg(&cfg)
         .output()
@@ -308,12 +303,11 @@ fn a_pmq_test_the_system_refuses_stops_before_a_verdict_naming_the_limit() {
     assert_eq!(a[0]["RTBENCH_CAUSE"], "RLIMIT_MSGQUEUE");
     assert!(with_id(&e, SUMMARY).is_empty(), "no verdict");
     assert!(stored(&dir).is_empty(), "nothing stored");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn pair_sections_reject_unknown_keys_and_bad_values_in_one_line() {
-    let dir = tempdir("st3-bad");
+    let dir = TempDir::new("st3-bad");
     for (body, want) in [
         ("[pmq]\nmsgsize = 64\n", ":2: msgsize"),
         ("[pipe]\npriority = 0\n", ":2: pipe.priority = 0"),
@@ -345,5 +339,4 @@ fn pair_sections_reject_unknown_keys_and_bad_values_in_one_line() {
         );
         assert!(stdout(&o).is_empty());
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }

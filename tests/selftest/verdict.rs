@@ -84,7 +84,7 @@ fn stored(dir: &Path) -> Vec<serde_json::Value> {
 
 #[test]
 fn p1_nothing_judged_is_unjudged_everywhere_and_fails_closed() {
-    let dir = tempdir("v-unjudged");
+    let dir = TempDir::new("v-unjudged");
     let cfg = config(&dir, "none.toml", "");
     let o = selftest(&cfg);
     assert_eq!(o.status.code(), Some(1), "fails closed: {}", stderr(&o));
@@ -130,14 +130,13 @@ fn p1_nothing_judged_is_unjudged_everywhere_and_fails_closed() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(one(&entries(&o), SUMMARY)["RTBENCH_VERDICT"], "unjudged");
     assert_eq!(report(&cfg, &[]).status.code(), Some(0));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Runs `script` (sh) in a private mount namespace: its mounts vanish with it.
 fn in_mount_namespace(script: &str) -> Output {
     Command::new("unshare")
         .args(["-m", "--propagation", "private", "sh", "-ec", script])
-        .env("RTBENCH", env!("CARGO_BIN_EXE_rtbench"))
+        .env("RTBENCH", crate::common::exe())
         .env_remove("INVOCATION_ID")
         .env_remove("RTBENCH_TRIGGER")
         .output()
@@ -146,7 +145,7 @@ fn in_mount_namespace(script: &str) -> Output {
 
 #[test]
 fn p2_an_unstored_fail_is_never_replaced_by_an_older_pass() {
-    let dir = tempdir("v-store");
+    let dir = TempDir::new("v-store");
     let pass = config(&dir, "pass.toml", "[limits]\nmax_us = 10000000\n");
     config(&dir, "fail.toml", "[limits]\nmax_us = 1\n");
     for (how, setup) in [
@@ -246,7 +245,6 @@ fn p2_an_unstored_fail_is_never_replaced_by_an_older_pass() {
         "{}",
         stdout(&r)
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A results_dir that is a file (a packaging slip): the self-test names that cause, not
@@ -254,7 +252,7 @@ fn p2_an_unstored_fail_is_never_replaced_by_an_older_pass() {
 /// fallback copy and exits 1, instead of stopping at the listing error.
 #[test]
 fn p2_a_results_dir_that_is_a_file_hides_nothing() {
-    let dir = tempdir("v-file");
+    let dir = TempDir::new("v-file");
     std::fs::write(dir.join("results"), b"not a directory").unwrap();
     let cfg = config(&dir, "pass.toml", "[limits]\nmax_us = 10000000\n");
     let o = selftest(&cfg);
@@ -283,13 +281,12 @@ fn p2_a_results_dir_that_is_a_file_hides_nothing() {
     let r = report(&cfg, &[]);
     assert_eq!(r.status.code(), Some(2), "{}", stderr(&r));
     assert_eq!(stderr(&r).lines().count(), 1, "{}", stderr(&r));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn p3_p4_every_failure_is_named_in_microseconds() {
-    let _lock = printk_lock();
-    let dir = tempdir("v-named");
+    let _printk = serial(Resource::Printk);
+    let dir = TempDir::new("v-named");
     let level = std::fs::read_to_string("/proc/sys/kernel/printk")
         .unwrap()
         .split_whitespace()
@@ -365,12 +362,11 @@ fn p3_p4_every_failure_is_named_in_microseconds() {
         svg.contains("class=\"limit\" data-statistic=\"p99.9\" data-limit-ns=\"1000\""),
         "the p99.9 limit line"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn p5_prometheus_missing_directory_warns_and_files_are_0644_under_umask_077() {
-    let dir = tempdir("v-prom");
+    let dir = TempDir::new("v-prom");
     let missing = dir.join("no-such-dir");
     let cfg = config(
         &dir,
@@ -404,7 +400,7 @@ fn p5_prometheus_missing_directory_warns_and_files_are_0644_under_umask_077() {
     let o = Command::new("sh")
         .env_remove("INVOCATION_ID")
         .args(["-c", "umask 077; exec \"$0\" selftest --config \"$1\""])
-        .arg(env!("CARGO_BIN_EXE_rtbench"))
+        .arg(crate::common::exe())
         .arg(&cfg)
         .output()
         .unwrap();
@@ -415,7 +411,6 @@ fn p5_prometheus_missing_directory_warns_and_files_are_0644_under_umask_077() {
     for f in std::fs::read_dir(dir.join("results")).unwrap().flatten() {
         assert_eq!(mode(&f.path()), 0o644, "{}", f.path().display());
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -445,7 +440,7 @@ fn p5_the_shipped_unit_lets_the_documented_prometheus_path_be_written() {
 
 #[test]
 fn p6_every_catalog_field_is_in_every_entry_and_each_id_means_one_thing() {
-    let dir = tempdir("v-catalog");
+    let dir = TempDir::new("v-catalog");
     let cat = catalog();
     let mut all = Vec::new();
     // No limits; a missing Prometheus directory; a read-only results directory is not
@@ -522,12 +517,11 @@ fn p6_every_catalog_field_is_in_every_entry_and_each_id_means_one_thing() {
         .collect();
     assert_eq!(not_stored.len(), 1);
     assert!(![SUMMARY, CONFIG].contains(&not_stored[0]["MESSAGE_ID"].as_str()));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn p8_a_hand_run_prints_human_lines_and_report_reads_results_dir_from_the_config() {
-    let dir = tempdir("v-human");
+    let dir = TempDir::new("v-human");
     let cfg = config(&dir, "human.toml", "[limits]\nmax_us = 10000000\n");
     // No journald on this machine: the default destination is human text on stderr.
     assert!(!Path::new("/run/systemd/journal/socket").exists());
@@ -554,12 +548,4 @@ fn p8_a_hand_run_prints_human_lines_and_report_reads_results_dir_from_the_config
         "{}",
         stdout(&r)
     );
-    std::fs::remove_dir_all(&dir).unwrap();
-}
-
-/// Tests that read or change /proc/sys/kernel/printk run one at a time (within this
-/// test binary; tests/selftest.rs has its own lock and restores what it changes).
-fn printk_lock() -> std::sync::MutexGuard<'static, ()> {
-    static PRINTK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    PRINTK.lock().unwrap_or_else(|e| e.into_inner())
 }

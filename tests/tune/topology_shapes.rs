@@ -5,7 +5,7 @@
 //! as property tests over random shapes. The real cpuset runs are in
 //! tests/cpuset_cgroup.rs.
 
-use crate::common::tune_tree;
+use crate::common::{tune_tree, TempDir};
 
 use clap::Parser;
 use proptest::prelude::*;
@@ -19,23 +19,16 @@ use tune_tree::shape::{CpusetAt, Numbering, Shape};
 
 /// A shape written to a temporary tree, removed on drop.
 struct Tree {
-    dir: PathBuf,
+    dir: TempDir,
 }
 
 impl Tree {
     fn new(shape: &Shape) -> Tree {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        static N: AtomicUsize = AtomicUsize::new(0);
         // Thousands of small files per shape: in memory where there is a tmpfs.
         let base = Some(PathBuf::from("/dev/shm"))
             .filter(|p| p.is_dir())
             .unwrap_or_else(std::env::temp_dir);
-        let dir = base.join(format!(
-            "rtbench-shape-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = TempDir::new_in(&base, "shape");
         shape.write(&dir);
         Tree { dir }
     }
@@ -44,12 +37,6 @@ impl Tree {
     }
     fn topo(&self) -> CpuTopology {
         CpuTopology::read(&self.root())
-    }
-}
-
-impl Drop for Tree {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 

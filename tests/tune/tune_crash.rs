@@ -7,16 +7,15 @@ use crate::common::tune_tree;
 use rtbench::tune::journal::{Journal, JournalState};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use std::time::Duration;
 use tune_tree::Tree;
 
 fn rtbench(t: &Tree, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_rtbench"));
+    let mut c = Command::new(crate::common::exe());
     c.args(args)
         .arg("--config")
-        .arg(t.0.join("rtbench.toml"))
+        .arg(t.join("rtbench.toml"))
         .arg("--sysroot")
-        .arg(t.0.join("root"));
+        .arg(t.join("root"));
     c
 }
 
@@ -39,7 +38,7 @@ fn apply_and_kill_after(t: &Tree, k: usize) {
     });
     let want = format!("paused after write {k}");
     loop {
-        match rx.recv_timeout(Duration::from_secs(30)) {
+        match rx.recv_timeout(crate::common::BOUND) {
             Ok(l) if l.contains(&want) => break,
             Ok(_) => continue,
             Err(e) => {
@@ -57,7 +56,7 @@ fn apply_and_kill_after(t: &Tree, k: usize) {
 #[test]
 fn sigkill_between_writes_then_next_start_restores_originals() {
     let t = Tree::new("crash");
-    std::fs::write(t.0.join("rtbench.toml"), t.config_text("")).unwrap();
+    std::fs::write(t.join("rtbench.toml"), t.config_text("")).unwrap();
     let before = t.snapshot();
 
     // Killed after 5 of 13 writes: 5 files changed, journal left `applying`.
@@ -101,7 +100,7 @@ fn sigkill_between_writes_then_next_start_restores_originals() {
     let j = Journal::load(&t.journal_dir()).unwrap().unwrap();
     assert_eq!(j.state, JournalState::Committed);
     for e in &j.entries {
-        let key = t.0.join("root").join(e.step.path.trim_start_matches('/'));
+        let key = t.join("root").join(e.step.path.trim_start_matches('/'));
         assert_eq!(
             e.step.original.as_bytes(),
             &before[&key][..],
@@ -137,7 +136,7 @@ fn config_errors_exit_2_and_write_nothing() {
         ),
         ("[tuning]\nisolcpus = \"1\"\n", "unknown field `isolcpus`"),
     ] {
-        std::fs::write(t.0.join("rtbench.toml"), text).unwrap();
+        std::fs::write(t.join("rtbench.toml"), text).unwrap();
         let out = rtbench(&t, &["tune", "apply"]).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{text}: {err}");
@@ -153,7 +152,7 @@ fn not_root_apply_and_revert_exit_3_check_runs() {
     // As user nobody (setpriv from util-linux), on the host: apply/revert refuse before
     // reading anything else, check only reads.
     let t = Tree::new("nobody");
-    let cfg = t.0.join("rtbench.toml");
+    let cfg = t.join("rtbench.toml");
     std::fs::write(
         &cfg,
         "[tuning]\nisolated = \"1\"\n[tuning.sysctl]\nprintk = 1\n",
@@ -162,7 +161,7 @@ fn not_root_apply_and_revert_exit_3_check_runs() {
     let as_nobody = |action: &str| {
         Command::new("setpriv")
             .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-            .arg(env!("CARGO_BIN_EXE_rtbench"))
+            .arg(crate::common::exe())
             .args(["tune", action, "--config"])
             .arg(&cfg)
             .output()

@@ -4,7 +4,7 @@
 //! and the report must name the errno and the path. Plus the guards, idempotence,
 //! revert and recovery of an interrupted journal.
 
-use crate::common::tune_tree;
+use crate::common::{no_forks, tune_tree};
 
 use rtbench::config;
 use rtbench::config::tuning::TuningSpec;
@@ -54,6 +54,8 @@ fn the_tree_plans_thirteen_writes() {
 
 #[test]
 fn kth_write_fails_first_k_minus_1_restored_byte_for_byte() {
+    // rtbench's tuning lock in this process (common::lock).
+    let _no_forks = no_forks();
     let errnos = [
         libc::EIO,
         libc::EPERM,
@@ -91,7 +93,7 @@ fn kth_write_fails_first_k_minus_1_restored_byte_for_byte() {
                 assert_eq!(j.state, JournalState::Committed, "{ctx}");
                 assert_eq!(j.entries.len(), n - 1, "{ctx}");
                 let rel = path.trim_start_matches('/');
-                let key = t.0.join("root").join(rel);
+                let key = t.join("root").join(rel);
                 assert_eq!(t.snapshot()[&key], before[&key], "{ctx}");
                 // And revert brings back every byte.
                 let rv = tune::revert(&t.root(), &spec).unwrap();
@@ -130,6 +132,8 @@ fn kth_write_fails_first_k_minus_1_restored_byte_for_byte() {
 
 #[test]
 fn apply_then_apply_writes_nothing_then_revert_restores_all() {
+    // rtbench's tuning lock in this process (common::lock).
+    let _no_forks = no_forks();
     let t = Tree::new("idem");
     let spec = t.spec("");
     let before = t.snapshot();
@@ -159,7 +163,7 @@ fn apply_then_apply_writes_nothing_then_revert_restores_all() {
     // Second apply: nothing differs, so no kernel write and no journal write.
     let faulty_everywhere = t.root().with_faults(after_first.keys().map(|p| {
         (
-            format!("/{}", p.strip_prefix(t.0.join("root")).unwrap().display()),
+            format!("/{}", p.strip_prefix(t.join("root")).unwrap().display()),
             libc::EIO,
         )
     }));
@@ -196,6 +200,8 @@ fn apply_then_apply_writes_nothing_then_revert_restores_all() {
 /// refuses the item before any write (exit 3) when they do not fit.
 #[test]
 fn overcommit_guard_counts_the_largest_fork_and_the_selftest() {
+    // rtbench's tuning lock in this process (common::lock).
+    let _no_forks = no_forks();
     let t = Tree::new("guard");
     // CommitLimit with ratio 80: 1000000 × 80 % = 800000 kB.
     t.file(
@@ -253,12 +259,14 @@ fn overcommit_guard_counts_the_largest_fork_and_the_selftest() {
 
 #[test]
 fn missing_files_are_not_applicable_and_read_only_irqs_unsupported() {
+    // rtbench's tuning lock in this process (common::lock).
+    let _no_forks = no_forks();
     let t = Tree::new("missing");
-    std::fs::remove_file(t.0.join("root/proc/sys/kernel/timer_migration")).unwrap();
-    std::fs::remove_dir_all(t.0.join("root/sys/devices/system/cpu/cpufreq")).unwrap();
-    std::fs::remove_dir_all(t.0.join("root/sys/devices/system/cpu/cpu3/cpuidle")).unwrap();
+    std::fs::remove_file(t.join("root/proc/sys/kernel/timer_migration")).unwrap();
+    std::fs::remove_dir_all(t.join("root/sys/devices/system/cpu/cpufreq")).unwrap();
+    std::fs::remove_dir_all(t.join("root/sys/devices/system/cpu/cpu3/cpuidle")).unwrap();
     use std::os::unix::fs::PermissionsExt;
-    let irq12 = t.0.join("root/proc/irq/12/smp_affinity_list");
+    let irq12 = t.join("root/proc/irq/12/smp_affinity_list");
     std::fs::set_permissions(&irq12, std::fs::Permissions::from_mode(0o444)).unwrap();
     let spec = t.spec("");
     let r = tune::check(&t.root(), &spec);
@@ -282,6 +290,8 @@ fn missing_files_are_not_applicable_and_read_only_irqs_unsupported() {
 
 #[test]
 fn unavailable_governor_refused_before_any_write() {
+    // rtbench's tuning lock in this process (common::lock).
+    let _no_forks = no_forks();
     let t = Tree::new("gov");
     let spec = {
         let text = format!(
@@ -301,6 +311,8 @@ fn unavailable_governor_refused_before_any_write() {
 
 #[test]
 fn interrupted_journal_is_rolled_back_before_a_new_apply() {
+    // rtbench's tuning lock in this process (common::lock).
+    let _no_forks = no_forks();
     let t = Tree::new("recover");
     let spec = t.spec("");
     let before = t.snapshot();
@@ -367,12 +379,14 @@ impl Drop for Mount {
 
 #[test]
 fn real_read_only_proc_sys_fails_with_erofs_and_rolls_back() {
+    // rtbench's tuning lock in this process (common::lock).
+    let _no_forks = no_forks();
     // As in a container: /proc/sys mounted read-only (a real ro bind mount, not a
     // fault plan). The first sysctl write is the 6th of 13.
     let t = Tree::new("rofs");
     let spec = t.spec("");
     let before = t.snapshot();
-    let sys = t.0.join("root/proc/sys");
+    let sys = t.join("root/proc/sys");
     let run = |args: &[&str]| {
         let st = std::process::Command::new("mount")
             .args(args)
@@ -407,6 +421,8 @@ fn real_read_only_proc_sys_fails_with_erofs_and_rolls_back() {
 
 #[test]
 fn running_irqbalance_refuses_or_warns_before_any_write() {
+    // rtbench's tuning lock in this process (common::lock).
+    let _no_forks = no_forks();
     let t = Tree::new("irqbalance");
     t.file("proc/4242/comm", "irqbalance\n");
     t.file("proc/1/comm", "init\n");
@@ -440,7 +456,7 @@ fn running_irqbalance_refuses_or_warns_before_any_write() {
     let ib = c.items.iter().find(|i| i.item == "irq.irqbalance").unwrap();
     assert_eq!(ib.status, Status::Failed, "{}", ib.detail);
     // policy "warn": applied anyway, and said so.
-    std::fs::remove_file(t.0.join("root/etc/default/irqbalance")).unwrap();
+    std::fs::remove_file(t.join("root/etc/default/irqbalance")).unwrap();
     let spec = {
         let text = t.config_text("").replace(
             "default_affinity = true",
@@ -507,6 +523,8 @@ fn irqbalance_files_are_read_as_the_shell_sources_them() {
 
 #[test]
 fn applying_a_changed_config_on_top_then_revert_restores_the_first_originals() {
+    // rtbench's tuning lock in this process (common::lock).
+    let _no_forks = no_forks();
     let t = Tree::new("stack");
     let before = t.snapshot();
     let spec_for = |level: u8| {
@@ -534,6 +552,8 @@ fn applying_a_changed_config_on_top_then_revert_restores_the_first_originals() {
 
 #[test]
 fn check_only_items_are_reported_after_the_writes_of_apply() {
+    // rtbench's tuning lock in this process (common::lock).
+    let _no_forks = no_forks();
     let t = Tree::new("final");
     let text = format!(
         "[tuning]\nisolated = \"2-3\"\njournal_dir = \"{}\"\n[tuning.boot]\nirqaffinity = true\n\

@@ -4,6 +4,7 @@
 //! their IRQ off the isolated CPU and come back. Needs root. A Drop guard writes the
 //! saved originals (and thread affinities) back even when an assertion fails half-way.
 
+use crate::common::TempDir;
 use rtbench::cpuset::CpuSet;
 use rtbench::sys::SysRoot;
 use rtbench::tune::irq::{irq_threads, IrqThread};
@@ -99,7 +100,7 @@ impl Drop for Restore {
 }
 
 fn rtbench(cfg: &std::path::Path, action: &str) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_rtbench"))
+    let out = Command::new(crate::common::exe())
         .args(["tune", action, "--config"])
         .arg(cfg)
         .output()
@@ -114,6 +115,9 @@ fn rtbench(cfg: &std::path::Path, action: &str) -> (i32, String) {
 
 #[test]
 fn apply_then_revert_is_byte_identical_on_this_machine() {
+    // Real tuning of this machine (isolation, overcommit, IRQs): nothing else measures
+    // meanwhile (common::lock).
+    let _machine = crate::common::exclusive();
     assert!(
         nix::unistd::geteuid().is_root(),
         "this test changes kernel settings and needs root"
@@ -130,8 +134,7 @@ fn apply_then_revert_is_byte_identical_on_this_machine() {
         order: files.clone(),
         threads: threads.clone(),
     };
-    let dir = std::env::temp_dir().join(format!("rtbench-host-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("host");
     let cfg = dir.join("rtbench.toml");
     let online = root.read_trim("/sys/devices/system/cpu/online").unwrap();
     assert_eq!(
@@ -229,5 +232,4 @@ fn apply_then_revert_is_byte_identical_on_this_machine() {
         "{} files changed by apply and restored: {changed:?}",
         changed.len()
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

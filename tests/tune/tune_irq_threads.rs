@@ -5,7 +5,7 @@
 //! is left alone. Masks are compared over the online CPUs. The same on this machine's
 //! real IRQ threads is in tests/tune_host.rs.
 
-use crate::common::tune_tree;
+use crate::common::{no_forks, tune_tree};
 
 use rtbench::config;
 use rtbench::tune::{self, ApplyOptions, Status, ValueKind};
@@ -102,6 +102,8 @@ fn check_names_each_thread_outside_its_irqs_affinity() {
 
 #[test]
 fn apply_moves_threads_and_revert_restores_them() {
+    // rtbench's tuning lock in this process (common::lock).
+    let _no_forks = no_forks();
     let t = tree("irqthr-apply");
     let spec = config::parse(&config(&t), "t.toml", &t.root())
         .unwrap()
@@ -156,6 +158,8 @@ fn apply_moves_threads_and_revert_restores_them() {
 
 #[test]
 fn a_pinned_thread_is_unsupported_and_a_reused_pid_left_alone() {
+    // rtbench's tuning lock in this process (common::lock).
+    let _no_forks = no_forks();
     let t = tree("irqthr-fault");
     let spec = config::parse(&config(&t), "t.toml", &t.root())
         .unwrap()
@@ -221,12 +225,14 @@ fn masks_are_compared_over_online_cpus() {
 
 #[test]
 fn the_thread_of_an_irq_that_cannot_move_stays_on_housekeeping_cpus() {
+    // rtbench's tuning lock in this process (common::lock).
+    let _no_forks = no_forks();
     // A managed queue IRQ of isolated CPU 2 (smp_affinity_list created 0444, writes
     // refused) and its thread on CPU 2: the thread goes to housekeeping, the IRQ stays.
     use std::os::unix::fs::PermissionsExt;
     let t = tree("irqthr-managed");
     t.file("proc/irq/11/smp_affinity_list", "2\n");
-    let p = t.0.join("root/proc/irq/11/smp_affinity_list");
+    let p = t.join("root/proc/irq/11/smp_affinity_list");
     std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o444)).unwrap();
     let spec = config::parse(&config(&t), "t.toml", &t.root())
         .unwrap()

@@ -3,26 +3,27 @@
 
 pub mod shape;
 
+use super::TempDir;
 use rtbench::config;
 use rtbench::config::tuning::TuningSpec;
 use rtbench::sys::SysRoot;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// A temporary /proc + /sys tree (`DIR/root`) and journal directory (`DIR/run`).
-pub struct Tree(pub PathBuf);
+/// A temporary /proc + /sys tree (`DIR/root`) and journal directory (`DIR/run`), in a
+/// [`TempDir`] of its own. It dereferences to `DIR`.
+pub struct Tree(TempDir);
+
+impl std::ops::Deref for Tree {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
 
 impl Tree {
     pub fn new(tag: &str) -> Tree {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let p = std::env::temp_dir().join(format!(
-            "rtbench-faults-{tag}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&p);
-        let t = Tree(p);
+        let t = Tree(TempDir::new(&format!("tree-{tag}")));
         t.populate();
         t
     }
@@ -112,11 +113,5 @@ impl Tree {
         config::parse(&self.config_text(extra), "test.toml", &self.root())
             .unwrap()
             .tuning
-    }
-}
-
-impl Drop for Tree {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
