@@ -12,6 +12,7 @@ mod cpuset_cgroup;
 mod cyclic_cli;
 mod cyclic_compat;
 mod harness_compat;
+mod isolation;
 mod load;
 mod output_contract;
 mod pair;

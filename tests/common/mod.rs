@@ -1,9 +1,10 @@
-//! Helpers for the integration tests: run the real binary ([`rtbench`], [`exe`]) under
-//! the machine lock ([`lock`]),
+//! Helpers for the integration tests: run the real binary ([`rtbench`], [`exe`]) in the
+//! binary's private mount namespace ([`isolate`]) under the machine lock ([`lock`]),
 //! one temporary directory per test ([`TempDir`]), wait for states, not times
 //! ([`proc`], [`running`]).
 #![allow(dead_code, unused_imports)]
 
+pub mod isolate;
 pub mod lock;
 pub mod proc;
 pub mod running;
@@ -20,8 +21,10 @@ use std::process::{Command, Output};
 /// The path of the rtbench binary cargo built for these tests, for a test that starts
 /// it through another program (`sh`, `setpriv`, `prlimit`, `strace`, a link). The
 /// calling test holds the machine shared and counts as starting processes from now on
-/// ([`lock::shared`], [`lock::spawning`]).
+/// ([`lock::shared`], [`lock::spawning`]), and the binary's mount namespace hides the
+/// host's rtbench files ([`isolate::ensure`]).
 pub fn exe() -> &'static str {
+    isolate::ensure();
     lock::shared();
     lock::spawning();
     env!("CARGO_BIN_EXE_rtbench")
@@ -94,6 +97,7 @@ pub fn spawn_with_tmp(args: &[&str], tmp: &std::path::Path) -> std::process::Chi
 /// Runs Debian's cyclictest with `args`. Panics with an install hint when missing: the
 /// comparison tests are the point, so they must not pass silently without it.
 pub fn cyclictest(args: &str) -> Output {
+    isolate::ensure();
     lock::shared();
     lock::spawning();
     Command::new("cyclictest")
