@@ -9,7 +9,7 @@
 //! 20 ms, different in every window (a deterministic pseudo-random generator), so
 //! the rolling histogram's slots hold as many buckets as real ones would or more.
 //! The measuring threads are not simulated: they own two fixed slots each (see
-//! `tests/monitor_alloc.rs` for their zero allocations).
+//! `tests/monitor/monitor_alloc.rs` for their zero allocations).
 //!
 //! Prints, at simulated days 0 (first window), 1, 2, 7, 14, 21, 30: live heap bytes
 //! (a counting global allocator), RSS (/proc/self/statm), the state file and the window

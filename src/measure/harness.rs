@@ -80,7 +80,7 @@ impl StopCause {
     /// (`cyclictest`, `pmqtest`; docs/COMPAT.md): 0 however the run ended, as
     /// cyclictest 2.4 and pmqtest 2.4 exit 0 after SIGINT, SIGTERM and `-b` (their signal
     /// handler only sets the shutdown flag; measured side by side in
-    /// tests/harness_compat.rs). A harness that treats a non-zero status as a crash
+    /// tests/cli/harness_compat.rs). A harness that treats a non-zero status as a crash
     /// (rteval stops cyclictest with SIGINT) reads the same status as from the real tool.
     pub fn exit_code_as_rt_tests(self) -> i32 {
         exit::OK

@@ -272,7 +272,7 @@ mod tests {
         assert_eq!(fs::read(&p).unwrap(), b"new");
         assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
         assert!(write(&dir.join("missing/x"), b"x").is_err());
-        // The mode is fixed (tests/output_contract.rs checks it under umask 077).
+        // The mode is fixed (tests/cli/output_contract.rs checks it under umask 077).
         let mode = fs::metadata(&p).unwrap().permissions().mode() & 0o7777;
         assert_eq!(mode, FILE_MODE, "{mode:o}");
         fs::remove_dir_all(&dir).unwrap();

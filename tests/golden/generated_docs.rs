@@ -7,7 +7,7 @@
 //! text changed without regenerating). To regenerate:
 //!
 //! ```sh
-//! RTBENCH_BLESS=1 cargo test --test generated_docs
+//! RTBENCH_BLESS=1 cargo test --test golden generated_docs
 //! ```
 //!
 //! It also checks the pages with `man` (`groff` warnings) when it is installed, and the
@@ -211,7 +211,7 @@ fn check(dir: &Path, files: &BTreeMap<String, Vec<u8>>) {
         .collect();
     on_disk.sort();
     let wanted: Vec<String> = files.keys().cloned().collect();
-    let hint = "regenerate with: RTBENCH_BLESS=1 cargo test --test generated_docs";
+    let hint = "regenerate with: RTBENCH_BLESS=1 cargo test --test golden generated_docs";
     assert_eq!(
         on_disk,
         wanted,

@@ -3,7 +3,7 @@
 //! lines, `-b` trailer, `-h`/`-H` dumps in both layouts, `-N`, the JSON documents of
 //! cyclic and the pair tests, pmqtest's lines, the Prometheus textfile and the report
 //! table. Captured on main at bc6443b, before issue 13's restructuring; see
-//! tests/golden.rs for the real-run goldens and RTBENCH_BLESS.
+//! tests/golden/main.rs for the real-run goldens and RTBENCH_BLESS.
 
 use regex_lite::Regex;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! Odd and hostile input (issue 17): the inputs that a property-based run found, each
 //! kept as a regression test on the real binary. Every one of them failed on the main
 //! this was started from (see /work/notes/issue-17.md for which did what); the
-//! property tests that generate such inputs are in `tests/hostile_props.rs`.
+//! property tests that generate such inputs are in `tests/hostile/hostile_props.rs`.
 //!
 //! 1. an output path that names a device, FIFO or symlink is written into (as a plain
 //!    open would), never replaced by a regular file: nodes made with mknod(2) in a

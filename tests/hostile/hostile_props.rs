@@ -12,7 +12,7 @@
 //! property; the long run:
 //!
 //! ```sh
-//! PROPTEST_CASES=100000 cargo test --release --locked --test hostile_props -- --nocapture
+//! PROPTEST_CASES=100000 cargo test --release --locked --test hostile hostile_props -- --nocapture
 //! ```
 //!
 //! Each property prints `NAME: N cases, 0 failures` on standard error (`--nocapture`),

@@ -11,7 +11,7 @@
 //! 6. one meaning per MESSAGE_ID, every catalog `@FIELD@` in every entry of its ID;
 //! 8. a hand run prints human lines; `report` reads `results_dir` from the config.
 //!
-//! (7, sd_notify to an abstract socket, is in tests/notify.rs.)
+//! (7, sd_notify to an abstract socket, is in tests/selftest/notify.rs.)
 
 use crate::common::*;
 use std::collections::{HashMap, HashSet};

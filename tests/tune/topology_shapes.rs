@@ -3,7 +3,7 @@
 //! affinities) run through every command's planning — `cyclic`, `pmq`, `pipe`, `load`,
 //! `selftest`, `tune` (check and bootargs) and the `sysinfo` snapshot — by name and
 //! as property tests over random shapes. The real cpuset runs are in
-//! tests/cpuset_cgroup.rs.
+//! tests/cli/cpuset_cgroup.rs.
 
 use crate::common::{tune_tree, TempDir};
 

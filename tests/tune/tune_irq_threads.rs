@@ -3,7 +3,7 @@
 //! affinity, `apply` moves it (journalled), `revert` restores it byte for byte, a
 //! thread the kernel pins (EINVAL) is `unsupported`, and a pid reused by another task
 //! is left alone. Masks are compared over the online CPUs. The same on this machine's
-//! real IRQ threads is in tests/tune_host.rs.
+//! real IRQ threads is in tests/tune/tune_host.rs.
 
 use crate::common::{no_forks, tune_tree};
 

@@ -6,7 +6,7 @@
 //!
 //! Each entry kind has one constant MESSAGE_ID with one meaning, explained in
 //! `systemd/rtbench.catalog`; every `@FIELD@` the catalog uses for an ID is a field of
-//! every entry with that ID (tests/verdict.rs checks it). Figures are fields in **ns**
+//! every entry with that ID (tests/selftest/verdict.rs checks it). Figures are fields in **ns**
 //! (`*_NS`); the human MESSAGE speaks **µs**.
 //!
 //! Source: systemd.journal-fields(7), sd_journal_send(3), journalctl(1) `--catalog`.

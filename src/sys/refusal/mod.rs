@@ -9,7 +9,7 @@
 //! failed call (reading files may change `errno`), and only on that error path.
 //!
 //! Everything is read through [`SysRoot`], so each diagnosis is tested on generated
-//! trees as well as reproduced for real (tests/refusals.rs).
+//! trees as well as reproduced for real (tests/cli/refusals.rs).
 
 pub mod memory;
 pub mod rtgroup;
