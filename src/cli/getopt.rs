@@ -20,7 +20,7 @@
 //!   `--load`), then among rtbench's;
 //! - `-a`/`-t` take a value attached (`-t4`, `--threads=4`), or — cyclictest's own
 //!   look-ahead — the next argument (`-t 4`, `-a 2-3`) unless that is an option (see
-//!   [`look_ahead`] for where rtbench takes more than cyclictest);
+//!   `look_ahead` for where rtbench takes more than cyclictest);
 //! - `--` ends the options; empty arguments are dropped (rteval passes `""` when it
 //!   has no interval); any other word that is not an option or a value is refused
 //!   (cyclictest would silently ignore it);

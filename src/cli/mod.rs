@@ -3,6 +3,10 @@
 //! nothing below `plan`/`app` sees clap. One file per subcommand; the flag groups that
 //! several subcommands flatten (run control, load, the pair tests' common flags) live
 //! here.
+//!
+//! The doc comments of the clap types are `--help` texts, printed as written: a
+//! `[tuning]` or `[output]` there names a section of rtbench.toml, not a Rust item.
+#![allow(rustdoc::broken_intra_doc_links)]
 
 pub mod cyclic;
 #[cfg(feature = "diagnose")]

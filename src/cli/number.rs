@@ -8,7 +8,7 @@
 //! `(int) strtol(…)`, so `-i 4294967297` would run with an interval of 1 µs).
 //!
 //! The functions here are clap value parsers (`value_parser = number::u64_arg`); their
-//! error text follows clap's "invalid value 'V' for '--flag <X>': …".
+//! error text follows clap's `invalid value 'V' for '--flag <X>': …`.
 
 /// C's `isspace` in the "C" locale: space, `\t`, `\n`, `\v`, `\f`, `\r`.
 fn c_space(c: char) -> bool {

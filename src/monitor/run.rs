@@ -1,5 +1,5 @@
 //! The monitor's flow: restore the state, start the threads, close a window every
-//! `window` on the main thread ([`Collector`], called by the harness every second),
+//! `window` on the main thread (`Collector`, called by the harness every second),
 //! hand each finished window to the [`Aggregator`], and at the end summarise the last,
 //! partial window and save the state.
 
@@ -185,7 +185,7 @@ pub const LOG_CLOSED: i32 = exit::SIGNAL_BASE + libc::SIGPIPE;
 
 /// Runs the monitor `plan` until its duration ends, SIGINT/SIGTERM, or its log output
 /// goes away (EPIPE on standard error or output; SIGPIPE must be ignored, see
-/// [`crate::app::monitor`]); returns the exit code: 0 (duration reached), 130/143
+/// src/app/monitor.rs); returns the exit code: 0 (duration reached), 130/143
 /// (SIGINT/SIGTERM, state saved: the unit counts 143 as a clean stop), [`LOG_CLOSED`]
 /// (141, state saved), 3 (SCHED_FIFO or mlockall refused).
 pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32 {

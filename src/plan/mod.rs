@@ -161,7 +161,7 @@ pub struct RunOptions {
     pub duration: Option<Duration>,
     /// `--json` target (checked writable).
     pub json: Option<PathBuf>,
-    /// Where the main thread runs (`--mainaffinity`; `None` until [`companions`]
+    /// Where the main thread runs (`--mainaffinity`; `None` until `companions`
     /// places it beside the measuring threads).
     pub main_cpus: Option<CpuSet>,
     /// mlockall unless `--no-mlockall`.

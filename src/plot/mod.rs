@@ -1,7 +1,7 @@
 //! `rtbench plot`: the OSADL-style latency plot — one curve per CPU (thread), latency in
 //! µs on a linear x axis, sample count on a logarithmic y axis, each CPU's maximum
 //! marked, as the OSADL QA farm draws them
-//! (https://www.osadl.org/Latency-plots.latency-plots.0.html).
+//! (<https://www.osadl.org/Latency-plots.latency-plots.0.html>).
 //!
 //! Inputs ([`parse`] tells them apart by content, not by file name):
 //! - rt-tests `file_version` 1 JSON: `rtbench cyclic --json` (with its `"rtbench"`

@@ -8,7 +8,7 @@
 //! a test or a reader cannot tell a curve from a grid line. PNG would need a font at run
 //! time (ttf/font-kit, or an embedded font), so PNG is not offered.
 //!
-//! Shape (OSADL latency plot, https://www.osadl.org/Latency-plots.latency-plots.0.html):
+//! Shape (OSADL latency plot, <https://www.osadl.org/Latency-plots.latency-plots.0.html>):
 //! x = latency in µs, linear,
 //! from 0; y = samples per bucket, log10, from 0.5 (an empty bucket lies on the x axis,
 //! so a lone sample shows as a spike). Each curve is one `<polyline class="histogram">`

@@ -147,7 +147,7 @@ pub fn destination(path: &Path) -> io::Result<Destination> {
     Ok(Destination::Regular(real))
 }
 
-/// The temporary file [`write`] uses for `target`: `.NAME.tmp.PID` in the same
+/// The temporary file [`write()`] uses for `target`: `.NAME.tmp.PID` in the same
 /// directory (the results store recognises stale ones by that shape), or
 /// `.rtbench.tmp.PID` when that would be longer than the file system allows.
 pub fn temp_path(target: &Path) -> PathBuf {
