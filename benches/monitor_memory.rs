@@ -34,18 +34,23 @@ static LIVE: AtomicI64 = AtomicI64::new(0);
 
 struct Counting;
 
+// SAFETY: every call is passed on unchanged to the system allocator, which keeps the
+// GlobalAlloc contract; only a counter is updated besides.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         LIVE.fetch_add(l.size() as i64, Ordering::Relaxed);
-        System.alloc(l)
+        // SAFETY: the caller's contract of GlobalAlloc::alloc, passed on.
+        unsafe { System.alloc(l) }
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         LIVE.fetch_sub(l.size() as i64, Ordering::Relaxed);
-        System.dealloc(p, l)
+        // SAFETY: the caller's contract of GlobalAlloc::dealloc, passed on.
+        unsafe { System.dealloc(p, l) }
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
         LIVE.fetch_add(n as i64 - l.size() as i64, Ordering::Relaxed);
-        System.realloc(p, l, n)
+        // SAFETY: the caller's contract of GlobalAlloc::realloc, passed on.
+        unsafe { System.realloc(p, l, n) }
     }
 }
 

@@ -6,8 +6,6 @@
 //! (one file per command) → [`tune`] / [`measure`] / [`load`] → [`report`] (every
 //! output format), with [`sys`] the only way to the kernel.
 
-#![warn(missing_docs)]
-
 /// The source revision this binary was built from: a 12-digit git commit id (with
 /// `-dirty` when the checkout had changes), what the packager passed in
 /// `RTBENCH_REVISION`, or `unknown` (see `build.rs` for the order of the sources).

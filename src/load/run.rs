@@ -80,10 +80,10 @@ impl RunningLoad {
         };
         // SAFETY: getpid has no preconditions.
         let parent = unsafe { libc::getpid() };
-        // SAFETY: an all-zero cpu_set_t is a valid empty set; CPU_SET writes in bounds
-        // for CPUs below CPU_SETSIZE (the cpuset parser limits ids to nr_cpu_ids).
+        // SAFETY: an all-zero cpu_set_t is a valid empty set.
         let mut mask: libc::cpu_set_t = unsafe { std::mem::zeroed() };
         for c in spec.cpus.iter().filter(|&c| c < libc::CPU_SETSIZE as usize) {
+            // SAFETY: CPU_SET writes in bounds for CPUs below CPU_SETSIZE (filtered).
             unsafe { libc::CPU_SET(c, &mut mask) };
         }
         let mut jobs: Vec<(String, Command)> = spec

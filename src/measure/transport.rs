@@ -141,8 +141,8 @@ fn mq_error(name: &str, msg_bytes: usize, e: nix::errno::Errno) -> Error {
     let (limit, why) = match e {
         Errno::ENOSYS => ("CONFIG_POSIX_MQUEUE", "POSIX message queues are not supported by this kernel (CONFIG_POSIX_MQUEUE is off)".to_string()),
         Errno::EMFILE => {
-            // SAFETY: rlimit is a valid out-pointer.
             let mut rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+            // SAFETY: rlimit is a valid out-pointer.
             unsafe { libc::getrlimit(libc::RLIMIT_MSGQUEUE, &mut rl) };
             ("RLIMIT_MSGQUEUE", format!(
                 "limit hit: RLIMIT_MSGQUEUE (ulimit -q) is {} bytes, too small for two queues of one {msg_bytes}-byte message (plus overhead) per pair, or the open-file limit (ulimit -n) is reached",

@@ -214,6 +214,7 @@ mod tests {
         std::thread::spawn(|| {
             if nix::unistd::geteuid().is_root() {
                 set_scheduler(Policy::Fifo, 10).unwrap();
+                // SAFETY: no arguments but the calling thread (0).
                 let p = unsafe { libc::sched_getscheduler(0) };
                 assert_eq!(p, libc::SCHED_FIFO);
             }

@@ -550,8 +550,9 @@ fn a_closed_log_stops_the_monitor_with_the_last_window_stored_and_the_state_save
 /// other tests' processes).
 fn wait_peak_rss_kib(pid: u32) -> (i32, i64) {
     let mut status = 0;
-    // SAFETY: zeroed rusage is valid; waiting for our own child.
+    // SAFETY: zeroed rusage is valid.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: valid out-pointers; waiting for our own child.
     let r = unsafe { libc::wait4(pid as i32, &mut status, 0, &mut ru) };
     assert_eq!(r, pid as i32);
     (libc::WEXITSTATUS(status), ru.ru_maxrss)

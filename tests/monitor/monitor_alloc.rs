@@ -21,18 +21,23 @@ static ALLOCS: AtomicU64 = AtomicU64::new(0);
 
 struct Counting;
 
+// SAFETY: every call is passed on unchanged to the system allocator, which keeps the
+// GlobalAlloc contract; only a counter is updated besides.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         count();
-        System.alloc(l)
+        // SAFETY: the caller's contract of GlobalAlloc::alloc, passed on.
+        unsafe { System.alloc(l) }
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         count();
-        System.dealloc(p, l)
+        // SAFETY: the caller's contract of GlobalAlloc::dealloc, passed on.
+        unsafe { System.dealloc(p, l) }
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
         count();
-        System.realloc(p, l, n)
+        // SAFETY: the caller's contract of GlobalAlloc::realloc, passed on.
+        unsafe { System.realloc(p, l, n) }
     }
 }
 

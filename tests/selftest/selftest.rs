@@ -250,13 +250,14 @@ impl DirEvents {
     fn watch(dir: &Path) -> DirEvents {
         use std::os::unix::ffi::OsStrExt;
         use std::os::unix::io::FromRawFd;
-        // SAFETY: plain system calls; the descriptor is owned by the File from here.
+        // SAFETY: no pointers.
         let fd = unsafe { libc::inotify_init1(libc::IN_CLOEXEC) };
         assert!(
             fd >= 0,
             "inotify_init1: {}",
             std::io::Error::last_os_error()
         );
+        // SAFETY: a descriptor of ours that nothing else owns or closes.
         let f = unsafe { std::fs::File::from_raw_fd(fd) };
         let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).unwrap();
         let mask = libc::IN_CREATE
@@ -329,7 +330,7 @@ fn sigkill_while_writing_results_never_damages_previous_results() {
             seen += events.next();
             assert!(std::time::Instant::now() < end, "selftest still running");
             if seen >= k {
-                unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+                signal(child.id(), libc::SIGKILL);
             }
             if let Some(st) = child.try_wait().unwrap() {
                 break st;
