@@ -21,8 +21,9 @@ use crate::cpuset::CpuSet;
 use crate::sys::sched::Policy;
 use std::time::Duration;
 
-/// Default priority when a real-time policy is used without `-p` (jitterdebugger's
-/// choice: 99 is left to kernel threads such as the watchdog/migration).
+/// Default priority when a real-time policy is used without `-p`: 98, the highest that
+/// jitterdebugger's `-p` accepts (1..98; its own default is 80), so that 99 stays with
+/// the kernel's per-CPU threads (migration, watchdog).
 pub const DEFAULT_RT_PRIORITY: i32 = 98;
 
 /// Stack size of a measuring thread; small, so that `mlockall` locks little.

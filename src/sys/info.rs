@@ -3,7 +3,8 @@
 //! CPU sets of [`CpuTopology`] — possible, present, online, allowed (the cpuset),
 //! affinity, isolated, nohz_full, housekeeping, SMT.
 //!
-//! PREEMPT_RT evidence takes every form kernels have used (reference/tuning.md §3.9):
+//! PREEMPT_RT evidence takes every form kernels have used (the RT patch sets at
+//! <https://cdn.kernel.org/pub/linux/kernel/projects/rt/> and mainline's `init/Makefile`):
 //! `/sys/kernel/realtime` = 1 (the out-of-tree RT patch, 3.14-rt … 6.12-rt; not in
 //! mainline 6.12+), `PREEMPT_RT` in `uname -v` (`init/Makefile`), `PREEMPT RT` in the
 //! version string of old -rt patch sets (e.g. 4.0-rt), and `CONFIG_PREEMPT_RT=y` or

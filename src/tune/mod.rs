@@ -7,7 +7,7 @@
 //! order from the journal. Every item ends as one [`Status`].
 //!
 //! Kernel semantics: each item file cites the kernel documentation it follows; the
-//! schema is documented in src/config/tuning.rs and systemd/rtbench.toml.
+//! schema is documented in src/config/tuning/mod.rs and systemd/rtbench.toml.
 
 pub mod boot;
 pub mod commit;
