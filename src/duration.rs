@@ -101,7 +101,7 @@ mod tests {
 
     #[test]
     fn durations_that_would_wrap_the_stop_time_are_refused() {
-        // 9223372037 s is more than i64::MAX ns: the stop time wrapped (issue 17).
+        // 9223372037 s is more than i64::MAX ns: the stop time wrapped (found by tests/hostile/hostile_props.rs).
         for s in [
             "9223372037",
             "18446744073709551615s",

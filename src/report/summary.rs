@@ -222,7 +222,7 @@ pub fn us(ns: u64) -> String {
     } else if ns < 10_000 * NS_PER_US {
         format!("{:.1} µs", ns as f64 / NS_PER_US as f64)
     } else {
-        // In u128: a maximum read from a file may be near 2^64 - 1 (issue 17).
+        // In u128: a maximum read from a file may be near 2^64 - 1 (tests/hostile/hostile_props.rs).
         format!(
             "{} µs",
             (u128::from(ns) + u128::from(NS_PER_US / 2)) / u128::from(NS_PER_US)

@@ -1,6 +1,6 @@
 //! Real runs inside a real cgroup cpuset on this machine: `cyclic`, `pmq`, `pipe` and
-//! `selftest` measure on the CPU the cpuset allows (before issue 11 every one of them
-//! died with `sched_setaffinity(0): Invalid argument`, exit 3), a CPU outside it is a
+//! `selftest` measure on the CPU the cpuset allows (rtbench used to die in every one of
+//! them with `sched_setaffinity(0): Invalid argument`, exit 3), a CPU outside it is a
 //! one-line error naming the cpuset (exit 2, nothing started), and cyclictest 2.4 `-S`
 //! is run beside rtbench in the same cpuset. Plus `taskset`-narrowed runs.
 //!
@@ -172,7 +172,7 @@ fn ok(o: &Output) {
 #[test]
 fn cyclic_measures_inside_the_cpuset_and_refuses_cpus_outside_it() {
     let cg = Cgroup::new("cyclic");
-    // The plain invocation of the issue: one unpinned thread, main thread unpinned.
+    // The plain invocation: one unpinned thread, main thread unpinned.
     let o = cg.rtbench("cyclic -p 90 -l 200 -q");
     ok(&o);
     assert_eq!(t_lines(&o).len(), 1, "{}", stdout(&o));

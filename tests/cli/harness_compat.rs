@@ -1,5 +1,5 @@
 //! rtbench installed as `cyclictest` and `pmqtest` (a symlink and a hard link to the
-//! test binary), driven the way harnesses drive rt-tests (issue 16):
+//! test binary), driven the way harnesses drive rt-tests:
 //!
 //! - rteval's cyclictest module (rteval 3.x `rteval/modules/measurement/cyclictest.py`):
 //!   its argv, standard output to a file, SIGINT (repeated every 2 s while the process

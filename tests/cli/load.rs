@@ -243,7 +243,7 @@ fn load_alone_runs_for_its_duration_then_stops() {
 fn bad_or_dying_load_is_one_line_exit_2_or_3_and_starts_nothing() {
     let tmp = TempDir::new("bad");
     // Bad input is exit 2 before anything starts; a load that starts and exits at once
-    // is the system's answer, exit 3 (issue 12 point 1). Either way nothing runs.
+    // is the system's answer, exit 3. Either way nothing runs.
     let cases: [(&[&str], &str, i32); 6] = [
         (
             &["pmq", "-l", "5", "--load", "vm:1:10Q"],
@@ -315,11 +315,11 @@ fn bad_or_dying_load_is_one_line_exit_2_or_3_and_starts_nothing() {
     }
 }
 
-/// Issue 12 point 5: a built-in worker that cannot run is named by the `--load` item as
+/// A built-in worker that cannot run is named by the `--load` item as
 /// the user wrote it (`vm:1:512M`), not by rtbench's reading of it (`vm:536870912`).
-/// The address-space limit makes the vm worker's mmap fail at once (issue 12's
-/// example): exit 3, the worker's own error with the errno mmap returned (ENOMEM) and
-/// the limit that refused it (points 1 and 2).
+/// The address-space limit makes the vm worker's mmap fail at once: exit 3, the
+/// worker's own error with the errno mmap returned (ENOMEM) and the limit that refused
+/// it.
 #[test]
 fn a_worker_that_cannot_run_is_named_as_written() {
     let tmp = TempDir::new("as-written");

@@ -368,7 +368,7 @@ fn queue_limit_is_named_and_nothing_runs() {
     }
     let o = cmd.output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
-    // The system refused the queue: exit 3 (issue 12 point 1), with the errno.
+    // The system refused the queue: exit 3 (the environment refused), with the errno.
     assert_eq!(o.status.code(), Some(3), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
@@ -405,7 +405,7 @@ fn bad_pair_input_is_exit_2() {
     }
 }
 
-/// `--msg-size` (issue 14 point 1): a real run with PIPE_BUF-sized pipe messages and
+/// `--msg-size`: a real run with PIPE_BUF-sized pipe messages and
 /// 1 KiB queue messages succeeds and its JSON says the size; the default run's JSON
 /// has no `msg_size` (32 bytes, output unchanged); sizes out of range are exit 2 with
 /// one line naming the flag and the range.

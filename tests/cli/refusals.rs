@@ -1,4 +1,4 @@
-//! Issue 12: every refusal reproduced for real on this machine — resource limits
+//! Every refusal reproduced for real on this machine — resource limits
 //! (prlimit), a non-root user and capability drops (setpriv), a cpu cgroup without RT
 //! runtime, a seccomp filter, errno injection (strace -e inject=), strict overcommit,
 //! the RT runtime held by the root cpu cgroup and the fair server — each checked for
@@ -24,7 +24,7 @@ fn refusal(o: &Output) -> (Option<i32>, String) {
 
 /// As user nobody, RLIMIT_RTPRIO 0 (prlimit lowers it, so the test holds wherever
 /// it runs): SCHED_FIFO is refused with EPERM, and the message says it is the limit
-/// without CAP_SYS_NICE (issue 12's second example printed EAGAIN here).
+/// without CAP_SYS_NICE (an earlier rtbench printed EAGAIN here, a later call's errno).
 #[test]
 fn sched_fifo_as_a_user_names_rlimit_rtprio() {
     for cmd in ["cyclic", "pmq", "pipe"] {

@@ -2,7 +2,8 @@
 //! measurement, so every digit and every padding space is checked): cyclictest's `T:`
 //! lines, `-b` trailer, `-h`/`-H` dumps in both layouts, `-N`, the JSON documents of
 //! cyclic and the pair tests, pmqtest's lines, the Prometheus textfile and the report
-//! table. Captured on main at bc6443b, before issue 13's restructuring; see
+//! table. Captured on main at bc6443b, before the code was split into the cli/plan/app
+//! layers of docs/ARCHITECTURE.md; see
 //! tests/golden/main.rs for the real-run goldens and RTBENCH_BLESS.
 
 use regex_lite::Regex;

@@ -1,5 +1,5 @@
-//! Golden outputs of the real binary, captured on main at bc6443b (before issue 13's
-//! restructuring) and kept identical since: `--help` of every command, one-line errors
+//! Golden outputs of the real binary, captured on main at bc6443b (before the code was
+//! split into the cli/plan/app layers of docs/ARCHITECTURE.md) and kept identical since: `--help` of every command, one-line errors
 //! and exit codes, `tune check`/`status` on a fixed fake /proc+/sys tree, the self-test's
 //! journal entries (the key=value lines it writes to standard error without journald),
 //! its results file, Prometheus textfile and `report` table, the text and `-h` dump of
@@ -183,7 +183,7 @@ fn usage_errors_are_one_line_with_exit_codes() {
         "cyclic --load-cmd no-such-rtbench-cmd",
         "cyclic --load-cpus 0",
         "cyclic --bogus",
-        // Issue 16 / issue 12 point 5: rt-tests options rtbench lacks, getopt's own
+        // rt-tests options rtbench lacks (docs/COMPAT.md), getopt's own
         // errors, and clap's whole message (the tip, the missing arguments) on one line.
         "cyclic -s",
         "cyclic -qvm",
@@ -458,7 +458,7 @@ fn selftest_journal_entries_results_file_prometheus_and_report() {
         })
         .collect();
     all.push_str(&format!("=== prometheus\n{}\n", prom.join("\n")));
-    // report reads results_dir from the configuration (issue 10).
+    // report reads results_dir from the configuration.
     let rep = rtbench()
         .args(["report", "--config"])
         .arg(&cfg)

@@ -1,7 +1,7 @@
-//! Odd and hostile input (issue 17): the inputs that a property-based run found, each
-//! kept as a regression test on the real binary. Every one of them failed on the main
-//! this was started from (see /work/notes/issue-17.md for which did what); the
-//! property tests that generate such inputs are in `tests/hostile/hostile_props.rs`.
+//! Odd and hostile input: the inputs that a property-based run found, each kept as a
+//! regression test on the real binary. Every one of them failed before its fix (the
+//! points below say what each did; docs/TESTING.md lists the faults); the property tests
+//! that generate such inputs are in `tests/hostile/hostile_props.rs`.
 //!
 //! 1. an output path that names a device, FIFO or symlink is written into (as a plain
 //!    open would), never replaced by a regular file: nodes made with mknod(2) in a
@@ -233,7 +233,7 @@ fn p1_fifo_and_symlink_targets_are_written_through() {
     assert!(is_char_device(&null));
 }
 
-/// `--json /dev/null` as the issue wrote it, run as root — inside a private mount
+/// `--json /dev/null` as a user would write it, run as root — inside a private mount
 /// namespace whose /dev is a fresh tmpfs holding only a `null` node, so the host's
 /// /dev is never at stake. `-` still means standard output.
 #[test]
@@ -401,7 +401,7 @@ fn p2_report_shows_a_huge_maximum_as_it_is() {
 
 #[test]
 fn p2_cpu_list_strides_of_2_64_minus_1_do_not_wrap() {
-    // -a 1:1/18446744073709551615 is CPU 1 alone (before issue 11: CPUs 0 and 1).
+    // -a 1:1/18446744073709551615 is CPU 1 alone (once CPUs 0 and 1).
     let o = run_bounded(&[
         "cyclic",
         "-a",

@@ -1,5 +1,5 @@
-//! Property tests of every parser and every CPU-list, duration and size conversion
-//! (issue 17): generated odd and hostile input — numbers at and around 2^31, 2^32,
+//! Property tests of every parser and every CPU-list, duration and size conversion:
+//! generated odd and hostile input — numbers at and around 2^31, 2^32,
 //! 2^63, 2^64 and the ×1000 boundaries, multi-byte and control characters, truncated
 //! and corrupted documents — must never panic, and whatever is accepted must carry the
 //! exact value of the input (computed here in 128-bit arithmetic), never a wrapped or
@@ -7,7 +7,8 @@
 //!
 //! The runs are deterministic: a fixed ChaCha seed ([`SEED`], or
 //! `RTBENCH_PROPTEST_SEED=N` for another one), and a case count per property that
-//! finds every fault of issue 17 when its fix is reverted (docs/TESTING.md has the
+//! finds every one of the faults fixed with these tests when its fix is reverted
+//! (docs/TESTING.md has the
 //! figures). `PROPTEST_CASES=N` (proptest's own variable) sets the count for every
 //! property; the long run:
 //!

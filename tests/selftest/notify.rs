@@ -74,7 +74,7 @@ fn ready_status_and_watchdog_reach_the_notify_socket() {
     );
 }
 
-/// Issue 10 point 7: systemd in a container or a nested manager names an abstract
+/// systemd in a container or a nested manager names an abstract
 /// socket (`NOTIFY_SOCKET=@name`); READY must reach it.
 #[test]
 fn ready_reaches_an_abstract_notify_socket() {
@@ -115,7 +115,7 @@ fn ready_reaches_an_abstract_notify_socket() {
     assert!(!stderr(&o).contains("sd_notify"), "{}", stderr(&o));
 }
 
-/// Issue 10 point 7: a notification that cannot be delivered is logged, once.
+/// A notification that cannot be delivered is logged, once.
 #[test]
 fn undeliverable_notifications_are_logged_once() {
     let dir = TempDir::new("notify-gone");

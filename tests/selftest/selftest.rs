@@ -172,7 +172,7 @@ fn missing_default_config_means_documented_defaults_said_in_the_journal() {
     r.signal(libc::SIGINT);
     let o = r.finish();
     let e = entries(&o);
-    // Its own MESSAGE_ID (issue 10): a notice is not a configuration error.
+    // Its own MESSAGE_ID (systemd/rtbench.catalog): a notice is not a configuration error.
     assert!(with_id(&e, CONFIG).is_empty(), "{}", stderr(&o));
     let c = with_id(&e, DEFAULTS);
     assert_eq!(c.len(), 1, "{}", stderr(&o));

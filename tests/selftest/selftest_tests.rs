@@ -1,4 +1,4 @@
-//! The self-test runs every test of the procedure (issue 14 point 1): `[cyclic]`,
+//! The self-test runs every test of the procedure: `[cyclic]`,
 //! `[pmq]` and `[pipe]` one after the other under the same load, real SCHED_FIFO
 //! threads and real message queues and pipes on this machine, judged per test, pair
 //! and CPU set; journal entries (logfmt on standard error, the init-script path), the

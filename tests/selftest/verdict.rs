@@ -1,5 +1,5 @@
-//! Issue 10: a verdict a factory can trust. `rtbench selftest` and `rtbench report` on
-//! this machine, each test named after the point of the issue it covers:
+//! A verdict a factory can trust: `rtbench selftest` and `rtbench report` on this
+//! machine, each test named after the number of the property below it covers (p1 …):
 //!
 //! 1. nothing judged is not a pass (`unjudged`, exit 1, `allow_unjudged`);
 //! 2. a result that could not be stored is never replaced by an older one (a real 300 KB

@@ -423,7 +423,7 @@ fn one_thousand_twenty_four_with_holes_in_a_nested_v2_cpuset() {
     );
 }
 
-/// A random shape: possible from the sizes, offline holes (CPU 0 stays
+/// A random shape: possible from the sizes of the named shapes above (1 to 1024), offline holes (CPU 0 stays
 /// online), SMT on or off in either numbering, isolation, a cpuset (top, v1, v2,
 /// nested v2) and an affinity (none, inherited, or narrowed).
 fn shapes() -> impl Strategy<Value = Shape> {

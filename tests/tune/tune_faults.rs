@@ -194,7 +194,7 @@ fn apply_then_apply_writes_nothing_then_revert_restores_all() {
     assert_eq!(tune::revert(&t.root(), &spec).unwrap().writes, 0);
 }
 
-/// Issue 12 point 3: the margin of the `overcommit_memory = 2` guard is what may be
+/// The margin of the `overcommit_memory = 2` guard is what may be
 /// committed next — the largest process that may fork and the self-test's own load,
 /// forks, stacks and memory — not a percentage; `check` shows the numbers, `apply`
 /// refuses the item before any write (exit 3) when they do not fit.
@@ -475,7 +475,7 @@ fn running_irqbalance_refuses_or_warns_before_any_write() {
     assert_eq!(r.writes, 13);
 }
 
-/// Issue 12 point 4: irqbalance's environment file is read as the shell sources it
+/// irqbalance's environment file is read as the shell sources it
 /// (export, quotes, comments, line continuations); a value rtbench cannot read — an
 /// expansion, a command, not a mask or list — is "unreadable", never "bans nothing".
 #[test]
