@@ -4,8 +4,9 @@
 //! the figures (a setting that is usual but costs latency, a missing source).
 
 use super::system::{irqs_on, Snapshot};
+use crate::duration::{us, UsStyle};
 use crate::report::store::StoredRun;
-use crate::report::summary::{us, Outcome};
+use crate::report::summary::Outcome;
 use crate::report::window::SinceSummary;
 use crate::sys::info::SysInfo;
 use crate::tune::{Status, TuningReport};
@@ -137,7 +138,7 @@ pub fn findings(f: &Facts<'_>) -> Vec<Finding> {
                     m.windows,
                     worst.map_or(String::new(), |c| format!(
                         "; worst max {} on CPU {} at {} UTC",
-                        us(c.max_ns),
+                        us(c.max_ns, UsStyle::Text),
                         c.cpu,
                         crate::report::store::utc_stamp(c.max_at_s)
                     ))

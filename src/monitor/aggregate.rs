@@ -140,8 +140,9 @@ impl<'a> Aggregator<'a> {
                 "state restored from {} (saved {} UTC, all-time max {})",
                 plan.dir.join(STATE_FILE).display(),
                 crate::report::date::utc_stamp(s.saved_s),
-                crate::report::summary::us(
-                    history.iter().map(|h| h.alltime_max_ns).max().unwrap_or(0)
+                crate::duration::us(
+                    history.iter().map(|h| h.alltime_max_ns).max().unwrap_or(0),
+                    crate::duration::UsStyle::Text
                 )
             ),
             (None, None) => format!("no state in {} yet", plan.dir.display()),

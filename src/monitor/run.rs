@@ -5,6 +5,7 @@
 
 use super::aggregate::Aggregator;
 use super::MonitorPlan;
+use crate::duration::{us, UsStyle};
 use crate::error::exit;
 use crate::measure::harness::{Progress, StopCause};
 use crate::measure::monitor::{self, Link, WindowSlot, Windows};
@@ -91,8 +92,8 @@ impl Collector<'_> {
         let status = format!(
             "window {}: worst max {}; all-time max {}",
             record.seq,
-            crate::report::summary::us(worst),
-            crate::report::summary::us(self.agg.alltime_max_ns())
+            us(worst, UsStyle::Text),
+            us(self.agg.alltime_max_ns(), UsStyle::Text)
         );
         let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Status(&status)]);
     }

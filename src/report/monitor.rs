@@ -9,6 +9,7 @@
 use super::journal::{Entry, Priority};
 use super::window::{SinceSummary, WindowCpu, WindowRecord};
 use super::Sink;
+use crate::duration::{us, UsStyle};
 use std::fmt::Write;
 
 /// The monitor started: CPUs, interval, priority, window, what the state file held.
@@ -23,8 +24,6 @@ pub const MSG_MONITOR_STOP: &str = "d4afd97974874b9781398c86865fe1c7";
 /// be again).
 pub const MSG_MONITOR_OUTPUT: &str = "37e4093074a449328d450b9a6e3f66f8";
 
-use super::summary::us as unit_us;
-
 /// Every MESSAGE_ID of the monitor (`scripts/lint-packaging.sh` checks that the
 /// catalog compiles with each of them).
 pub const MONITOR_IDS: [&str; 5] = [
@@ -34,16 +33,6 @@ pub const MONITOR_IDS: [&str; 5] = [
     MSG_MONITOR_STOP,
     MSG_MONITOR_OUTPUT,
 ];
-
-/// µs for table columns (no unit): one decimal below 10 ms, whole µs above (as
-/// `rtbench report`), rounded to nearest without wrapping (the values come from files).
-pub fn us(ns: u64) -> String {
-    if ns < 10_000_000 {
-        format!("{:.1}", ns as f64 / 1000.0)
-    } else {
-        format!("{}", (u128::from(ns) + 500) / 1000)
-    }
-}
 
 /// A window's length for messages: whole seconds from 10 s, one decimal below
 /// (`1.5`, `0.4`, `300`), so a window cut short is not shown as a whole one.
@@ -122,14 +111,14 @@ pub fn window_entry(w: &WindowRecord, c: &WindowCpu, long: &CpuLongTerm) -> Entr
         format!(
             "monitor CPU {}: max {}, p99.9 {}, p99 {}, {} overrun{}, {} samples in {} s; all-time max {}",
             c.cpu,
-            unit_us(c.max_ns),
-            unit_us(c.p999_ns),
-            unit_us(c.p99_ns),
+            us(c.max_ns, UsStyle::Text),
+            us(c.p999_ns, UsStyle::Text),
+            us(c.p99_ns, UsStyle::Text),
             c.overruns,
             if c.overruns == 1 { "" } else { "s" },
             c.samples,
             seconds(w.duration_s),
-            unit_us(long.alltime_max_ns)
+            us(long.alltime_max_ns, UsStyle::Text)
         ),
     )
     .field("RTBENCH_TEST", "monitor")
@@ -156,7 +145,11 @@ pub fn limit_entry(w: &WindowRecord, c: &WindowCpu, checks: &[(&str, u64, u64)])
             if *what == "overruns" {
                 format!("{what} {v} > {l}")
             } else {
-                format!("{what} {} > {}", unit_us(*v), unit_us(*l))
+                format!(
+                    "{what} {} > {}",
+                    us(*v, UsStyle::Text),
+                    us(*l, UsStyle::Text)
+                )
             }
         })
         .collect();
@@ -394,10 +387,10 @@ impl Sink<SinceSummary> for SinceTable {
                 c.cpu,
                 c.windows,
                 c.samples,
-                us(c.max_ns),
+                us(c.max_ns, UsStyle::Cell),
                 stamp(c.max_at_s),
-                us(c.worst_p999_ns),
-                us(c.worst_p99_ns),
+                us(c.worst_p999_ns, UsStyle::Cell),
+                us(c.worst_p99_ns, UsStyle::Cell),
                 c.overruns,
                 c.windows_over_limit
             )?;
@@ -407,7 +400,7 @@ impl Sink<SinceSummary> for SinceTable {
             .iter()
             .filter_map(|c| {
                 c.alltime_max_ns
-                    .map(|m| format!("CPU {} {}", c.cpu, unit_us(m)))
+                    .map(|m| format!("CPU {} {}", c.cpu, us(m, UsStyle::Text)))
             })
             .collect();
         if !alltime.is_empty() {

@@ -2,6 +2,7 @@
 //! report table): per-thread summaries converted once from a measurement, all values in
 //! **ns**, and the verdict they were judged to.
 
+use crate::duration::{us, UsStyle};
 use crate::measure::cyclic::ThreadResult;
 use crate::measure::stats::LatencyStats;
 use serde::{Deserialize, Serialize};
@@ -151,7 +152,8 @@ impl Check {
         self.what != "overruns"
     }
 
-    /// `value` for people: **µs** for latencies (see [`us`]), a plain count otherwise.
+    /// `value` for people: **µs** for latencies ([`us`] [`UsStyle::Text`]), a plain count
+    /// otherwise.
     pub fn value_text(&self) -> String {
         self.amount(self.value)
     }
@@ -163,7 +165,7 @@ impl Check {
 
     fn amount(&self, v: u64) -> String {
         if self.is_latency() {
-            us(v)
+            us(v, UsStyle::Text)
         } else {
             v.to_string()
         }
@@ -210,23 +212,6 @@ pub fn statistic_name(what: &str) -> &str {
         "p999" => "p99.9",
         "p9999" => "p99.99",
         w => w,
-    }
-}
-
-/// A latency in **ns** as people read it, in **µs**: `2974.0 µs` (one decimal below
-/// 10 ms, whole µs above), `100 µs` for whole values.
-pub fn us(ns: u64) -> String {
-    use crate::sys::clock::NS_PER_US;
-    if ns % NS_PER_US == 0 {
-        format!("{} µs", ns / NS_PER_US)
-    } else if ns < 10_000 * NS_PER_US {
-        format!("{:.1} µs", ns as f64 / NS_PER_US as f64)
-    } else {
-        // In u128: a maximum read from a file may be near 2^64 - 1 (issue 17).
-        format!(
-            "{} µs",
-            (u128::from(ns) + u128::from(NS_PER_US / 2)) / u128::from(NS_PER_US)
-        )
     }
 }
 

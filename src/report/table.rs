@@ -6,11 +6,7 @@
 
 use super::store::StoredRun;
 use super::Sink;
-use crate::sys::clock::NS_PER_US;
 use std::fmt::Write;
-
-/// Nanoseconds per second, as the table's unsigned figures use it.
-const NS_PER_SEC: u64 = crate::sys::clock::NS_PER_SEC as u64;
 
 /// The table as a sink (see [`render`]).
 pub struct Table;
@@ -103,7 +99,7 @@ pub fn render(run: &StoredRun) -> String {
         "{:<7}{:>4}{:>8}{:>8}{:>8}{:>9}{:>9}{:>9}{:>10}",
         "test", "cpu", "min/us", "avg/us", "p99/us", "p99.9/us", "max/us", "overruns", "verdict"
     );
-    let us = cell;
+    let us = |ns| crate::duration::us(ns, crate::duration::UsStyle::Cell);
     for t in &run.tests {
         for th in &t.threads {
             let checks: Vec<_> = run.verdict.checks_for(&t.test, th.thread).collect();
@@ -143,24 +139,6 @@ pub fn render(run: &StoredRun) -> String {
         let _ = writeln!(s, "{}", clip(&format!("NOT STORED: {e}"), 80));
     }
     s
-}
-
-/// A latency in **ns** for a table cell, at most 7 characters: one decimal of µs below
-/// 10 ms, whole µs below 10 s, then whole seconds marked `s` below 10^6 s, then whole
-/// days marked `d` (2^64 - 1 ns is `213504d`). A value never fills its column (8 or 9
-/// wide), so columns stay apart. Rounded to nearest in u128, so no value wraps.
-fn cell(ns: u64) -> String {
-    let round = |unit: u64| (u128::from(ns) + u128::from(unit / 2)) / u128::from(unit);
-    const NS_PER_DAY: u64 = NS_PER_SEC * crate::duration::SECS_PER_DAY;
-    if ns < 10_000_000 {
-        format!("{:.1}", ns as f64 / NS_PER_US as f64)
-    } else if ns < 9_999_999_500 {
-        format!("{}", round(NS_PER_US))
-    } else if ns < 999_999_500_000_000 {
-        format!("{}s", round(NS_PER_SEC))
-    } else {
-        format!("{}d", round(NS_PER_DAY))
-    }
 }
 
 /// `s` cut to `n` characters, ending in `…` when cut.

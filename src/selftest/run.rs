@@ -60,7 +60,7 @@ impl Progress for NotifyProgress<'_> {
             self.test,
             self.started.elapsed().as_secs(),
             self.duration.as_secs(),
-            crate::report::summary::us(max_ns)
+            crate::duration::us(max_ns, crate::duration::UsStyle::Text)
         );
         let mut lines = vec![status.as_str()];
         if self.watchdog {
