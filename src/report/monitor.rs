@@ -6,11 +6,11 @@
 //!
 //! Source: systemd.journal-fields(7); Prometheus "Exposition formats" (text 0.0.4).
 
+use super::exposition::{Exposition, Kind, Labels, Seconds};
 use super::journal::{Entry, Priority};
 use super::window::{SinceSummary, WindowCpu, WindowRecord};
 use super::Sink;
 use crate::duration::{us, UsStyle};
-use std::fmt::Write;
 
 /// The monitor started: CPUs, interval, priority, window, what the state file held.
 pub const MSG_MONITOR_START: &str = "c235ff9bebdd447a895829d54b7b1aa9";
@@ -203,112 +203,59 @@ pub struct MonitorMetrics {
     pub rolling_s: u64,
 }
 
-/// The monitor's Prometheus textfile (node_exporter textfile collector).
+/// The monitor's Prometheus textfile (node_exporter textfile collector), written
+/// through [`super::exposition`] as the self-test's is.
 pub struct MonitorProm;
-
-fn secs(ns: u64) -> String {
-    format!("{:e}", ns as f64 / 1e9)
-}
 
 impl Sink<MonitorMetrics> for MonitorProm {
     fn write(&self, m: &MonitorMetrics, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        let mut s = String::new();
-        let head = |s: &mut String, name: &str, kind: &str, help: &str| {
-            let _ = writeln!(s, "# HELP {name} {help}");
-            let _ = writeln!(s, "# TYPE {name} {kind}");
-        };
-        head(
-            &mut s,
+        let cpu = |cpu: usize| Labels::new().with("cpu", cpu);
+        let none = Labels::new();
+        let mut x = Exposition::new();
+        let mut f = x.family(
             "rtbench_monitor_window_latency_seconds",
-            "summary",
+            Kind::Summary,
             "Wakeup latency quantiles of the monitor's last window (quantile 1 = max).",
         );
         for c in &m.window.cpus {
-            for (q, v) in [("0.99", c.p99_ns), ("0.999", c.p999_ns), ("1", c.max_ns)] {
-                let _ = writeln!(
-                    s,
-                    "rtbench_monitor_window_latency_seconds{{cpu=\"{}\",quantile=\"{q}\"}} {}",
-                    c.cpu,
-                    secs(v)
-                );
-            }
-            let sum = c.avg_ns as f64 * c.samples as f64 / 1e9;
-            let _ = writeln!(
-                s,
-                "rtbench_monitor_window_latency_seconds_sum{{cpu=\"{}\"}} {sum:e}",
-                c.cpu
-            );
-            let _ = writeln!(
-                s,
-                "rtbench_monitor_window_latency_seconds_count{{cpu=\"{}\"}} {}",
-                c.cpu, c.samples
-            );
+            let q = [("0.99", c.p99_ns), ("0.999", c.p999_ns), ("1", c.max_ns)];
+            f.summary(&cpu(c.cpu), &q, c.avg_ns, c.samples);
         }
-        head(
-            &mut s,
+        let mut f = x.family(
             "rtbench_monitor_window_overruns",
-            "gauge",
+            Kind::Gauge,
             "Wakeups later than the following deadline in the monitor's last window.",
         );
         for c in &m.window.cpus {
-            let _ = writeln!(
-                s,
-                "rtbench_monitor_window_overruns{{cpu=\"{}\"}} {}",
-                c.cpu, c.overruns
-            );
+            f.sample(&cpu(c.cpu), c.overruns);
         }
-        head(
-            &mut s,
+        let mut f = x.family(
             "rtbench_monitor_rolling_latency_seconds",
-            "summary",
+            Kind::Summary,
             "Wakeup latency quantiles over the rolling period (quantile 1 = max).",
         );
         for l in &m.long {
-            for (q, v) in [
+            let q = [
                 ("0.99", l.rolling_p99_ns),
                 ("0.999", l.rolling_p999_ns),
                 ("0.9999", l.rolling_p9999_ns),
                 ("1", l.rolling_max_ns),
-            ] {
-                let _ = writeln!(
-                    s,
-                    "rtbench_monitor_rolling_latency_seconds{{cpu=\"{}\",quantile=\"{q}\"}} {}",
-                    l.cpu,
-                    secs(v)
-                );
-            }
-            let sum = l.rolling_mean_ns as f64 * l.rolling_samples as f64 / 1e9;
-            let _ = writeln!(
-                s,
-                "rtbench_monitor_rolling_latency_seconds_sum{{cpu=\"{}\"}} {sum:e}",
-                l.cpu
-            );
-            let _ = writeln!(
-                s,
-                "rtbench_monitor_rolling_latency_seconds_count{{cpu=\"{}\"}} {}",
-                l.cpu, l.rolling_samples
-            );
+            ];
+            f.summary(&cpu(l.cpu), &q, l.rolling_mean_ns, l.rolling_samples);
         }
-        head(
-            &mut s,
+        x.family(
             "rtbench_monitor_rolling_period_seconds",
-            "gauge",
+            Kind::Gauge,
             "The period the rolling latency quantiles cover.",
-        );
-        let _ = writeln!(s, "rtbench_monitor_rolling_period_seconds {}", m.rolling_s);
-        head(
-            &mut s,
+        )
+        .sample(&none, m.rolling_s);
+        let mut f = x.family(
             "rtbench_monitor_max_seconds",
-            "gauge",
+            Kind::Gauge,
             "Largest wakeup latency the monitor has seen, across restarts.",
         );
         for l in &m.long {
-            let _ = writeln!(
-                s,
-                "rtbench_monitor_max_seconds{{cpu=\"{}\"}} {}",
-                l.cpu,
-                secs(l.alltime_max_ns)
-            );
+            f.sample(&cpu(l.cpu), Seconds(l.alltime_max_ns));
         }
         for (name, help, get) in [
             (
@@ -327,23 +274,18 @@ impl Sink<MonitorMetrics> for MonitorProm {
                 |l| l.windows_over_limit,
             ),
         ] {
-            head(&mut s, name, "counter", help);
+            let mut f = x.family(name, Kind::Counter, help);
             for l in &m.long {
-                let _ = writeln!(s, "{name}{{cpu=\"{}\"}} {}", l.cpu, get(l));
+                f.sample(&cpu(l.cpu), get(l));
             }
         }
-        head(
-            &mut s,
+        x.family(
             "rtbench_monitor_window_end_timestamp_seconds",
-            "gauge",
+            Kind::Gauge,
             "End of the monitor's last window, seconds since the epoch.",
-        );
-        let _ = writeln!(
-            s,
-            "rtbench_monitor_window_end_timestamp_seconds {}",
-            m.window.end_s
-        );
-        out.write_all(s.as_bytes())
+        )
+        .sample(&none, m.window.end_s);
+        out.write_all(x.finish().as_bytes())
     }
 }
 
