@@ -243,7 +243,7 @@ pub fn findings(f: &Facts<'_>) -> Vec<Finding> {
     let deep: std::collections::BTreeSet<String> = s
         .idle
         .iter()
-        .filter(|st| !st.disabled && st.latency_us > 10 && measured.contains(st.cpu))
+        .filter(|st| !st.disabled() && st.latency_us > 10 && measured.contains(st.cpu))
         .map(|st| format!("{} ({} µs)", st.name, st.latency_us))
         .collect();
     if !deep.is_empty() {
