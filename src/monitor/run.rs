@@ -16,6 +16,7 @@ use crate::report::monitor as out;
 use crate::report::text::LiveLines;
 use crate::report::Live;
 use crate::sys::clock::Clock;
+use crate::sys::notify::{self, Notifier};
 use crate::sys::SysRoot;
 use std::collections::VecDeque;
 use std::io::Write;
@@ -38,6 +39,8 @@ struct Collector<'a> {
     bounds_base: u64,
     next_close: Instant,
     ready: bool,
+    /// `$NOTIFY_SOCKET`, if a service manager listens.
+    notifier: Option<Notifier>,
     watchdog: bool,
 }
 
@@ -95,7 +98,7 @@ impl Collector<'_> {
             us(worst, UsStyle::Text),
             us(self.agg.alltime_max_ns(), UsStyle::Text)
         );
-        let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Status(&status)]);
+        self.notify(&[&format!("STATUS={status}")]);
     }
 
     /// After the run: the windows still in the links, then the threads' last, partial
@@ -120,16 +123,10 @@ impl Progress for Collector<'_> {
     fn report(&mut self, _threads: &[ThreadSpec], _live: &[LiveSnapshot]) {
         if !self.ready {
             self.ready = true;
-            let _ = sd_notify::notify(
-                false,
-                &[
-                    sd_notify::NotifyState::Ready,
-                    sd_notify::NotifyState::Status("monitoring: first window running"),
-                ],
-            );
+            self.notify(&["READY=1", "STATUS=monitoring: first window running"]);
         }
         if self.watchdog {
-            let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Watchdog]);
+            self.notify(&["WATCHDOG=1"]);
         }
         // Summarise first: the spare slots are back with the threads before they see
         // the next window start.
@@ -170,6 +167,14 @@ impl Progress for Collector<'_> {
 }
 
 impl Collector<'_> {
+    /// Sends `lines` to the service manager, if one listens; the first notification
+    /// that cannot be delivered is said once on standard error.
+    fn notify(&mut self, lines: &[&str]) {
+        if let Some(line) = self.notifier.as_mut().and_then(|n| n.send(lines)) {
+            self.warning(&format!("rtbench: warning: {line}"));
+        }
+    }
+
     /// Notes a write to standard output or error that found its reader gone.
     fn closed(&mut self, r: std::io::Result<()>) {
         if r.is_err_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) {
@@ -193,10 +198,9 @@ pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32
     let windows = Arc::new(Windows::default());
     let (threads, links) = monitor::threads(&plan.spec, &windows);
     let mut spec = plan.spec.clone();
-    let mut usec = 0u64;
-    let watchdog = sd_notify::watchdog_enabled(false, &mut usec);
-    if watchdog && usec > 0 {
-        let half = Duration::from_micros(usec / 2).max(Duration::from_millis(100));
+    let watchdog = notify::watchdog_interval();
+    if let Some(w) = watchdog {
+        let half = (w / 2).max(Duration::from_millis(100));
         spec.control.report_every = spec.control.report_every.map(|r| r.min(half));
     }
     let cpus: Vec<usize> = links
@@ -225,7 +229,8 @@ pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32
         bounds_base: 0,
         next_close: now + plan.window,
         ready: false,
-        watchdog,
+        notifier: Notifier::from_env(),
+        watchdog: watchdog.is_some(),
     };
     let result = monitor::run(&spec, threads, root, &mut c);
     let (how, state, prio, code) = match result {

@@ -191,8 +191,8 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
     journal.send(&entries::ready(plan.mode.as_str(), changed, &ready_status));
 
     // 3. Measure: every test, one after the other, under the same load.
-    let mut usec = 0u64;
-    let watchdog = sd_notify::watchdog_enabled(false, &mut usec);
+    let usec = crate::sys::notify::watchdog_interval().map_or(0, |w| w.as_micros() as u64);
+    let watchdog = usec > 0;
     let mut specs = plan.tests.clone();
     if watchdog && usec > 0 {
         let half = Duration::from_micros(usec / 2).max(Duration::from_millis(100));
