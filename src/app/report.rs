@@ -331,13 +331,7 @@ fn run_since(args: &ReportArgs, since: &str) -> Result<i32> {
     let max = crate::sys::input::MAX_INPUT_BYTES;
     if let Ok(text) = crate::sys::input::read_regular_text(&dir.join(STATE_FILE), max) {
         if let Ok(state) = serde_json::from_str::<State>(&text) {
-            for c in summary.cpus.iter_mut() {
-                c.alltime_max_ns = state
-                    .cpus
-                    .iter()
-                    .find(|s| s.cpu == c.cpu)
-                    .map(|s| s.alltime_max_ns.max(c.max_ns));
-            }
+            summary.add_alltime(|cpu| state.alltime(cpu));
         }
     }
     if args.json {

@@ -231,13 +231,7 @@ fn monitor(
     if let Some(st) =
         state_text.and_then(|t| serde_json::from_str::<crate::monitor::history::State>(&t).ok())
     {
-        for c in s.cpus.iter_mut() {
-            c.alltime_max_ns = st
-                .cpus
-                .iter()
-                .find(|x| x.cpu == c.cpu)
-                .map(|x| x.alltime_max_ns);
-        }
+        s.add_alltime(|cpu| st.alltime(cpu));
     }
     let mut text = Vec::new();
     let _ = crate::report::Sink::write(&crate::report::monitor::SinceTable, &s, &mut text);

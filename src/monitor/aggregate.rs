@@ -119,10 +119,7 @@ impl<'a> Aggregator<'a> {
                         |c| CpuHistory::restore(c, slot_s, now_s),
                     );
                 for &(_, max_ns, at_s) in newer.iter().filter(|n| n.0 == cpu) {
-                    if max_ns > h.alltime_max_ns {
-                        h.alltime_max_ns = max_ns;
-                        h.alltime_max_at_s = at_s;
-                    }
+                    h.alltime.add_max(max_ns, at_s);
                 }
                 h
             })
@@ -141,7 +138,7 @@ impl<'a> Aggregator<'a> {
                 plan.dir.join(STATE_FILE).display(),
                 crate::report::date::utc_stamp(s.saved_s),
                 crate::duration::us(
-                    history.iter().map(|h| h.alltime_max_ns).max().unwrap_or(0),
+                    history.iter().map(|h| h.alltime.max_ns).max().unwrap_or(0),
                     crate::duration::UsStyle::Text
                 )
             ),
@@ -197,7 +194,7 @@ impl<'a> Aggregator<'a> {
             let mut c = WindowCpu::from_stats(h.cpu, s);
             let over = exceeded(&c, &self.plan.limits);
             c.exceeded = over.iter().map(|o| o.0.to_string()).collect();
-            slot_done |= h.add_window(s, end_s, !over.is_empty());
+            slot_done |= h.add_window(s, &c, end_s);
             checks.push(over);
             record.cpus.push(c);
         }
@@ -320,7 +317,7 @@ impl<'a> Aggregator<'a> {
     pub fn alltime_max_ns(&self) -> u64 {
         self.history
             .iter()
-            .map(|h| h.alltime_max_ns)
+            .map(|h| h.alltime.max_ns)
             .max()
             .unwrap_or(0)
     }
@@ -338,11 +335,7 @@ fn long_term(h: &CpuHistory, scratch: &mut Histogram<u64>) -> CpuLongTerm {
     };
     CpuLongTerm {
         cpu: h.cpu,
-        alltime_max_ns: h.alltime_max_ns,
-        alltime_max_at_s: h.alltime_max_at_s,
-        alltime_samples: h.alltime_samples,
-        alltime_overruns: h.alltime_overruns,
-        windows_over_limit: h.windows_over_limit,
+        alltime: h.alltime,
         rolling_since_s: since,
         rolling_samples: scratch.len(),
         rolling_mean_ns: scratch.mean().round() as u64,

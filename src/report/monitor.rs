@@ -8,7 +8,7 @@
 
 use super::exposition::{Exposition, Kind, Labels, Seconds};
 use super::journal::{Entry, Priority};
-use super::window::{SinceSummary, WindowCpu, WindowRecord};
+use super::window::{AllTime, SinceSummary, WindowCpu, WindowRecord};
 use super::Sink;
 use crate::duration::{us, UsStyle};
 
@@ -46,20 +46,12 @@ pub fn seconds(s: f64) -> String {
 
 /// What the monitor knows about one CPU beyond the window: the all-time figures and
 /// the rolling histogram's quantiles. Latencies in **ns**.
-#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CpuLongTerm {
     /// The CPU.
     pub cpu: usize,
-    /// Largest latency ever.
-    pub alltime_max_ns: u64,
-    /// When, seconds since the epoch.
-    pub alltime_max_at_s: i64,
-    /// Samples ever.
-    pub alltime_samples: u64,
-    /// Overruns ever.
-    pub alltime_overruns: u64,
-    /// Windows over a limit, ever.
-    pub windows_over_limit: u64,
+    /// The all-time figures.
+    pub alltime: AllTime,
     /// Start of the rolling histogram's oldest slot, seconds since the epoch.
     pub rolling_since_s: i64,
     /// Rolling histogram: samples.
@@ -118,7 +110,7 @@ pub fn window_entry(w: &WindowRecord, c: &WindowCpu, long: &CpuLongTerm) -> Entr
             if c.overruns == 1 { "" } else { "s" },
             c.samples,
             seconds(w.duration_s),
-            us(long.alltime_max_ns, UsStyle::Text)
+            us(long.alltime.max_ns, UsStyle::Text)
         ),
     )
     .field("RTBENCH_TEST", "monitor")
@@ -132,7 +124,7 @@ pub fn window_entry(w: &WindowRecord, c: &WindowCpu, long: &CpuLongTerm) -> Entr
     .field("RTBENCH_P999_NS", c.p999_ns)
     .field("RTBENCH_MAX_NS", c.max_ns)
     .field("RTBENCH_OVERRUNS", c.overruns)
-    .field("RTBENCH_ALLTIME_MAX_NS", long.alltime_max_ns)
+    .field("RTBENCH_ALLTIME_MAX_NS", long.alltime.max_ns)
     .field("RTBENCH_ROLLING_P999_NS", long.rolling_p999_ns)
 }
 
@@ -255,28 +247,28 @@ impl Sink<MonitorMetrics> for MonitorProm {
             "Largest wakeup latency the monitor has seen, across restarts.",
         );
         for l in &m.long {
-            f.sample(&cpu(l.cpu), Seconds(l.alltime_max_ns));
+            f.sample(&cpu(l.cpu), Seconds(l.alltime.max_ns));
         }
         for (name, help, get) in [
             (
                 "rtbench_monitor_samples_total",
                 "Samples the monitor has taken, across restarts.",
-                (|l: &CpuLongTerm| l.alltime_samples) as fn(&CpuLongTerm) -> u64,
+                (|a: &AllTime| a.samples) as fn(&AllTime) -> u64,
             ),
             (
                 "rtbench_monitor_overruns_total",
                 "Overruns the monitor has counted, across restarts.",
-                |l| l.alltime_overruns,
+                |a| a.overruns,
             ),
             (
                 "rtbench_monitor_windows_over_limit_total",
                 "Monitor windows that exceeded a [monitor.limits] limit, across restarts.",
-                |l| l.windows_over_limit,
+                |a| a.windows_over_limit,
             ),
         ] {
             let mut f = x.family(name, Kind::Counter, help);
             for l in &m.long {
-                f.sample(&cpu(l.cpu), get(l));
+                f.sample(&cpu(l.cpu), get(&l.alltime));
             }
         }
         x.family(
@@ -341,8 +333,8 @@ impl Sink<SinceSummary> for SinceTable {
             .cpus
             .iter()
             .filter_map(|c| {
-                c.alltime_max_ns
-                    .map(|m| format!("CPU {} {}", c.cpu, us(m, UsStyle::Text)))
+                c.alltime
+                    .map(|a| format!("CPU {} {}", c.cpu, us(a.max_ns, UsStyle::Text)))
             })
             .collect();
         if !alltime.is_empty() {
@@ -391,7 +383,10 @@ mod tests {
             window: w,
             long: vec![CpuLongTerm {
                 cpu: 2,
-                alltime_max_ns: 50_000,
+                alltime: AllTime {
+                    max_ns: 50_000,
+                    ..Default::default()
+                },
                 ..Default::default()
             }],
             rolling_s: 86_400,

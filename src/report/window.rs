@@ -60,6 +60,56 @@ impl WindowCpu {
     }
 }
 
+/// What the monitor has seen on one CPU over all its windows, across restarts: the
+/// largest latency and when, and the counters. Latencies in **ns**. The one type for
+/// these figures: kept per CPU by the monitor's history (and in its state file, under
+/// the names below), shown in its journal entries and Prometheus textfile and by
+/// `rtbench report --since`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct AllTime {
+    /// Largest latency ever seen on the CPU by the monitor.
+    #[serde(rename = "alltime_max_ns")]
+    pub max_ns: u64,
+    /// When (end of the window that had it), seconds since the epoch; 0 if never.
+    #[serde(rename = "alltime_max_at_s")]
+    pub max_at_s: i64,
+    /// Samples ever taken.
+    #[serde(rename = "alltime_samples")]
+    pub samples: u64,
+    /// Overruns ever counted.
+    #[serde(rename = "alltime_overruns")]
+    pub overruns: u64,
+    /// Windows that exceeded a `[monitor.limits]` limit, ever.
+    pub windows_over_limit: u64,
+    /// Windows summarised, ever.
+    pub windows: u64,
+}
+
+impl AllTime {
+    /// Adds one window's figures `c` that ended at `end_s`. The counters come back
+    /// from the state file: one that claims nearly 2^64 samples (584,000 years at 1
+    /// MHz) is damaged, and stays at the maximum rather than wrapping to a small
+    /// number.
+    pub fn add_window(&mut self, c: &WindowCpu, end_s: i64) {
+        self.add_max(c.max_ns, end_s);
+        self.samples = self.samples.saturating_add(c.samples);
+        self.overruns = self.overruns.saturating_add(c.overruns);
+        self.windows = self.windows.saturating_add(1);
+        self.windows_over_limit = self
+            .windows_over_limit
+            .saturating_add(u64::from(!c.exceeded.is_empty()));
+    }
+
+    /// Takes `max_ns`, seen at `at_s`, as the maximum if it is larger (also for a
+    /// window newer than the state file: a crash after the last save).
+    pub fn add_max(&mut self, max_ns: u64, at_s: i64) {
+        if max_ns > self.max_ns {
+            self.max_ns = max_ns;
+            self.max_at_s = at_s;
+        }
+    }
+}
+
 /// One window of the monitor.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WindowRecord {
@@ -274,10 +324,19 @@ pub struct CpuSince {
     pub overruns: u64,
     /// Windows that exceeded a `[monitor.limits]` limit.
     pub windows_over_limit: u64,
-    /// The largest latency the monitor has ever seen on this CPU (state file), if
-    /// known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub alltime_max_ns: Option<u64>,
+    /// The monitor's all-time figures for this CPU (state file, see
+    /// [`SinceSummary::add_alltime`]), if known. Only the maximum is shown (in JSON as
+    /// `alltime_max_ns`).
+    #[serde(
+        rename = "alltime_max_ns",
+        serialize_with = "alltime_max",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub alltime: Option<AllTime>,
+}
+
+fn alltime_max<S: serde::Serializer>(a: &Option<AllTime>, s: S) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&a.map(|a| a.max_ns), s)
 }
 
 /// The windows of the monitor since a point in time (`rtbench report --since`).
@@ -322,7 +381,7 @@ impl SinceSummary {
                     worst_p99_ns: 0,
                     overruns: 0,
                     windows_over_limit: 0,
-                    alltime_max_ns: None,
+                    alltime: None,
                 });
                 let past = |what: &str| {
                     format!(
@@ -357,6 +416,18 @@ impl SinceSummary {
             cpus: cpus.into_values().collect(),
             records,
         })
+    }
+
+    /// Sets each CPU's all-time figures from `alltime` (the monitor's state file, by
+    /// CPU), its maximum raised to the period's where a window of the period is newer
+    /// than the state (a crash after the last save).
+    pub fn add_alltime(&mut self, alltime: impl Fn(usize) -> Option<AllTime>) {
+        for c in self.cpus.iter_mut() {
+            c.alltime = alltime(c.cpu).map(|mut a| {
+                a.add_max(c.max_ns, c.max_at_s);
+                a
+            });
+        }
     }
 
     /// Windows in the period that exceeded a limit on some CPU.
