@@ -9,8 +9,8 @@ use super::history::{self, CpuHistory, CpuState, State};
 use super::MonitorPlan;
 use crate::config::limits::Limits;
 use crate::measure::stats::LatencyStats;
-use crate::report::journal::{Entry, Journal, Priority};
-use crate::report::monitor::{self as out, CpuLongTerm, MonitorMetrics, MonitorProm};
+use crate::report::journal::{self, Entry, Journal};
+use crate::report::monitor::{CpuLongTerm, MonitorMetrics, MonitorProm};
 use crate::report::output;
 use crate::report::window::{WindowCpu, WindowRecord, WindowStore};
 use hdrhistogram::Histogram;
@@ -204,9 +204,9 @@ impl<'a> Aggregator<'a> {
             .map(|h| long_term(h, &mut self.scratch))
             .collect();
         for ((c, l), over) in record.cpus.iter().zip(&long).zip(&checks) {
-            self.send(&out::window_entry(&record, c, l));
+            self.send(&journal::monitor_window(&record, c, l));
             if !over.is_empty() {
-                self.send(&out::limit_entry(&record, c, over));
+                self.send(&journal::monitor_limit(&record, c, over));
             }
         }
         let stored = self.store.append(&record);
@@ -246,31 +246,11 @@ impl<'a> Aggregator<'a> {
         match r {
             Err(why) if !failing => {
                 self.failing.push(what);
-                self.send(
-                    &Entry::new(
-                        out::MSG_MONITOR_OUTPUT,
-                        Priority::Warning,
-                        format!(
-                            "monitor {what} {} not written ({why}); windows still go to the \
-                             journal",
-                            path.display()
-                        ),
-                    )
-                    .field("RTBENCH_OUTPUT", what)
-                    .field("RTBENCH_PATH", path.display()),
-                );
+                self.send(&journal::monitor_output(what, path, Some(&why)));
             }
             Ok(()) if failing => {
                 self.failing.retain(|w| *w != what);
-                self.send(
-                    &Entry::new(
-                        out::MSG_MONITOR_OUTPUT,
-                        Priority::Info,
-                        format!("monitor {what} {} written again", path.display()),
-                    )
-                    .field("RTBENCH_OUTPUT", what)
-                    .field("RTBENCH_PATH", path.display()),
-                );
+                self.send(&journal::monitor_output(what, path, None));
             }
             _ => {}
         }

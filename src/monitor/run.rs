@@ -11,8 +11,7 @@ use crate::measure::harness::{Progress, StopCause};
 use crate::measure::monitor::{self, Link, WindowSlot, Windows};
 use crate::measure::stats::LiveSnapshot;
 use crate::measure::ThreadSpec;
-use crate::report::journal::{Journal, Priority};
-use crate::report::monitor as out;
+use crate::report::journal::{self, Journal, Priority};
 use crate::report::text::LiveLines;
 use crate::report::Live;
 use crate::sys::clock::Clock;
@@ -209,7 +208,7 @@ pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32
         .collect();
     let now_s = Clock::wall_secs();
     let mut agg = Aggregator::new(plan, journal, &cpus, now_s);
-    let start = out::start_entry(
+    let start = journal::monitor_start(
         &plan.cpus_text(),
         plan.interval_us(),
         plan.priority(),
@@ -217,6 +216,9 @@ pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32
         &agg.restored,
     );
     agg.send(&start);
+    for s in &plan.sharing {
+        agg.send(&journal::placement(s));
+    }
     agg.check_outputs();
     let now = Instant::now();
     let mut c = Collector {
@@ -260,6 +262,7 @@ pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32
         ),
     };
     let windows = c.agg.windows;
-    c.agg.send(&out::stop_entry(&how, windows, &state, prio));
+    c.agg
+        .send(&journal::monitor_stop(&how, windows, &state, prio));
     code
 }

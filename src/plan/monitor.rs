@@ -84,6 +84,9 @@ pub fn plan(
     if let Some(p) = &prometheus {
         check_prometheus(prom_flag, p)?;
     }
+    // The main thread beside the measured CPUs and their SMT siblings, on an allowed
+    // CPU, as for every measuring command (CpuTopology::companions).
+    let placed = topo.companions(Some(&cpus));
     let threads = cpus
         .iter()
         .enumerate()
@@ -103,10 +106,7 @@ pub fn plan(
                 loops: None,
                 mlockall: true,
                 pm_qos_us: section.pm_qos_us,
-                main_cpus: topo
-                    .housekeeping()
-                    .first()
-                    .map(|c| [c].into_iter().collect()),
+                main_cpus: placed.main,
                 report_every: Some(TICK),
                 break_ns: None,
                 tracemark: false,
@@ -119,6 +119,7 @@ pub fn plan(
         store_bytes: section.store_kib * 1024,
         prometheus,
         limits: section.limits.clone(),
+        sharing: placed.main_shares.into_iter().collect(),
     })
 }
 

@@ -1,48 +1,13 @@
-//! The monitor's outputs: its journal entries (start, one per CPU per window, a warning
-//! per CPU when a window exceeds `[monitor.limits]`, stop), its Prometheus textfile, and
-//! `rtbench report --since`'s text. Latencies are **ns** in fields and files, **µs** in
-//! human text, seconds in Prometheus. The MESSAGE_IDs are explained in
-//! `systemd/rtbench.catalog`.
+//! The monitor's outputs besides its journal entries (which are the journal's, in
+//! [`super::journal`]): its Prometheus textfile and `rtbench report --since`'s text.
+//! Latencies are **ns** in files, **µs** in human text, seconds in Prometheus.
 //!
-//! Source: systemd.journal-fields(7); Prometheus "Exposition formats" (text 0.0.4).
+//! Source: Prometheus "Exposition formats" (text 0.0.4).
 
 use super::exposition::{Exposition, Kind, Labels, Seconds};
-use super::journal::{Entry, Priority};
-use super::window::{AllTime, SinceSummary, WindowCpu, WindowRecord};
+use super::window::{AllTime, SinceSummary, WindowRecord};
 use super::Sink;
 use crate::duration::{us, UsStyle};
-
-/// The monitor started: CPUs, interval, priority, window, what the state file held.
-pub const MSG_MONITOR_START: &str = "c235ff9bebdd447a895829d54b7b1aa9";
-/// One CPU's figures for one window.
-pub const MSG_MONITOR_WINDOW: &str = "cc642425788247bfaec2950f5114111e";
-/// A window exceeded a `[monitor.limits]` limit on one CPU.
-pub const MSG_MONITOR_LIMIT: &str = "a694d7ed549d47af8e69c18a54fad1a8";
-/// The monitor stopped (state saved, or why not).
-pub const MSG_MONITOR_STOP: &str = "d4afd97974874b9781398c86865fe1c7";
-/// The window store, state file or Prometheus textfile could not be written (or can
-/// be again).
-pub const MSG_MONITOR_OUTPUT: &str = "37e4093074a449328d450b9a6e3f66f8";
-
-/// Every MESSAGE_ID of the monitor (`scripts/lint-packaging.sh` checks that the
-/// catalog compiles with each of them).
-pub const MONITOR_IDS: [&str; 5] = [
-    MSG_MONITOR_START,
-    MSG_MONITOR_WINDOW,
-    MSG_MONITOR_LIMIT,
-    MSG_MONITOR_STOP,
-    MSG_MONITOR_OUTPUT,
-];
-
-/// A window's length for messages: whole seconds from 10 s, one decimal below
-/// (`1.5`, `0.4`, `300`), so a window cut short is not shown as a whole one.
-pub fn seconds(s: f64) -> String {
-    if s >= 10.0 {
-        format!("{s:.0}")
-    } else {
-        format!("{s:.1}")
-    }
-}
 
 /// What the monitor knows about one CPU beyond the window: the all-time figures and
 /// the rolling histogram's quantiles. Latencies in **ns**.
@@ -66,121 +31,6 @@ pub struct CpuLongTerm {
     pub rolling_p9999_ns: u64,
     /// Rolling histogram: largest sample (within the histogram's precision).
     pub rolling_max_ns: u64,
-}
-
-/// The monitor's start: one entry.
-pub fn start_entry(
-    cpus: &str,
-    interval_us: u64,
-    priority: i32,
-    window_s: u64,
-    restored: &str,
-) -> Entry {
-    Entry::new(
-        MSG_MONITOR_START,
-        Priority::Info,
-        format!(
-            "monitor started on {} {cpus}: SCHED_FIFO {priority}, interval {interval_us} µs, \
-             window {window_s} s; {restored}",
-            if cpus.contains([',', '-']) {
-                "CPUs"
-            } else {
-                "CPU"
-            }
-        ),
-    )
-    .field("RTBENCH_CPUS", cpus)
-    .field("RTBENCH_INTERVAL_US", interval_us)
-    .field("RTBENCH_PRIORITY", priority)
-    .field("RTBENCH_WINDOW_S", window_s)
-}
-
-/// One CPU's window: figures of the window and the all-time maximum.
-pub fn window_entry(w: &WindowRecord, c: &WindowCpu, long: &CpuLongTerm) -> Entry {
-    Entry::new(
-        MSG_MONITOR_WINDOW,
-        Priority::Info,
-        format!(
-            "monitor CPU {}: max {}, p99.9 {}, p99 {}, {} overrun{}, {} samples in {} s; all-time max {}",
-            c.cpu,
-            us(c.max_ns, UsStyle::Text),
-            us(c.p999_ns, UsStyle::Text),
-            us(c.p99_ns, UsStyle::Text),
-            c.overruns,
-            if c.overruns == 1 { "" } else { "s" },
-            c.samples,
-            seconds(w.duration_s),
-            us(long.alltime.max_ns, UsStyle::Text)
-        ),
-    )
-    .field("RTBENCH_TEST", "monitor")
-    .field("RTBENCH_CPU", c.cpu)
-    .field("RTBENCH_WINDOW", w.seq)
-    .field("RTBENCH_DURATION_S", format!("{:.1}", w.duration_s))
-    .field("RTBENCH_SAMPLES", c.samples)
-    .field("RTBENCH_MIN_NS", c.min_ns)
-    .field("RTBENCH_AVG_NS", c.avg_ns)
-    .field("RTBENCH_P99_NS", c.p99_ns)
-    .field("RTBENCH_P999_NS", c.p999_ns)
-    .field("RTBENCH_MAX_NS", c.max_ns)
-    .field("RTBENCH_OVERRUNS", c.overruns)
-    .field("RTBENCH_ALLTIME_MAX_NS", long.alltime.max_ns)
-    .field("RTBENCH_ROLLING_P999_NS", long.rolling_p999_ns)
-}
-
-/// The warning for a window that exceeded limits on one CPU; `checks` are
-/// `(name, value, limit)` with latencies in **ns**.
-pub fn limit_entry(w: &WindowRecord, c: &WindowCpu, checks: &[(&str, u64, u64)]) -> Entry {
-    let text: Vec<String> = checks
-        .iter()
-        .map(|(what, v, l)| {
-            if *what == "overruns" {
-                format!("{what} {v} > {l}")
-            } else {
-                format!(
-                    "{what} {} > {}",
-                    us(*v, UsStyle::Text),
-                    us(*l, UsStyle::Text)
-                )
-            }
-        })
-        .collect();
-    let mut e = Entry::new(
-        MSG_MONITOR_LIMIT,
-        Priority::Warning,
-        format!(
-            "monitor CPU {}: window {} exceeded its limits: {}",
-            c.cpu,
-            w.seq,
-            text.join(", ")
-        ),
-    )
-    .field("RTBENCH_TEST", "monitor")
-    .field("RTBENCH_CPU", c.cpu)
-    .field("RTBENCH_WINDOW", w.seq)
-    .field(
-        "RTBENCH_EXCEEDED",
-        checks.iter().map(|c| c.0).collect::<Vec<_>>().join(","),
-    )
-    .field("RTBENCH_MAX_NS", c.max_ns);
-    if let Some((_, _, l)) = checks.iter().find(|c| c.0 == "max") {
-        e = e.field("RTBENCH_LIMIT_NS", l);
-    }
-    e
-}
-
-/// The monitor's end: why, windows, whether the state was saved.
-pub fn stop_entry(how: &str, windows: u64, state: &str, priority: Priority) -> Entry {
-    Entry::new(
-        MSG_MONITOR_STOP,
-        priority,
-        format!(
-            "monitor stopped ({how}) after {windows} window{}; {state}",
-            if windows == 1 { "" } else { "s" }
-        ),
-    )
-    .field("RTBENCH_STOP", how)
-    .field("RTBENCH_WINDOWS", windows)
 }
 
 /// Everything the Prometheus textfile shows: the last window and each CPU's
@@ -350,15 +200,7 @@ impl Sink<SinceSummary> for SinceTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_id_is_in_the_catalog_once_and_not_the_self_tests() {
-        let catalog = include_str!("../../systemd/rtbench.catalog");
-        for id in MONITOR_IDS {
-            assert_eq!(catalog.matches(&format!("-- {id}\n")).count(), 1, "{id}");
-            assert!(!super::super::journal::ALL_IDS.contains(&id), "{id}");
-        }
-    }
+    use crate::report::window::WindowCpu;
 
     #[test]
     fn prometheus_text_has_every_family_once() {
