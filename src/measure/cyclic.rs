@@ -1,7 +1,7 @@
 //! The cyclic timer-wakeup test (cyclictest's measurement).
 //!
 //! Each measuring thread (pinned, prioritised and pre-faulted by the
-//! [`super::harness::Harness`]) runs the periodic-wakeup loop of [`super::periodic`]
+//! [`super::harness::Harness`]) runs the periodic-wakeup loop of `measure/periodic.rs`
 //! (sleep to an absolute deadline, read the clock, record `latency = now − next` in
 //! **ns**, count overruns), every sample into the thread's one [`LatencyStats`].
 

@@ -12,7 +12,7 @@
 //! Should the spare not be back yet, the thread keeps recording into the slot it has
 //! and tries again at its next wakeup; the slot then says which windows it covers.
 //!
-//! Source: the loop is [`super::periodic`]'s, as the cyclic test's; OSADL's latency monitoring (maxima of
+//! Source: the loop is `measure/periodic.rs`'s, as the cyclic test's; OSADL's latency monitoring (maxima of
 //! 5-minute intervals, osadl.org "Continuous worst-case latency monitoring") is the
 //! model for the windows.
 
