@@ -66,7 +66,7 @@ pub struct RawConfig {
 #[derive(Debug, Clone)]
 pub struct Config {
     /// The tuning to check or apply.
-    pub tuning: tuning::TuningSpec,
+    pub tuning: crate::tune::spec::TuningSpec,
     /// `[selftest]`.
     pub selftest: SelftestSection,
     /// The measurement duration from `[selftest]`.
@@ -153,7 +153,7 @@ pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config, ConfigErr
         .chain(cyclic.enabled.then_some(cyclic_cpus.len()))
         .max()
         .unwrap_or(0);
-    tuning.commit_reserve = tuning::CommitReserve::of(load_spec.as_ref(), threads);
+    tuning.commit_reserve = tuning::commit_reserve(load_spec.as_ref(), threads);
     let written = limits::Written {
         pmq: raw.pmq.is_some(),
         pipe: raw.pipe.is_some(),

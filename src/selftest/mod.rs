@@ -101,7 +101,7 @@ pub struct SelftestPlan {
     /// Apply, check or leave the tuning.
     pub mode: TuningMode,
     /// The `[tuning]` section.
-    pub tuning: crate::config::tuning::TuningSpec,
+    pub tuning: crate::tune::spec::TuningSpec,
     /// `[selftest] duration`: each test's duration unless its section sets one.
     pub duration: Duration,
     /// The enabled tests, run one after the other under the same load: cyclic, pmq,

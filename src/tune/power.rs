@@ -3,11 +3,11 @@
 //! `disable`, exit `latency` in µs) and Documentation/admin-guide/pm/cpufreq.rst
 //! (`scaling_governor`, `scaling_available_governors` per policy).
 
+use super::spec::TuningSpec;
 use super::{
     already, not_applicable, plan_value, Absent, Decision, Item, ItemReport, Status, Step,
     ValueKind,
 };
-use crate::config::tuning::TuningSpec;
 use crate::sys::SysRoot;
 
 const CPUFREQ: &str = "/sys/devices/system/cpu/cpufreq";
