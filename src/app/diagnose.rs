@@ -3,6 +3,7 @@
 //! wrong on standard error.
 
 use crate::cli::diagnose::DiagnoseArgs;
+use crate::config::Reader;
 use crate::diagnose::DiagnosePlan;
 use crate::error::{exit, Error, Result};
 use crate::report::bundle::TarGz;
@@ -22,32 +23,15 @@ pub fn run(args: &DiagnoseArgs) -> Result<i32> {
         return Err(Error::usage("--since", &args.since, "expected at least 1s"));
     }
     crate::plan::check_output_path("-o", &args.output)?;
-    let path = args
-        .config
-        .clone()
-        .unwrap_or_else(|| crate::config::DEFAULT_PATH.into());
-    let text = match crate::config::read(&path) {
-        Ok(t) => Some(t),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && args.config.is_none() => None,
-        Err(e) => {
-            return Err(Error::Config(crate::config::unreadable(
-                &path.display().to_string(),
-                format!("cannot read the configuration: {e}"),
-            )))
-        }
-    };
-    let cfg = crate::config::parse(
-        text.as_deref().unwrap_or(""),
-        &path.display().to_string(),
-        &root,
-    )?;
+    let located = crate::config::locate(args.config.as_deref(), Reader::Diagnose, &root)?;
+    let cfg = located.config;
     let results_dir = args.dir.clone().unwrap_or(cfg.output.results_dir.clone());
     let monitor_dir = match (&args.dir, &cfg.monitor.dir) {
         (None, Some(d)) => d.clone(),
         _ => window::default_dir(&results_dir),
     };
     let plan = DiagnosePlan {
-        config: text.map(|t| (path, t)),
+        config: located.text.map(|t| (located.path, t)),
         cfg,
         results_dir,
         monitor_dir,

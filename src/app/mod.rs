@@ -145,27 +145,6 @@ fn journal(format: &str) -> crate::report::journal::Journal {
     })
 }
 
-/// The configuration named by `--config FILE` (which must exist), else
-/// `/etc/rtbench/rtbench.toml`, whose absence means the documented defaults.
-#[cfg(feature = "monitor")]
-fn load_config(
-    explicit: Option<&std::path::Path>,
-    root: &crate::sys::SysRoot,
-) -> Result<crate::config::Config> {
-    use crate::config;
-    match explicit {
-        Some(p) => Ok(config::load(p, root)?),
-        None => {
-            let p = std::path::Path::new(config::DEFAULT_PATH);
-            if p.exists() {
-                Ok(config::load(p, root)?)
-            } else {
-                Ok(config::parse("", config::DEFAULT_PATH, root)?)
-            }
-        }
-    }
-}
-
 /// Live progress of a measuring command, through its [`Output`]: every report period
 /// the live lines (`T:` lines, pmqtest's block) as text; `SIGUSR1` status, and
 /// warnings, on standard error; setup notices (the PM QoS line) as text.

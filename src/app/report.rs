@@ -4,6 +4,7 @@
 //! it says so and exits 1.
 
 use crate::cli::report::ReportArgs;
+use crate::config::Reader;
 use crate::error::{exit, Error, Result};
 use crate::report::output::{Output, Target};
 use crate::report::store::{self, Store, StoredRun};
@@ -14,24 +15,8 @@ use std::path::PathBuf;
 /// The configuration `args` names (the default file, or the defaults when that does
 /// not exist).
 fn config(args: &ReportArgs) -> Result<crate::config::Config> {
-    let path = args
-        .config
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(crate::config::DEFAULT_PATH));
-    let shown = path.display().to_string();
-    let text = match crate::config::read(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && args.config.is_none() => {
-            String::new()
-        }
-        Err(e) => {
-            return Err(Error::Config(crate::config::unreadable(
-                &shown,
-                format!("cannot read the configuration: {e}"),
-            )))
-        }
-    };
-    crate::config::parse(&text, &shown, &crate::sys::SysRoot::host()).map_err(Error::Config)
+    let root = crate::sys::SysRoot::host();
+    Ok(crate::config::locate(args.config.as_deref(), Reader::Report, &root)?.config)
 }
 
 /// `[output] results_dir` and `fallback_dir` of the configuration; `--dir` overrides

@@ -10,6 +10,7 @@ use crate::report::PrettyJson;
 use crate::sys::SysRoot;
 use crate::tune::journal::{self, Journal, JournalState};
 use crate::tune::ApplyOptions;
+use std::path::Path;
 
 /// Runs one `rtbench tune` action and returns its exit code (0 ok, 1 deviations or
 /// failure, 2 configuration error, 3 not root / lock / journal unusable).
@@ -26,15 +27,13 @@ pub fn run(action: &TuneAction) -> Result<i32> {
         .map_or_else(SysRoot::host, SysRoot::at);
     // `revert` and `status` work from the journal; like the self-test, a missing default
     // configuration means the documented defaults (an empty [tuning]) rather than an
-    // error. An explicitly named file must exist.
-    let cfg = if !args.config.exists()
-        && args.config == std::path::Path::new(config::DEFAULT_PATH)
-        && matches!(action, TuneAction::Revert(_) | TuneAction::Status(_))
-    {
-        config::parse("", &args.config.display().to_string(), &root)?
-    } else {
-        config::load(&args.config, &root)?
+    // error. `--config` defaults to that file: naming it is not naming another one.
+    let reader = match action {
+        TuneAction::Revert(_) | TuneAction::Status(_) => config::Reader::TuneJournal,
+        TuneAction::Check(_) | TuneAction::Apply(_) => config::Reader::TuneCheck,
     };
+    let explicit = Some(args.config.as_path()).filter(|p| *p != Path::new(config::DEFAULT_PATH));
+    let cfg = config::locate(explicit, reader, &root)?.config;
     let spec = &cfg.tuning;
     let writes = matches!(action, TuneAction::Apply(_) | TuneAction::Revert(_));
     if writes && root.is_host() && !nix::unistd::geteuid().is_root() {

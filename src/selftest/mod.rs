@@ -8,7 +8,7 @@ pub mod verdict;
 
 use crate::config::limits::LimitSet;
 use crate::config::pair::{PairPlacement, PairSection};
-use crate::config::{Config, TuningMode};
+use crate::config::{Located, TuningMode};
 use crate::measure::cyclic::CyclicSpec;
 use crate::measure::pair::PairSpec;
 use crate::measure::{RunControl, ThreadSpec};
@@ -146,9 +146,9 @@ fn pair_threads(p: &PairSection) -> Vec<ThreadSpec> {
         .collect()
 }
 
-/// Builds the plan from a validated configuration.
-/// `path` is the file read (empty: none, the defaults), `shown` the file as named.
-pub fn plan(cfg: &Config, topo: &CpuTopology, path: &str, shown: &str, text: &str) -> SelftestPlan {
+/// Builds the plan from a validated configuration and the file it came from.
+pub fn plan(located: &Located, topo: &CpuTopology) -> SelftestPlan {
+    let cfg = &located.config;
     let mut load = Vec::new();
     if let Some(s) = &cfg.load.spec {
         load.push(s.clone());
@@ -225,9 +225,13 @@ pub fn plan(cfg: &Config, topo: &CpuTopology, path: &str, shown: &str, text: &st
         }));
     }
     SelftestPlan {
-        config_path: path.to_string(),
-        config_shown: shown.to_string(),
-        config_text: text.to_string(),
+        config_path: if located.text.is_some() {
+            located.shown()
+        } else {
+            String::new()
+        },
+        config_shown: located.shown(),
+        config_text: located.text.clone().unwrap_or_default(),
         mode: cfg.selftest.mode,
         tuning: cfg.tuning.clone(),
         duration: cfg.duration,
