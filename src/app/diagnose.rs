@@ -8,7 +8,7 @@ use crate::diagnose::DiagnosePlan;
 use crate::error::{exit, Error, Result};
 use crate::report::bundle::TarGz;
 use crate::report::output::{Output, Target};
-use crate::report::window;
+use crate::results::window;
 use crate::sys::SysRoot;
 
 /// `rtbench diagnose`: 0 written, 2 bad input, 3 (I/O) not written.

@@ -4,9 +4,9 @@
 //! the figures (a setting that is usual but costs latency, a missing source).
 
 use super::system::{irqs_on, Snapshot};
-use crate::report::store::StoredRun;
-use crate::report::summary::{us, Outcome};
-use crate::report::window::SinceSummary;
+use crate::results::store::StoredRun;
+use crate::results::summary::{us, Outcome};
+use crate::results::window::SinceSummary;
 use crate::sys::info::SysInfo;
 use crate::tune::{Status, TuningReport};
 
@@ -90,7 +90,7 @@ pub fn findings(f: &Facts<'_>) -> Vec<Finding> {
     match f.last_run {
         None => note(&mut v, "no stored self-test result".into()),
         Some((r, this_boot)) => {
-            let when = crate::report::store::utc_stamp(r.start_s);
+            let when = crate::date::utc_stamp(r.start_s);
             let boot = if this_boot {
                 "this boot"
             } else {
@@ -139,7 +139,7 @@ pub fn findings(f: &Facts<'_>) -> Vec<Finding> {
                         "; worst max {} on CPU {} at {} UTC",
                         us(c.max_ns),
                         c.cpu,
-                        crate::report::store::utc_stamp(c.max_at_s)
+                        crate::date::utc_stamp(c.max_at_s)
                     ))
                 ),
             );

@@ -10,8 +10,8 @@ pub mod system;
 
 use crate::config::Config;
 use crate::report::bundle::Bundle;
-use crate::report::store::{self, Store, StoredRun};
-use crate::report::window::{SinceSummary, WindowStore};
+use crate::results::store::{self, Store, StoredRun};
+use crate::results::window::{SinceSummary, WindowStore};
 use crate::sys::info::SysInfo;
 use crate::sys::input;
 use crate::sys::SysRoot;
@@ -70,7 +70,7 @@ pub fn collect(plan: &DiagnosePlan, root: &SysRoot, now_s: i64) -> Bundle {
     let last_run = self_test(plan, &boot, &mut files, &mut missing);
 
     // Monitor.
-    let monitor = monitor(plan, now_s, &mut files);
+    let monitor = monitor(plan, now_s, &mut files, &mut missing);
 
     // Tuning against the configuration (read-only).
     let tune = crate::tune::check(root, &plan.cfg.tuning);
@@ -106,7 +106,7 @@ pub fn collect(plan: &DiagnosePlan, root: &SysRoot, now_s: i64) -> Bundle {
         measured,
     });
     let summary = summary(&sysinfo, now_s, &found, &files, &missing);
-    let stamp = crate::report::date::utc_stamp(now_s);
+    let stamp = crate::date::utc_stamp(now_s);
     let host: String = sysinfo
         .nodename
         .chars()
@@ -186,11 +186,13 @@ fn self_test(
     })
 }
 
-/// The monitor's store, state and the summary of the period into `files`.
+/// The monitor's store, state and the summary of the period into `files`; store files
+/// that are not regular files into `missing`.
 fn monitor(
     plan: &DiagnosePlan,
     now_s: i64,
     files: &mut Vec<(String, String)>,
+    missing: &mut Vec<String>,
 ) -> Option<SinceSummary> {
     let store = WindowStore::new(&plan.monitor_dir, u64::MAX);
     let present = store.files();
@@ -211,12 +213,10 @@ fn monitor(
         files.push(("rtbench/monitor/state.json".into(), t.clone()));
     }
     let since_s = now_s.saturating_sub(i64::try_from(plan.since.as_secs()).unwrap_or(i64::MAX));
-    let mut records = Vec::new();
-    let _ = store.scan(|r| {
-        if r.end_s > since_s {
-            records.push(r);
-        }
-    });
+    let (records, skipped) = store.since(since_s).unwrap_or_default();
+    for (path, kind) in skipped.files {
+        missing.push(format!("{}: a {kind}, not a regular file", path.display()));
+    }
     // A store whose sums do not fit (a damaged one) is said, not summarised wrongly.
     let mut s = match SinceSummary::new(records, since_s, now_s) {
         Ok(s) => s,
@@ -309,7 +309,7 @@ fn summary(
         s,
         "rtbench diagnostics of {} at {} UTC",
         si.nodename,
-        crate::report::date::utc_stamp(now_s)
+        crate::date::utc_stamp(now_s)
     );
     let _ = writeln!(
         s,

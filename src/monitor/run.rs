@@ -91,8 +91,8 @@ impl Collector<'_> {
         let status = format!(
             "window {}: worst max {}; all-time max {}",
             record.seq,
-            crate::report::summary::us(worst),
-            crate::report::summary::us(self.agg.alltime_max_ns())
+            crate::results::summary::us(worst),
+            crate::results::summary::us(self.agg.alltime_max_ns())
         );
         let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Status(&status)]);
     }

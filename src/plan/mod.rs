@@ -12,6 +12,7 @@ pub mod monitor;
 pub mod pair;
 #[cfg(feature = "plot")]
 pub mod plot;
+pub mod report;
 
 use crate::cli::RunFlags;
 use crate::cpuset::CpuSet;

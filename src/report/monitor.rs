@@ -7,8 +7,8 @@
 //! Source: systemd.journal-fields(7); Prometheus "Exposition formats" (text 0.0.4).
 
 use super::journal::{Entry, Priority};
-use super::window::{SinceSummary, WindowCpu, WindowRecord};
 use super::Sink;
+use crate::results::window::{SinceSummary, Skipped, WindowCpu, WindowRecord};
 use std::fmt::Write;
 
 /// The monitor started: CPUs, interval, priority, window, what the state file held.
@@ -23,7 +23,7 @@ pub const MSG_MONITOR_STOP: &str = "d4afd97974874b9781398c86865fe1c7";
 /// be again).
 pub const MSG_MONITOR_OUTPUT: &str = "37e4093074a449328d450b9a6e3f66f8";
 
-use super::summary::us as unit_us;
+use crate::results::summary::us as unit_us;
 
 /// Every MESSAGE_ID of the monitor (`scripts/lint-packaging.sh` checks that the
 /// catalog compiles with each of them).
@@ -34,6 +34,29 @@ pub const MONITOR_IDS: [&str; 5] = [
     MSG_MONITOR_STOP,
     MSG_MONITOR_OUTPUT,
 ];
+
+/// What a scan of the window store in `dir` skipped, one warning line each: the store
+/// files that are not regular files, then (with `count_lines`) the lines not read.
+pub fn skipped_lines(dir: &std::path::Path, s: &Skipped, count_lines: bool) -> Vec<String> {
+    let mut lines: Vec<String> = s
+        .files
+        .iter()
+        .map(|(path, kind)| {
+            format!(
+                "rtbench: {}: skipped, not a window store: a {kind}, not a regular file",
+                path.display()
+            )
+        })
+        .collect();
+    if count_lines && s.lines > 0 {
+        lines.push(format!(
+            "rtbench: {}: {} unreadable line(s) skipped",
+            dir.display(),
+            s.lines
+        ));
+    }
+    lines
+}
 
 /// µs for table columns (no unit): one decimal below 10 ms, whole µs above (as
 /// `rtbench report`), rounded to nearest without wrapping (the values come from files).
@@ -359,7 +382,7 @@ pub struct SinceTable;
 
 impl Sink<SinceSummary> for SinceTable {
     fn write(&self, s: &SinceSummary, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        let stamp = super::date::utc_stamp;
+        let stamp = crate::date::utc_stamp;
         if s.windows == 0 {
             return writeln!(
                 out,

@@ -4,9 +4,9 @@
 //! Source: Prometheus "Exposition formats" (text format 0.0.4) and node_exporter's
 //! textfile collector README. Latencies are exported in base units (seconds).
 
-use super::store::StoredRun;
-use super::summary::Outcome;
 use super::Sink;
+use crate::results::store::StoredRun;
+use crate::results::summary::Outcome;
 
 /// Nanoseconds per second: Prometheus wants seconds.
 const NS_PER_SEC: f64 = crate::sys::clock::NS_PER_SEC as f64;

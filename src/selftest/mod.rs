@@ -4,7 +4,6 @@
 //! it and [`verdict::judge`] judges it. docs/ARCHITECTURE.md has the flow.
 
 pub mod run;
-pub mod verdict;
 
 use crate::config::limits::LimitSet;
 use crate::config::pair::{PairPlacement, PairSection};

@@ -1,6 +1,5 @@
 //! The self-test flow, start to exit code.
 
-use super::verdict::judge;
 use super::SelftestPlan;
 use super::TestPlan;
 use crate::config::TuningMode;
@@ -13,11 +12,12 @@ use crate::measure::ThreadSpec;
 use crate::report::journal::{self as entries, Journal, OutputKind, Storage};
 use crate::report::output::{self, Output};
 use crate::report::prometheus::Prometheus;
-use crate::report::store::{self, Origin, Store, StoredRun};
-use crate::report::summary::{Outcome, TestSummary, ThreadSummary, TuningFinding, Verdict};
 use crate::report::table::Table;
 use crate::report::text::LiveLines;
 use crate::report::Live;
+use crate::results::store::{self, Origin, Store, StoredRun};
+use crate::results::summary::{Outcome, TestSummary, ThreadSummary, TuningFinding, Verdict};
+use crate::results::verdict::judge;
 use crate::sys::clock::Clock;
 use crate::sys::info::SysInfo;
 use crate::sys::notify::Notifier;
@@ -60,7 +60,7 @@ impl Progress for NotifyProgress<'_> {
             self.test,
             self.started.elapsed().as_secs(),
             self.duration.as_secs(),
-            crate::report::summary::us(max_ns)
+            crate::results::summary::us(max_ns)
         );
         let mut lines = vec![status.as_str()];
         if self.watchdog {

@@ -2,10 +2,10 @@
 //! limits (`[limits]`, in **µs**, see [`crate::config::limits`]) on its **ns** figures.
 //!
 //! It fails closed: a thread no limit applies to is *unjudged*, and a run with anything
-//! unjudged is not a pass (see [`crate::report::summary::Outcome`]).
+//! unjudged is not a pass (see [`crate::results::summary::Outcome`]).
 
 use crate::config::limits::LimitSet;
-use crate::report::summary::{is_pair_test, thread_label, Check, TestSummary, Verdict};
+use crate::results::summary::{is_pair_test, thread_label, Check, TestSummary, Verdict};
 use crate::sys::clock::NS_PER_US;
 
 /// Judges every thread of every test against `limits`.
@@ -66,7 +66,7 @@ mod tests {
     use super::*;
     use crate::config::limits::{CpuLimits, Limits};
     use crate::measure::stats::LatencyStats;
-    use crate::report::summary::ThreadSummary;
+    use crate::results::summary::ThreadSummary;
     use std::collections::BTreeMap;
 
     fn summary(cpu: usize, max_ns: u64) -> ThreadSummary {
