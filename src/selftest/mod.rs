@@ -3,6 +3,7 @@
 //! the configuration; [`plan`] turns it into a [`SelftestPlan`], [`run::execute`] runs
 //! it and [`verdict::judge`] judges it. docs/ARCHITECTURE.md has the flow.
 
+mod outputs;
 pub mod run;
 
 use crate::config::limits::LimitSet;
