@@ -7,7 +7,7 @@
 //! Every error is a [`ConfigError`] carrying the file, the line, the key and the value
 //! as written; its exit code is 2.
 //!
-//! [`locate`] finds and reads the file for every command ([`Reader`] says how they
+//! [`locate()`] finds and reads the file for every command ([`Reader`] says how they
 //! differ on a missing one). One file per group of sections: [`tuning`] (`[tuning]`), [`selftest`]
 //! (`[selftest]`, `[cyclic]`, `[load]`, `[output]`) and [`limits`] (`[limits]`).
 //! Adding a section: a raw field in [`RawConfig`] with `#[serde(default)]`, a validated
@@ -94,7 +94,7 @@ pub struct Config {
 }
 
 /// Validates configuration `text` (named `file` in errors) against the system below
-/// `root`. See [`locate`] for finding and reading the file.
+/// `root`. See [`locate()`] for finding and reading the file.
 pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config, ConfigError> {
     let src = Source { file, text };
     let raw: RawConfig = toml::from_str(text).map_err(|e| src.toml_error(&e))?;

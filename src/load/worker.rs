@@ -18,7 +18,7 @@ pub enum Job {
         /// Bytes mapped per round.
         bytes: u64,
     },
-    /// [`io`] in `dir`.
+    /// [`io()`] in `dir`.
     Io {
         /// Where the unnamed temporary file is.
         dir: PathBuf,

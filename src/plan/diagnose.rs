@@ -10,7 +10,7 @@ use crate::sys::SysRoot;
 
 /// Validates `rtbench diagnose` against the system below `root`: `--since` a period of
 /// at least 1 s, `-o` writable ([`super::check_output_path`]), the configuration
-/// ([`config::locate`]). The results directory is `--dir` or `[output] results_dir`;
+/// ([`config::locate()`]). The results directory is `--dir` or `[output] results_dir`;
 /// the monitor's is `DIR/monitor` under `--dir`, else `[monitor] dir` or its default.
 /// Errors: [`crate::error::Error::Usage`] or a configuration error (exit 2).
 pub fn plan(args: &DiagnoseArgs, root: &SysRoot) -> Result<DiagnosePlan> {

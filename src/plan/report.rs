@@ -47,7 +47,7 @@ pub struct SincePlan {
 /// Validates `rtbench report`. Errors ([`crate::error::Error::Usage`], or a
 /// configuration error, exit 2): `--since` not a period of at least 1 s, or no window
 /// store where it points; `--dir` that is not an existing directory; the
-/// configuration ([`config::locate`]).
+/// configuration ([`config::locate()`]).
 pub fn plan(args: &ReportArgs) -> Result<ReportPlan> {
     #[cfg(feature = "monitor")]
     if let Some(since) = &args.since {

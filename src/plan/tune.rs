@@ -56,7 +56,7 @@ pub struct TunePlan {
     pub json: bool,
 }
 
-/// Validates `rtbench tune`: reads the configuration ([`config::locate`]). `check` and
+/// Validates `rtbench tune`: reads the configuration ([`config::locate()`]). `check` and
 /// `apply` compare with a configuration, so the default file must exist too; `revert`
 /// and `status` work from the journal, and a missing default file means the documented
 /// defaults (an empty `[tuning]`), as for the self-test. `--config` defaults to that

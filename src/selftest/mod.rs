@@ -1,7 +1,8 @@
 //! The boot self-test: configuration → tuning → READY → measurement under load →
 //! verdict → journal, results store, Prometheus → exit code. `app/selftest.rs` loads
 //! the configuration; [`plan`] turns it into a [`SelftestPlan`], [`run::execute`] runs
-//! it and [`verdict::judge`] judges it. docs/ARCHITECTURE.md has the flow.
+//! it and [`crate::results::verdict::verdict`] judges it. docs/ARCHITECTURE.md has the
+//! flow.
 
 mod outputs;
 pub mod run;

@@ -1,6 +1,6 @@
 //! The self-test flow, start to exit code: tuning, READY, the pair tests' channels
 //! and the load, each test measured, the verdict, the outputs. Each stage before the
-//! verdict returns a `Result`; its error ([`Abort`]) takes the one way out of
+//! verdict returns a `Result`; its error (an `Abort`) takes the one way out of
 //! [`execute`]: the `aborted` journal entry, a `STATUS=` line and the error's exit
 //! code. From the verdict on, nothing stops the run: an output that cannot be written
 //! is said in the journal, and the exit code is the verdict's.
