@@ -5,9 +5,9 @@
 
 use super::system::{irqs_on, Snapshot};
 use crate::duration::{us, UsStyle};
-use crate::report::store::StoredRun;
-use crate::report::summary::Outcome;
-use crate::report::window::SinceSummary;
+use crate::results::store::StoredRun;
+use crate::results::summary::Outcome;
+use crate::results::window::SinceSummary;
 use crate::sys::info::SysInfo;
 use crate::tune::{Status, TuningReport};
 
@@ -91,7 +91,7 @@ pub fn findings(f: &Facts<'_>) -> Vec<Finding> {
     match f.last_run {
         None => note(&mut v, "no stored self-test result".into()),
         Some((r, this_boot)) => {
-            let when = crate::report::store::utc_stamp(r.start_s);
+            let when = crate::date::utc_stamp(r.start_s);
             let boot = if this_boot {
                 "this boot"
             } else {
@@ -140,7 +140,7 @@ pub fn findings(f: &Facts<'_>) -> Vec<Finding> {
                         "; worst max {} on CPU {} at {} UTC",
                         us(c.max_ns, UsStyle::Text),
                         c.cpu,
-                        crate::report::store::utc_stamp(c.max_at_s)
+                        crate::date::utc_stamp(c.max_at_s)
                     ))
                 ),
             );

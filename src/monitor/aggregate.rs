@@ -12,7 +12,7 @@ use crate::measure::stats::LatencyStats;
 use crate::report::journal::{self, Entry, Journal};
 use crate::report::monitor::{CpuLongTerm, MonitorMetrics, MonitorProm};
 use crate::report::output;
-use crate::report::window::{WindowCpu, WindowRecord, WindowStore};
+use crate::results::window::{WindowCpu, WindowRecord, WindowStore};
 use hdrhistogram::Histogram;
 use std::path::{Path, PathBuf};
 
@@ -95,7 +95,7 @@ impl<'a> Aggregator<'a> {
         // save) with the end of the first window that had it.
         let mut last_record = 0;
         let mut newer: Vec<(usize, u64, i64)> = Vec::new();
-        let _ = store.scan(|r| {
+        let scanned = store.scan(|r| {
             last_record = r.seq;
             if r.seq > saved {
                 for c in &r.cpus {
@@ -107,6 +107,11 @@ impl<'a> Aggregator<'a> {
                 }
             }
         });
+        if let Ok(skipped) = &scanned {
+            for line in crate::report::monitor::skipped_lines(&plan.dir, skipped, false) {
+                output::Output::new(None).warn(&line);
+            }
+        }
         let last_seq = last_record.max(saved);
         let history: Vec<CpuHistory> = cpus
             .iter()
@@ -136,7 +141,7 @@ impl<'a> Aggregator<'a> {
             (Some(s), None) => format!(
                 "state restored from {} (saved {} UTC, all-time max {})",
                 plan.dir.join(STATE_FILE).display(),
-                crate::report::date::utc_stamp(s.saved_s),
+                crate::date::utc_stamp(s.saved_s),
                 crate::duration::us(
                     history.iter().map(|h| h.alltime.max_ns).max().unwrap_or(0),
                     crate::duration::UsStyle::Text
@@ -375,7 +380,7 @@ fn load_state(plan: &MonitorPlan, now_s: i64) -> (Option<State>, Option<String>)
 /// the new name.
 fn set_aside(dir: &Path, now_s: i64) -> std::io::Result<PathBuf> {
     let prefix = format!("{STATE_FILE}.bad");
-    let stamp = crate::report::date::utc_stamp(now_s);
+    let stamp = crate::date::utc_stamp(now_s);
     let mut bad = dir.join(format!("{prefix}.{stamp}"));
     let mut n = 1;
     while std::fs::symlink_metadata(&bad).is_ok() {

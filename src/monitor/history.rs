@@ -12,7 +12,7 @@
 
 use crate::measure::monitor::MONITOR_SIGFIG;
 use crate::measure::stats::{LatencyStats, HDR_MAX_NS};
-use crate::report::window::{AllTime, WindowCpu};
+use crate::results::window::{AllTime, WindowCpu};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;

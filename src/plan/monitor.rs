@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::measure::monitor::MonitorSpec;
 use crate::measure::{RunControl, ThreadSpec};
 use crate::monitor::MonitorPlan;
-use crate::report::window;
+use crate::results::window;
 use crate::sys::cpus::CpuTopology;
 use crate::sys::sched::Policy;
 use std::path::Path;

@@ -5,9 +5,32 @@
 //! Source: Prometheus "Exposition formats" (text 0.0.4).
 
 use super::exposition::{Exposition, Kind, Labels, Seconds};
-use super::window::{AllTime, SinceSummary, WindowRecord};
 use super::Sink;
 use crate::duration::{us, UsStyle};
+use crate::results::window::{AllTime, SinceSummary, Skipped, WindowRecord};
+
+/// What a scan of the window store in `dir` skipped, one warning line each: the store
+/// files that are not regular files, then (with `count_lines`) the lines not read.
+pub fn skipped_lines(dir: &std::path::Path, s: &Skipped, count_lines: bool) -> Vec<String> {
+    let mut lines: Vec<String> = s
+        .files
+        .iter()
+        .map(|(path, kind)| {
+            format!(
+                "rtbench: {}: skipped, not a window store: a {kind}, not a regular file",
+                path.display()
+            )
+        })
+        .collect();
+    if count_lines && s.lines > 0 {
+        lines.push(format!(
+            "rtbench: {}: {} unreadable line(s) skipped",
+            dir.display(),
+            s.lines
+        ));
+    }
+    lines
+}
 
 /// What the monitor knows about one CPU beyond the window: the all-time figures and
 /// the rolling histogram's quantiles. Latencies in **ns**.
@@ -136,7 +159,7 @@ pub struct SinceTable;
 
 impl Sink<SinceSummary> for SinceTable {
     fn write(&self, s: &SinceSummary, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        let stamp = super::date::utc_stamp;
+        let stamp = crate::date::utc_stamp;
         if s.windows == 0 {
             return writeln!(
                 out,
@@ -200,7 +223,7 @@ impl Sink<SinceSummary> for SinceTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::window::WindowCpu;
+    use crate::results::window::WindowCpu;
 
     #[test]
     fn prometheus_text_has_every_family_once() {

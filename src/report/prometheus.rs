@@ -6,9 +6,9 @@
 //! units (seconds).
 
 use super::exposition::{Exposition, Kind, Labels, Seconds};
-use super::store::StoredRun;
-use super::summary::Outcome;
 use super::Sink;
+use crate::results::store::StoredRun;
+use crate::results::summary::Outcome;
 
 /// The textfile as a sink (see [`render`]).
 pub struct Prometheus;

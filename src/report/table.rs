@@ -4,8 +4,8 @@
 //! limit (**µs**) or the tuning item with what was expected and found, why the run is
 //! unjudged and whether it was stored — fitting an 80-column serial console.
 
-use super::store::StoredRun;
 use super::Sink;
+use crate::results::store::StoredRun;
 use std::fmt::Write;
 
 /// The table as a sink (see [`render`]).
@@ -30,7 +30,7 @@ fn limits_line(run: &StoredRun) -> String {
                 .collect::<Vec<_>>()
                 .join(", ");
             let desc = if desc.is_empty() { "none".into() } else { desc };
-            let who = super::summary::thread_label(&t.test, th.thread, th.cpu);
+            let who = crate::results::summary::thread_label(&t.test, th.thread, th.cpu);
             match groups.iter_mut().find(|(d, _)| *d == desc) {
                 Some((_, v)) => v.push(who),
                 None => groups.push((desc, vec![who])),
@@ -56,7 +56,7 @@ pub fn render(run: &StoredRun) -> String {
         s,
         "rtbench self-test {} at {} UTC, {:.0} s",
         run.verdict.word().to_uppercase(),
-        super::store::utc_stamp(run.start_s),
+        crate::date::utc_stamp(run.start_s),
         run.duration_s,
     );
     let o = &run.origin;
@@ -161,7 +161,7 @@ fn truncate(s: &str, n: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::summary::{TestSummary, ThreadSummary};
+    use crate::results::summary::{TestSummary, ThreadSummary};
     use crate::sys::{info::SysInfo, SysRoot};
 
     #[test]
@@ -197,7 +197,7 @@ mod tests {
             config: serde_json::json!({}),
             tuning: serde_json::Value::Null,
             load: "stress-ng --cpu 4 --io 2 --vm 2 --vm-bytes 128M --timeout 0 --metrics".into(),
-            verdict: crate::selftest::verdict::judge(&tests, &Default::default()),
+            verdict: crate::results::verdict::judge(&tests, &Default::default()),
             tests,
             interrupted: true,
             origin: Default::default(),

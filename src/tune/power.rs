@@ -4,11 +4,11 @@
 //! and Documentation/admin-guide/pm/cpufreq.rst (`scaling_governor`,
 //! `scaling_available_governors` per policy).
 
+use super::spec::TuningSpec;
 use super::{
     already, not_applicable, plan_value, Absent, Decision, Item, ItemReport, Status, Step,
     ValueKind,
 };
-use crate::config::tuning::TuningSpec;
 use crate::sys::power::{self, CpufreqPolicy, CPUFREQ_DIR};
 use crate::sys::SysRoot;
 

@@ -4,8 +4,8 @@
 pub mod shape;
 
 use rtbench::config;
-use rtbench::config::tuning::TuningSpec;
 use rtbench::sys::SysRoot;
+use rtbench::tune::spec::TuningSpec;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

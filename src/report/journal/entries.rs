@@ -8,8 +8,8 @@ use super::{
 use crate::duration::{us, UsStyle::Text};
 use crate::error::ConfigError;
 use crate::measure::harness::StopCause;
-use crate::report::store::StoredRun;
-use crate::report::summary::{ThreadSummary, Verdict};
+use crate::results::store::StoredRun;
+use crate::results::summary::{ThreadSummary, Verdict};
 use crate::tune::{ItemReport, Status};
 
 /// One tuning item's outcome (`RTBENCH_TUNE_ITEM`, `_STATUS`, `_CHANGED`, and when
@@ -90,7 +90,7 @@ pub fn thread_result(test: &str, th: &ThreadSummary, verdict: &Verdict) -> Entry
             .join(", ")
     };
     let cpu = th.cpu.map_or_else(|| "-".to_string(), |c| c.to_string());
-    let who = crate::report::summary::thread_label(test, th.thread, th.cpu);
+    let who = crate::results::summary::thread_label(test, th.thread, th.cpu);
     let outcome = match word {
         "fail" => format!("FAIL: {}", failed.join("; ")),
         "unjudged" => "unjudged (no limit applies)".to_string(),

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::duration::{us, UsStyle};
 use crate::report::monitor::CpuLongTerm;
-use crate::report::window::{WindowCpu, WindowRecord};
+use crate::results::window::{WindowCpu, WindowRecord};
 use std::path::Path;
 
 /// A window's length for messages: whole seconds from 10 s, one decimal below

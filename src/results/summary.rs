@@ -272,8 +272,9 @@ impl TuningFinding {
     }
 }
 
-/// The self-test's verdict. The outcome is derived by [`Verdict::settle`]: fail when
-/// anything failed, else unjudged when anything measured was not judged, else pass.
+/// The self-test's verdict, built by [`crate::results::verdict::verdict`]. The outcome
+/// is derived from the parts when it is built: fail when anything failed, else unjudged
+/// when anything measured was not judged, else pass.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Verdict {
     /// `pass`, `fail` or `unjudged`.
@@ -324,24 +325,34 @@ impl<'de> Deserialize<'de> for Verdict {
 }
 
 impl Verdict {
-    /// A verdict from its parts, settled (see [`Verdict::settle`]).
+    /// A verdict from its parts, without tuning findings (see [`Verdict::from_parts`]).
     pub fn new(checks: Vec<Check>, problems: Vec<String>, unjudged: Vec<String>) -> Verdict {
+        Verdict::from_parts(checks, problems, Vec::new(), unjudged)
+    }
+
+    /// A verdict from its parts, its outcome derived from them: fail when a check
+    /// failed or a problem or tuning finding exists; else unjudged when something was
+    /// not judged or nothing was checked at all; else pass.
+    pub fn from_parts(
+        checks: Vec<Check>,
+        problems: Vec<String>,
+        tuning: Vec<TuningFinding>,
+        unjudged: Vec<String>,
+    ) -> Verdict {
         let mut v = Verdict {
             outcome: Outcome::Fail,
             pass: false,
             checks,
             problems,
-            tuning: Vec::new(),
+            tuning,
             unjudged,
         };
         v.settle();
         v
     }
 
-    /// Recomputes `outcome` and `pass` after a part was added: fail when a check
-    /// failed or a problem or tuning finding exists; else unjudged when something was
-    /// not judged or nothing was checked at all; else pass.
-    pub fn settle(&mut self) {
+    /// Derives `outcome` and `pass` from the parts.
+    fn settle(&mut self) {
         self.outcome = if !self.failures().is_empty() {
             Outcome::Fail
         } else if !self.unjudged.is_empty() || self.checks.is_empty() {
