@@ -151,6 +151,7 @@ fn main() {
             max_us: Some(10_000),
             ..Default::default()
         },
+        sharing: Vec::new(),
     };
     let mut journal = Journal::Memory(Vec::new());
     let cpu_list: Vec<usize> = (0..cpus).collect();

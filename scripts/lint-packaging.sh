@@ -155,8 +155,8 @@ else
 fi
 mkdir -p "$tmp/root/usr/lib/systemd/catalog" "$tmp/root/var/lib/systemd/catalog"
 cp systemd/rtbench.catalog "$tmp/root/usr/lib/systemd/catalog/"
-# Every MESSAGE_ID of src/report/journal/mod.rs (ALL_IDS) and src/report/monitor.rs
-# (MONITOR_IDS).
+# Every MESSAGE_ID of src/report/journal/mod.rs (ALL_IDS: the self-test's and the
+# monitor's).
 ids=(b338a16c561342608e6e5ef41b0a0813 7b1dd0eea94d4cc4bd8f9e6c91b6465d 872270459a844055a01dbd7e3ccfd9a5
 	007f10bc07da46b6b3fc256220fca838 6a9954f26ad8443b8423171c8abd3682 ccf6df43a9334ab7b3aa20e9f71826dd
 	4ac37d680e7a4865822e0b39e581b9e0 11388322edd8448fb26766740685d2fb e677ff564d274fdaa78418a6ad5240c9

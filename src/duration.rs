@@ -4,6 +4,9 @@
 //! duration above [`MAX_SECS`] (cyclictest keeps `-D` in a C `int` of seconds and
 //! passes it to `alarm(2)`; rtbench adds it to the monotonic clock in ns, which
 //! [`MAX_SECS`] keeps far from `i64::MAX`).
+//!
+//! Also the one way a latency in **ns** is written for people in **µs** ([`us`]), in
+//! the three forms the outputs need ([`UsStyle`]), all rounded the same way.
 
 use std::time::Duration;
 
@@ -77,6 +80,62 @@ pub fn format(d: Duration) -> String {
     }
 }
 
+/// Nanoseconds per µs, second and day, for [`us`].
+const NS_PER_US: u64 = 1_000;
+const NS_PER_SEC: u64 = 1_000_000_000;
+const NS_PER_DAY: u64 = NS_PER_SEC * SECS_PER_DAY;
+
+/// The form [`us`] writes a latency in: what the output around it needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UsStyle {
+    /// Messages, journal text and limits, with the unit: `100 µs` when whole, one
+    /// decimal below 10 ms (`2974.5 µs`), whole µs from 10 ms (`12346 µs`).
+    Text,
+    /// Table cells (`rtbench report`, `report --since`), no unit, at most 7
+    /// characters so that a value never fills its column: one decimal below 10 ms,
+    /// also when whole (`100.0`), whole µs below 10 s (`12346`), whole seconds marked
+    /// `s` below 10^6 s (`123s`), then whole days marked `d` (2^64 - 1 ns is
+    /// `213504d`).
+    Cell,
+    /// Plot labels and coordinates, no unit: whole when whole (`87`), two decimals
+    /// below 10 µs (`1.23`, where a fast machine's latencies lie), one above (`12.3`).
+    Label,
+}
+
+/// A latency in **ns** as **µs** text in `style` (see [`UsStyle`]). Every form rounds
+/// half up, in integers (u128: no value wraps, no binary fraction tips a `…5` either
+/// way).
+pub fn us(ns: u64, style: UsStyle) -> String {
+    let whole = ns % NS_PER_US == 0;
+    match style {
+        UsStyle::Text if whole => format!("{} µs", ns / NS_PER_US),
+        UsStyle::Text if ns < 10_000 * NS_PER_US => format!("{} µs", fixed(ns, NS_PER_US, 1)),
+        UsStyle::Text => format!("{} µs", fixed(ns, NS_PER_US, 0)),
+        UsStyle::Cell if ns < 10_000 * NS_PER_US => fixed(ns, NS_PER_US, 1),
+        // Below the value that rounds to 10^7 µs (8 digits).
+        UsStyle::Cell if ns < 10 * NS_PER_SEC - NS_PER_US / 2 => fixed(ns, NS_PER_US, 0),
+        UsStyle::Cell if ns < 1_000_000 * NS_PER_SEC - NS_PER_SEC / 2 => {
+            format!("{}s", fixed(ns, NS_PER_SEC, 0))
+        }
+        UsStyle::Cell => format!("{}d", fixed(ns, NS_PER_DAY, 0)),
+        UsStyle::Label if whole => (ns / NS_PER_US).to_string(),
+        UsStyle::Label if ns < 10 * NS_PER_US => fixed(ns, NS_PER_US, 2),
+        UsStyle::Label => fixed(ns, NS_PER_US, 1),
+    }
+}
+
+/// `ns / unit` rounded half up to `decimals` decimals, as text.
+fn fixed(ns: u64, unit: u64, decimals: u32) -> String {
+    let scale = 10u128.pow(decimals);
+    let unit = u128::from(unit);
+    let v = (2 * u128::from(ns) * scale + unit) / (2 * unit);
+    if decimals == 0 {
+        v.to_string()
+    } else {
+        format!("{}.{:0w$}", v / scale, v % scale, w = decimals as usize)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,5 +174,35 @@ mod tests {
         assert_eq!(parse("24855d").unwrap().as_secs(), 24855 * SECS_PER_DAY);
         assert!(parse("24856d").is_err());
         assert!(parse("99999999999999999999999").is_err());
+    }
+
+    #[test]
+    fn latencies_in_us_in_each_style() {
+        use UsStyle::*;
+        for (ns, text, cell, label) in [
+            (0, "0 µs", "0.0", "0"),
+            (100_000, "100 µs", "100.0", "100"),
+            (1_234, "1.2 µs", "1.2", "1.23"),
+            (1_235, "1.2 µs", "1.2", "1.24"),
+            (1_250, "1.3 µs", "1.3", "1.25"),
+            (12_345, "12.3 µs", "12.3", "12.3"),
+            (2_974_049, "2974.0 µs", "2974.0", "2974.0"),
+            (9_999_950, "10000.0 µs", "10000.0", "10000.0"),
+            (12_345_678, "12346 µs", "12346", "12345.7"),
+            (9_999_999_499, "9999999 µs", "9999999", "9999999.5"),
+            (9_999_999_500, "10000000 µs", "10s", "9999999.5"),
+            (123_456_789_000, "123456789 µs", "123s", "123456789"),
+            (
+                u64::MAX,
+                "18446744073709552 µs",
+                "213504d",
+                "18446744073709551.6",
+            ),
+        ] {
+            assert_eq!(us(ns, Text), text, "{ns}");
+            assert_eq!(us(ns, Cell), cell, "{ns}");
+            assert_eq!(us(ns, Label), label, "{ns}");
+            assert!(us(ns, Cell).len() <= 7, "{ns}");
+        }
     }
 }

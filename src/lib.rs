@@ -24,6 +24,7 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod cpuset;
+pub mod date;
 #[cfg(feature = "diagnose")]
 pub mod diagnose;
 pub mod duration;
@@ -36,6 +37,7 @@ pub mod plan;
 #[cfg(feature = "plot")]
 pub mod plot;
 pub mod report;
+pub mod results;
 pub mod selftest;
 pub mod sys;
 pub mod tune;

@@ -25,9 +25,10 @@ pub fn run(args: &CyclicArgs, argv: &[String]) -> Result<i32> {
     }
     let sysinfo = SysInfo::read(&root);
     let nsecs = plan.output.nsecs;
-    let (result, load) = super::with_load(plan.load.as_ref(), out, &LiveLines, nsecs, |p| {
-        cyclic::run(&plan.spec, &root, p)
-    })?;
+    let (result, load) =
+        super::progress::with_load(plan.load.as_ref(), out, &LiveLines, nsecs, |p| {
+            cyclic::run(&plan.spec, &root, p)
+        })?;
     let exit_code = if plan.output.rt_tests_stdout {
         result.end.stop.exit_code_as_rt_tests()
     } else {

@@ -3,11 +3,9 @@
 //! wrong on standard error.
 
 use crate::cli::diagnose::DiagnoseArgs;
-use crate::diagnose::DiagnosePlan;
-use crate::error::{exit, Error, Result};
+use crate::error::{exit, Result};
 use crate::report::bundle::TarGz;
 use crate::report::output::{Output, Target};
-use crate::report::window;
 use crate::sys::SysRoot;
 
 /// `rtbench diagnose`: 0 written, 2 bad input, 3 (I/O) not written.
@@ -16,43 +14,7 @@ pub fn run(args: &DiagnoseArgs) -> Result<i32> {
         .sysroot
         .as_ref()
         .map_or_else(SysRoot::host, SysRoot::at);
-    let since =
-        crate::duration::parse(&args.since).map_err(|e| Error::usage("--since", &args.since, e))?;
-    if since.is_zero() {
-        return Err(Error::usage("--since", &args.since, "expected at least 1s"));
-    }
-    crate::plan::check_output_path("-o", &args.output)?;
-    let path = args
-        .config
-        .clone()
-        .unwrap_or_else(|| crate::config::DEFAULT_PATH.into());
-    let text = match crate::config::read(&path) {
-        Ok(t) => Some(t),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && args.config.is_none() => None,
-        Err(e) => {
-            return Err(Error::Config(crate::config::unreadable(
-                &path.display().to_string(),
-                format!("cannot read the configuration: {e}"),
-            )))
-        }
-    };
-    let cfg = crate::config::parse(
-        text.as_deref().unwrap_or(""),
-        &path.display().to_string(),
-        &root,
-    )?;
-    let results_dir = args.dir.clone().unwrap_or(cfg.output.results_dir.clone());
-    let monitor_dir = match (&args.dir, &cfg.monitor.dir) {
-        (None, Some(d)) => d.clone(),
-        _ => window::default_dir(&results_dir),
-    };
-    let plan = DiagnosePlan {
-        config: text.map(|t| (path, t)),
-        cfg,
-        results_dir,
-        monitor_dir,
-        since,
-    };
+    let plan = crate::plan::diagnose::plan(args, &root)?;
     let now = crate::sys::clock::Clock::wall_secs();
     let bundle = crate::diagnose::collect(&plan, &root, now);
     let target = Target::from_path(&args.output);

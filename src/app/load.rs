@@ -2,13 +2,12 @@
 //! stopping the load around a measurement.
 
 use crate::cli::load::{LoadArgs, LoadWorkerArgs};
-use crate::error::{exit, Error, Result};
+use crate::error::{exit, Result};
 use crate::load::{self, LoadSpec, RunningLoad};
 use crate::report::output::Output;
 use crate::sys::cpus::CpuTopology;
 use crate::sys::signals::Signals;
-use crate::sys::{refusal, SysRoot};
-use std::path::Path;
+use crate::sys::SysRoot;
 use std::time::{Duration, Instant};
 
 /// Starts `spec` (if any, see [`load::start`]) and says on standard error what runs.
@@ -71,46 +70,5 @@ pub fn run(args: &LoadArgs) -> Result<i32> {
 
 /// `rtbench load-worker` (internal).
 pub fn run_worker(args: &LoadWorkerArgs) -> Result<i32> {
-    let arg = |what: &str| {
-        args.args
-            .first()
-            .cloned()
-            .ok_or_else(|| Error::usage("load-worker", &args.kind, format!("needs {what}")))
-    };
-    let r = match args.kind.as_str() {
-        "cpu" => load::worker::cpu(),
-        "vm" => {
-            let a = arg("BYTES")?;
-            let bytes = a
-                .parse::<u64>()
-                .map_err(|_| Error::usage("load-worker", format!("vm {a}"), "expected bytes"))?;
-            load::worker::vm(bytes).map_err(|e| {
-                let cause = e
-                    .raw_os_error()
-                    .and_then(|n| refusal::memory::mapping(&SysRoot::host(), n, bytes));
-                let size = refusal::bytes(bytes);
-                Error::refused(format!("vm load worker: mmap of {size}"), e, cause)
-            })
-        }
-        "io" => {
-            let d = arg("DIR")?;
-            load::worker::io(Path::new(&d)).map_err(|e| Error::io(d.clone(), e))
-        }
-        "guard" if args.args.len() >= 2 => {
-            let code = load::guard::run(Path::new(&args.args[0]), &args.args[1], &args.args[2..])
-                .map_err(|e| {
-                let cause = e
-                    .raw_os_error()
-                    .and_then(|n| refusal::memory::new_task(&SysRoot::host(), n, 0));
-                Error::refused(
-                    format!("starting --load-cmd '{}'", args.args[1..].join(" ")),
-                    e,
-                    cause,
-                )
-            })?;
-            return Ok(code);
-        }
-        k => Err(Error::usage("load-worker", k, "expected cpu, vm or io")),
-    };
-    r.map(|_| exit::OK)
+    load::worker::run(&crate::plan::load::worker(args)?)
 }

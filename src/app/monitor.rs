@@ -2,6 +2,7 @@
 //! defaults), lay the flags over `[monitor]`, run until SIGTERM (or `-D`).
 
 use crate::cli::monitor::MonitorArgs;
+use crate::config::Reader;
 use crate::error::Result;
 use crate::sys::cpus::CpuTopology;
 use crate::sys::SysRoot;
@@ -17,7 +18,7 @@ pub fn run(args: &MonitorArgs) -> Result<i32> {
     // SAFETY: changing a signal disposition before any thread exists.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
     let root = SysRoot::host();
-    let cfg = super::load_config(args.config.as_deref(), &root)?;
+    let cfg = crate::config::locate(args.config.as_deref(), Reader::Monitor, &root)?.config;
     let topo = CpuTopology::read(&root);
     let plan = crate::plan::monitor::plan(args, &cfg.monitor, &cfg.output, &topo)?;
     let mut journal = super::journal(&args.log_format);

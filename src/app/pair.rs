@@ -38,7 +38,7 @@ fn run_pair(plan: PairPlan, argv: &[String]) -> Result<i32> {
     let channels = pair::open_channels(&plan.spec)?;
     let sysinfo = SysInfo::read(&root);
     let nsecs = plan.output.nsecs;
-    let (run, load) = super::with_load(plan.load.as_ref(), out, &PairLive, nsecs, |p| {
+    let (run, load) = super::progress::with_load(plan.load.as_ref(), out, &PairLive, nsecs, |p| {
         pair::run(&plan.spec, channels, &root, p)
     })?;
     let exit_code = if plan.output.rt_tests_stdout {

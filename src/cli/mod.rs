@@ -16,6 +16,7 @@ pub mod load;
 #[cfg(feature = "monitor")]
 pub mod monitor;
 pub mod number;
+pub mod parse;
 pub mod pipe;
 #[cfg(feature = "plot")]
 pub mod plot;

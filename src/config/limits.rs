@@ -1,7 +1,7 @@
 //! `[limits]`: the self-test's pass/fail limits.
 //!
 //! Limits are written in **µs** (and a count for overruns) and judged against **ns**
-//! figures by `selftest::verdict`. A default set applies to every test and CPU;
+//! figures by `results::verdict`. A default set applies to every test and CPU;
 //! `[limits.<test>]` overrides it for one test and `[[limits.cpus]]` for a CPU set
 //! (later rules win). Tests: `cyclic`, `pmq`, `pipe` ([`TESTS`]); a pair test's figures
 //! are per pair, on the CPU the pair is pinned to.

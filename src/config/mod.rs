@@ -7,24 +7,26 @@
 //! Every error is a [`ConfigError`] carrying the file, the line, the key and the value
 //! as written; its exit code is 2.
 //!
-//! One file per group of sections: [`tuning`] (`[tuning]`), [`selftest`]
+//! [`locate()`] finds and reads the file for every command ([`Reader`] says how they
+//! differ on a missing one). One file per group of sections: [`tuning`] (`[tuning]`), [`selftest`]
 //! (`[selftest]`, `[cyclic]`, `[load]`, `[output]`) and [`limits`] (`[limits]`).
 //! Adding a section: a raw field in [`RawConfig`] with `#[serde(default)]`, a validated
 //! field in [`Config`], one line in [`parse`].
 
 pub mod limits;
+pub mod locate;
 pub mod monitor;
 pub mod pair;
 pub mod selftest;
 pub mod tuning;
 
+pub use locate::{locate, Located, Reader};
 pub use selftest::{CyclicSection, LoadSection, OutputSection, SelftestSection, TuningMode};
 
 use crate::error::{ConfigError, ConfigPlace};
 use crate::sys::cpus::CpuTopology;
 use crate::sys::SysRoot;
 use std::ops::Range;
-use std::path::Path;
 
 /// Where the configuration lives unless `--config FILE` says otherwise.
 pub const DEFAULT_PATH: &str = "/etc/rtbench/rtbench.toml";
@@ -66,7 +68,7 @@ pub struct RawConfig {
 #[derive(Debug, Clone)]
 pub struct Config {
     /// The tuning to check or apply.
-    pub tuning: tuning::TuningSpec,
+    pub tuning: crate::tune::spec::TuningSpec,
     /// `[selftest]`.
     pub selftest: SelftestSection,
     /// The measurement duration from `[selftest]`.
@@ -91,42 +93,8 @@ pub struct Config {
     pub monitor: monitor::MonitorSection,
 }
 
-/// Reads and validates the configuration file `path` against the system below `root`.
-///
-/// Errors: unreadable file, TOML syntax, unknown key, wrong type, value out of range,
-/// CPU list not valid on this machine.
-pub fn load(path: &Path, root: &SysRoot) -> Result<Config, ConfigError> {
-    let file = path.display().to_string();
-    let text = read(path).map_err(|e| {
-        unreadable(
-            &file,
-            format!("cannot read the configuration: {e}; expected a TOML file (see --config)"),
-        )
-    })?;
-    parse(&text, &file, root)
-}
-
-/// Reads a configuration file as text: at most [`crate::sys::input::MAX_CONFIG_BYTES`]
-/// (a FIFO or `<(…)` is fine, `/dev/zero` is not read without end).
-pub fn read(path: &Path) -> std::io::Result<String> {
-    use crate::sys::input;
-    let bytes =
-        input::read_bounded(path, input::MAX_CONFIG_BYTES).map_err(input::InputError::into_io)?;
-    String::from_utf8(bytes)
-        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
-}
-
-/// An error for a file that could not be read.
-pub fn unreadable(file: &str, message: impl Into<String>) -> ConfigError {
-    ConfigError {
-        file: file.to_string(),
-        place: ConfigPlace::Unreadable,
-        message: message.into(),
-    }
-}
-
 /// Validates configuration `text` (named `file` in errors) against the system below
-/// `root`. See [`load`].
+/// `root`. See [`locate()`] for finding and reading the file.
 pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config, ConfigError> {
     let src = Source { file, text };
     let raw: RawConfig = toml::from_str(text).map_err(|e| src.toml_error(&e))?;
@@ -153,7 +121,7 @@ pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config, ConfigErr
         .chain(cyclic.enabled.then_some(cyclic_cpus.len()))
         .max()
         .unwrap_or(0);
-    tuning.commit_reserve = tuning::CommitReserve::of(load_spec.as_ref(), threads);
+    tuning.commit_reserve = tuning::commit_reserve(load_spec.as_ref(), threads);
     let written = limits::Written {
         pmq: raw.pmq.is_some(),
         pipe: raw.pipe.is_some(),

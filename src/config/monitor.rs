@@ -59,7 +59,8 @@ pub struct MonitorToml {
 /// `[monitor]`, validated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MonitorSection {
-    /// CPUs to monitor; default every online CPU.
+    /// CPUs to monitor; default [`CpuTopology::run_default`] (every CPU this process
+    /// may run on: online and in its cpuset), as `[cyclic] cpus`.
     pub cpus: CpuSet,
     /// Wakeup interval, **µs**.
     pub interval_us: u64,
@@ -115,7 +116,7 @@ impl MonitorToml {
     ) -> Result<MonitorSection, ConfigError> {
         let cpus = match &self.cpus {
             Some(c) => cpus_key(src, c, "monitor.cpus", topo)?,
-            None => topo.online.clone(),
+            None => topo.run_default(),
         };
         let interval_us = src.in_range(
             &self.interval_us,

@@ -4,9 +4,10 @@
 //! the figures (a setting that is usual but costs latency, a missing source).
 
 use super::system::{irqs_on, Snapshot};
-use crate::report::store::StoredRun;
-use crate::report::summary::{us, Outcome};
-use crate::report::window::SinceSummary;
+use crate::duration::{us, UsStyle};
+use crate::results::store::StoredRun;
+use crate::results::summary::Outcome;
+use crate::results::window::SinceSummary;
 use crate::sys::info::SysInfo;
 use crate::tune::{Status, TuningReport};
 
@@ -90,7 +91,7 @@ pub fn findings(f: &Facts<'_>) -> Vec<Finding> {
     match f.last_run {
         None => note(&mut v, "no stored self-test result".into()),
         Some((r, this_boot)) => {
-            let when = crate::report::store::utc_stamp(r.start_s);
+            let when = crate::date::utc_stamp(r.start_s);
             let boot = if this_boot {
                 "this boot"
             } else {
@@ -137,9 +138,9 @@ pub fn findings(f: &Facts<'_>) -> Vec<Finding> {
                     m.windows,
                     worst.map_or(String::new(), |c| format!(
                         "; worst max {} on CPU {} at {} UTC",
-                        us(c.max_ns),
+                        us(c.max_ns, UsStyle::Text),
                         c.cpu,
-                        crate::report::store::utc_stamp(c.max_at_s)
+                        crate::date::utc_stamp(c.max_at_s)
                     ))
                 ),
             );
@@ -242,7 +243,7 @@ pub fn findings(f: &Facts<'_>) -> Vec<Finding> {
     let deep: std::collections::BTreeSet<String> = s
         .idle
         .iter()
-        .filter(|st| !st.disabled && st.latency_us > 10 && measured.contains(st.cpu))
+        .filter(|st| !st.disabled() && st.latency_us > 10 && measured.contains(st.cpu))
         .map(|st| format!("{} ({} µs)", st.name, st.latency_us))
         .collect();
     if !deep.is_empty() {

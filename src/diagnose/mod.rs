@@ -10,8 +10,9 @@ pub mod system;
 
 use crate::config::Config;
 use crate::report::bundle::Bundle;
-use crate::report::store::{self, Store, StoredRun};
-use crate::report::window::{SinceSummary, WindowStore};
+use crate::results::select::{self, ThisBoot};
+use crate::results::store::{self, Store, StoredRun};
+use crate::results::window::{SinceSummary, WindowStore};
 use crate::sys::info::SysInfo;
 use crate::sys::input;
 use crate::sys::SysRoot;
@@ -70,7 +71,7 @@ pub fn collect(plan: &DiagnosePlan, root: &SysRoot, now_s: i64) -> Bundle {
     let last_run = self_test(plan, &boot, &mut files, &mut missing);
 
     // Monitor.
-    let monitor = monitor(plan, now_s, &mut files);
+    let monitor = monitor(plan, now_s, &mut files, &mut missing);
 
     // Tuning against the configuration (read-only).
     let tune = crate::tune::check(root, &plan.cfg.tuning);
@@ -106,7 +107,7 @@ pub fn collect(plan: &DiagnosePlan, root: &SysRoot, now_s: i64) -> Bundle {
         measured,
     });
     let summary = summary(&sysinfo, now_s, &found, &files, &missing);
-    let stamp = crate::report::date::utc_stamp(now_s);
+    let stamp = crate::date::utc_stamp(now_s);
     let host: String = sysinfo
         .nodename
         .chars()
@@ -130,8 +131,9 @@ pub fn collect(plan: &DiagnosePlan, root: &SysRoot, now_s: i64) -> Bundle {
     b
 }
 
-/// The newest stored runs (and this boot's unstored run) into `files`; returns the
-/// newest run and whether it is of this boot.
+/// The newest stored runs (and the unstored run) into `files`; returns the run that
+/// `rtbench report` shows as this boot's ([`select::select`]), or the newest of
+/// another boot, and whether it is of this boot.
 fn self_test(
     plan: &DiagnosePlan,
     boot: &str,
@@ -146,7 +148,6 @@ fn self_test(
             Vec::new()
         }
     };
-    let mut newest: Option<StoredRun> = None;
     for p in list.iter().rev().take(RUNS) {
         let name = p
             .file_name()
@@ -154,43 +155,41 @@ fn self_test(
         // Regular files of sane size only (a FIFO named like a run must not stall the
         // collection, nor a link to /dev/zero exhaust memory).
         match input::read_regular_text(p, input::MAX_INPUT_BYTES) {
-            Ok(text) => {
-                if newest.is_none() {
-                    newest = serde_json::from_str(&text).ok();
-                }
-                files.push((format!("rtbench/results/{name}"), text));
-            }
+            Ok(text) => files.push((format!("rtbench/results/{name}"), text)),
             Err(e) => missing.push(format!("{}: {e}", p.display())),
         }
     }
-    let fallback = store::load_fallback(&plan.cfg.output.fallback_dir).and_then(|r| r.ok());
-    if let Some(f) = &fallback {
-        if let Ok(text) = serde_json::to_string_pretty(f) {
+    let fallback_dir = &plan.cfg.output.fallback_dir;
+    if let Some(Ok(f)) = store::load_fallback(fallback_dir) {
+        if let Ok(text) = serde_json::to_string_pretty(&f) {
             files.push(("rtbench/results/unstored-run.json".into(), text + "\n"));
         }
     }
-    // This boot's unstored run is newer than any stored one.
-    let last = match fallback {
-        Some(f) if !boot.is_empty() && f.origin.boot_id == boot => Some(f),
-        _ => newest,
-    };
-    if let Some(r) = &last {
-        files.push((
-            "rtbench/selftest-report.txt".into(),
-            crate::report::table::render(r),
-        ));
-    }
-    last.map(|r| {
-        let this = !boot.is_empty() && r.origin.boot_id == boot;
-        (r, this)
-    })
+    // The run `rtbench report` shows as this boot's, or the newest of another boot.
+    let mut sel = select::select(
+        &plan.results_dir,
+        fallback_dir,
+        boot,
+        false,
+        &mut Vec::new(),
+    )
+    .ok()?;
+    let this = sel.this_boot != ThisBoot::Missing;
+    let last = sel.shown.pop()?.run;
+    files.push((
+        "rtbench/selftest-report.txt".into(),
+        crate::report::table::render(&last),
+    ));
+    Some((last, this))
 }
 
-/// The monitor's store, state and the summary of the period into `files`.
+/// The monitor's store, state and the summary of the period into `files`; store files
+/// that are not regular files into `missing`.
 fn monitor(
     plan: &DiagnosePlan,
     now_s: i64,
     files: &mut Vec<(String, String)>,
+    missing: &mut Vec<String>,
 ) -> Option<SinceSummary> {
     let store = WindowStore::new(&plan.monitor_dir, u64::MAX);
     let present = store.files();
@@ -211,12 +210,10 @@ fn monitor(
         files.push(("rtbench/monitor/state.json".into(), t.clone()));
     }
     let since_s = now_s.saturating_sub(i64::try_from(plan.since.as_secs()).unwrap_or(i64::MAX));
-    let mut records = Vec::new();
-    let _ = store.scan(|r| {
-        if r.end_s > since_s {
-            records.push(r);
-        }
-    });
+    let (records, skipped) = store.since(since_s).unwrap_or_default();
+    for (path, kind) in skipped.files {
+        missing.push(format!("{}: a {kind}, not a regular file", path.display()));
+    }
     // A store whose sums do not fit (a damaged one) is said, not summarised wrongly.
     let mut s = match SinceSummary::new(records, since_s, now_s) {
         Ok(s) => s,
@@ -231,13 +228,7 @@ fn monitor(
     if let Some(st) =
         state_text.and_then(|t| serde_json::from_str::<crate::monitor::history::State>(&t).ok())
     {
-        for c in s.cpus.iter_mut() {
-            c.alltime_max_ns = st
-                .cpus
-                .iter()
-                .find(|x| x.cpu == c.cpu)
-                .map(|x| x.alltime_max_ns);
-        }
+        s.add_alltime(|cpu| st.alltime(cpu));
     }
     let mut text = Vec::new();
     let _ = crate::report::Sink::write(&crate::report::monitor::SinceTable, &s, &mut text);
@@ -309,7 +300,7 @@ fn summary(
         s,
         "rtbench diagnostics of {} at {} UTC",
         si.nodename,
-        crate::report::date::utc_stamp(now_s)
+        crate::date::utc_stamp(now_s)
     );
     let _ = writeln!(
         s,

@@ -5,13 +5,15 @@
 //! kept as text for the bundle.
 //!
 //! Sources: Documentation/core-api/irq/irq-affinity.rst (`/proc/irq/N/*`),
-//! Documentation/admin-guide/pm/cpufreq.rst and cpuidle.rst (sysfs layout),
+//! Documentation/admin-guide/pm/cpufreq.rst and cpuidle.rst (sysfs layout, read by
+//! [`crate::sys::power`]),
 //! Documentation/scheduler/sched-rt-group.rst (`sched_rt_*`), proc(5)
 //! (`/proc/PID/stat` fields 40 `rt_priority` and 41 `policy`),
 //! Documentation/ABI/testing/dev-kmsg (`/dev/kmsg` records).
 
 use crate::cpuset::CpuSet;
 use crate::sys::cpus::CpuTopology;
+use crate::sys::power;
 use crate::sys::SysRoot;
 use std::fmt::Write;
 
@@ -61,20 +63,8 @@ pub struct RtTask {
     pub cpus: String,
 }
 
-/// One cpuidle state of one CPU.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IdleState {
-    /// CPU.
-    pub cpu: usize,
-    /// `stateN`.
-    pub state: String,
-    /// `name`.
-    pub name: String,
-    /// Exit latency, **µs**.
-    pub latency_us: u64,
-    /// Whether it is disabled.
-    pub disabled: bool,
-}
+/// One cpuidle state of one CPU (read by [`crate::sys::power`]).
+pub use crate::sys::power::IdleState;
 
 /// What the snapshot found.
 #[derive(Debug, Clone, Default)]
@@ -274,23 +264,18 @@ fn irq_text(root: &SysRoot, irqs: &[Irq]) -> String {
 
 /// The cpufreq policies as text, and `(policy, cpus, governor)`.
 fn cpufreq(root: &SysRoot) -> (String, Vec<(String, String, String)>) {
-    let base = "/sys/devices/system/cpu/cpufreq";
     let mut t = String::new();
     let mut gov = Vec::new();
-    let mut policies = root.list_dir(base).unwrap_or_default();
-    policies.retain(|p| p.starts_with("policy"));
-    policies.sort_by_key(|p| p[6..].parse::<u32>().unwrap_or(u32::MAX));
+    let policies = power::cpufreq_policies(root);
     if policies.is_empty() {
         t.push_str("no cpufreq policies (no cpufreq driver)\n");
     }
     for p in policies {
-        let read = |f: &str| {
-            root.read_trim(&format!("{base}/{p}/{f}"))
-                .unwrap_or_default()
-        };
+        let read = |f: &str| p.read(root, f).unwrap_or_default();
         let _ = writeln!(
             t,
-            "{p}: cpus {} driver {} governor {} cur {} kHz (min {} max {}, hardware {}..{})",
+            "{}: cpus {} driver {} governor {} cur {} kHz (min {} max {}, hardware {}..{})",
+            p.name,
             read("affected_cpus"),
             read("scaling_driver"),
             read("scaling_governor"),
@@ -300,48 +285,36 @@ fn cpufreq(root: &SysRoot) -> (String, Vec<(String, String, String)>) {
             read("cpuinfo_min_freq"),
             read("cpuinfo_max_freq"),
         );
-        gov.push((p.clone(), read("affected_cpus"), read("scaling_governor")));
+        gov.push((
+            p.name.clone(),
+            read("affected_cpus"),
+            read("scaling_governor"),
+        ));
     }
     (t, gov)
 }
 
 /// cpuidle driver and every state of every online CPU.
 fn cpuidle(root: &SysRoot, topo: &CpuTopology) -> (String, Vec<IdleState>) {
-    let base = "/sys/devices/system/cpu";
+    let (driver, governor) = power::cpuidle_driver(root);
+    let none = || "(none)".to_string();
     let mut t = format!(
         "driver {} governor {}\ncpu state name latency_us disabled usage time_us\n",
-        root.read_trim(&format!("{base}/cpuidle/current_driver"))
-            .unwrap_or_else(|_| "(none)".into()),
-        root.read_trim(&format!("{base}/cpuidle/current_governor_ro"))
-            .or_else(|_| root.read_trim(&format!("{base}/cpuidle/current_governor")))
-            .unwrap_or_else(|_| "(none)".into()),
+        driver.unwrap_or_else(none),
+        governor.unwrap_or_else(none),
     );
     let mut states = Vec::new();
     for cpu in topo.online.iter() {
-        let dir = format!("{base}/cpu{cpu}/cpuidle");
-        let mut names = root.list_dir(&dir).unwrap_or_default();
-        names.retain(|n| n.starts_with("state"));
-        names.sort_by_key(|n| n[5..].parse::<u32>().unwrap_or(u32::MAX));
-        for st in names {
-            let read = |f: &str| {
-                root.read_trim(&format!("{dir}/{st}/{f}"))
-                    .unwrap_or_default()
-            };
-            let s = IdleState {
-                cpu,
-                state: st.clone(),
-                name: read("name"),
-                latency_us: read("latency").parse().unwrap_or(0),
-                disabled: read("disable") == "1",
-            };
+        for s in power::idle_states(root, cpu).unwrap_or_default() {
             let _ = writeln!(
                 t,
-                "{cpu} {st} {} {} {} {} {}",
+                "{cpu} {} {} {} {} {} {}",
+                s.state,
                 s.name,
                 s.latency_us,
-                s.disabled as u8,
-                read("usage"),
-                read("time")
+                s.disabled() as u8,
+                s.usage,
+                s.time_us
             );
             states.push(s);
         }

@@ -1,10 +1,71 @@
 //! The bodies of the built-in load workers (`rtbench load-worker cpu|vm BYTES|io`).
 //! Each runs until it is killed; the parent ([`super::RunningLoad`]) does that.
 
+use crate::error::{exit, Error, Result};
+use crate::sys::{refusal, SysRoot};
 use std::fs::File;
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// One `rtbench load-worker` process, as [`super::RunningLoad`] starts it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Job {
+    /// [`cpu`].
+    Cpu,
+    /// [`vm`] of `bytes` per round.
+    Vm {
+        /// Bytes mapped per round.
+        bytes: u64,
+    },
+    /// [`io()`] in `dir`.
+    Io {
+        /// Where the unnamed temporary file is.
+        dir: PathBuf,
+    },
+    /// The `--load-cmd` guard ([`super::guard::run`]).
+    Guard {
+        /// The program, resolved.
+        prog: PathBuf,
+        /// Its argv\[0\] as written.
+        argv0: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+}
+
+/// Runs `job`; a worker runs until it is killed, the guard until its command ends
+/// (its exit code, or 128+signal). Errors: [`Error::Refused`] with what refused (a
+/// mapping of `vm`, the fork of the guard's command, by
+/// [`refusal::memory`]), [`Error::Io`] for the `io` worker's file.
+pub fn run(job: &Job) -> Result<i32> {
+    match job {
+        Job::Cpu => cpu(),
+        Job::Vm { bytes } => vm(*bytes).map_err(|e| {
+            let cause = e
+                .raw_os_error()
+                .and_then(|n| refusal::memory::mapping(&SysRoot::host(), n, *bytes));
+            let size = refusal::bytes(*bytes);
+            Error::refused(format!("vm load worker: mmap of {size}"), e, cause)
+        })?,
+        Job::Io { dir } => io(dir).map_err(|e| Error::io(dir, e))?,
+        Job::Guard { prog, argv0, args } => {
+            return super::guard::run(prog, argv0, args).map_err(|e| {
+                let cause = e
+                    .raw_os_error()
+                    .and_then(|n| refusal::memory::new_task(&SysRoot::host(), n, 0));
+                let mut argv = vec![argv0.clone()];
+                argv.extend(args.iter().cloned());
+                Error::refused(
+                    format!("starting --load-cmd '{}'", argv.join(" ")),
+                    e,
+                    cause,
+                )
+            })
+        }
+    }
+    Ok(exit::OK)
+}
 
 /// Spins forever on integer arithmetic (one CPU at 100 %).
 pub fn cpu() -> ! {

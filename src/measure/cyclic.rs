@@ -1,13 +1,12 @@
 //! The cyclic timer-wakeup test (cyclictest's measurement).
 //!
 //! Each measuring thread (pinned, prioritised and pre-faulted by the
-//! [`super::harness::Harness`]) loops: `clock_nanosleep(clock, TIMER_ABSTIME, next)`,
-//! read the clock, record `latency = now − next` in **ns**, advance `next` by the
-//! interval. A wakeup later than the following deadline is an **overrun**: it is counted
-//! and `next` moves past `now` (cyclictest skips such periods silently).
+//! [`super::harness::Harness`]) runs the periodic-wakeup loop of `measure/periodic.rs`
+//! (sleep to an absolute deadline, read the clock, record `latency = now − next` in
+//! **ns**, count overruns), every sample into the thread's one [`LatencyStats`].
 
-use super::breaktrace::BreakInfo;
 use super::harness::{Harness, Progress, RunEnd, ThreadCtx, Worker};
+use super::periodic::Period;
 use super::stats::LatencyStats;
 use super::{RunControl, ThreadSpec};
 use crate::error::Result;
@@ -59,9 +58,7 @@ pub fn run(spec: &CyclicSpec, root: &SysRoot, progress: &mut dyn Progress) -> Re
         .iter()
         .map(|t| CyclicThread {
             spec: t.clone(),
-            clock: spec.clock,
-            duration_ns: spec.control.duration.map(crate::duration::as_nanos_i64),
-            loops: spec.control.loops,
+            period: Period::new(spec.clock, &spec.control),
             stats: Some(LatencyStats::new(spec.control.histogram)),
         })
         .collect();
@@ -72,9 +69,7 @@ pub fn run(spec: &CyclicSpec, root: &SysRoot, progress: &mut dyn Progress) -> Re
 /// One measuring thread's work.
 struct CyclicThread {
     spec: ThreadSpec,
-    clock: Clock,
-    duration_ns: Option<i64>,
-    loops: Option<u64>,
+    period: Period,
     /// Allocated by the main thread: a first allocation inside the measuring thread
     /// would make glibc create a per-thread malloc arena (64 MiB of mappings that
     /// `mlockall(MCL_FUTURE)` then accounts as locked).
@@ -91,59 +86,12 @@ impl Worker for CyclicThread {
             .take()
             .expect("stats are set when the thread is made");
         if measure {
-            self.measure(ctx, &mut stats, tid);
+            self.period.run(&self.spec, ctx, tid, &mut stats);
         }
         Ok(ThreadResult {
             spec: self.spec,
             tid,
             stats,
         })
-    }
-}
-
-impl CyclicThread {
-    /// The hot loop: no allocation, no lock, no formatting between two clock reads.
-    fn measure(&self, ctx: &ThreadCtx, stats: &mut LatencyStats, tid: i32) {
-        let clock = self.clock;
-        let interval = self.spec.interval_us as i64 * 1000;
-        let loops = self.loops.unwrap_or(u64::MAX);
-        let start = clock.now_ns();
-        let stop_at = self
-            .duration_ns
-            .map_or(i64::MAX, |d| start.saturating_add(d));
-        let mut next = start + interval;
-        'run: loop {
-            while !clock.sleep_until_ns(next) {
-                if ctx.shared.stopped() {
-                    break 'run;
-                }
-            }
-            let now = clock.now_ns();
-            let latency = (now - next).max(0) as u64;
-            stats.record(latency);
-            ctx.live.publish(stats);
-            if let Some(b) = &ctx.breaks {
-                if latency > b.limit_ns {
-                    b.trip(
-                        BreakInfo {
-                            thread: self.spec.index,
-                            tid,
-                            latency_ns: latency,
-                        },
-                        &ctx.shared,
-                    );
-                    break;
-                }
-            }
-            next += interval;
-            if now > next {
-                let missed = (now - next) / interval + 1;
-                stats.record_overrun(missed as u64);
-                next += missed * interval;
-            }
-            if stats.count >= loops || now >= stop_at || ctx.shared.stopped() {
-                break;
-            }
-        }
     }
 }

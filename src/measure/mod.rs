@@ -13,6 +13,7 @@ pub mod harness;
 #[cfg(feature = "monitor")]
 pub mod monitor;
 pub mod pair;
+mod periodic;
 pub mod shared;
 pub mod stats;
 pub mod transport;

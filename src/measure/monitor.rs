@@ -12,11 +12,12 @@
 //! Should the spare not be back yet, the thread keeps recording into the slot it has
 //! and tries again at its next wakeup; the slot then says which windows it covers.
 //!
-//! Source: the loop is [`super::cyclic`]'s; OSADL's latency monitoring (maxima of
+//! Source: the loop is `measure/periodic.rs`'s, as the cyclic test's; OSADL's latency monitoring (maxima of
 //! 5-minute intervals, osadl.org "Continuous worst-case latency monitoring") is the
 //! model for the windows.
 
 use super::harness::{Harness, Progress, RunEnd, ThreadCtx, Worker};
+use super::periodic::{Period, Wakeup};
 use super::stats::LatencyStats;
 use super::{RunControl, ThreadSpec};
 use crate::error::Result;
@@ -105,7 +106,7 @@ pub fn threads(spec: &MonitorSpec, windows: &Arc<Windows>) -> (Threads, Vec<Link
         let _ = empty_tx.try_send(WindowSlot::new());
         workers.push(MonitorThread {
             spec: t.clone(),
-            duration_ns: spec.control.duration.map(|d| d.as_nanos() as i64),
+            period: Period::new(Clock::Monotonic, &spec.control),
             windows: Arc::clone(windows),
             active: Some(WindowSlot::new()),
             full: full_tx,
@@ -140,7 +141,7 @@ pub fn run(
 /// One monitoring thread.
 struct MonitorThread {
     spec: ThreadSpec,
-    duration_ns: Option<i64>,
+    period: Period,
     windows: Arc<Windows>,
     /// Allocated by the main thread (see `CyclicThread::stats` for why).
     active: Option<Box<WindowSlot>>,
@@ -157,63 +158,53 @@ impl Worker for MonitorThread {
         active.first = w;
         active.last = w;
         if measure {
-            self.measure(ctx, &mut active);
+            let tid = ctx.live.tid.load(Ordering::Relaxed);
+            let mut hand_over = HandOver {
+                windows: &self.windows,
+                full: &self.full,
+                empty: &self.empty,
+                active: &mut active,
+            };
+            self.period.run(&self.spec, ctx, tid, &mut hand_over);
         }
         Ok(active)
     }
 }
 
-impl MonitorThread {
-    /// The hot loop: [`super::cyclic`]'s, plus one relaxed load per cycle to see a
-    /// new window. No allocation, no lock, no formatting.
-    fn measure(&self, ctx: &ThreadCtx, active: &mut Box<WindowSlot>) {
-        let clock = Clock::Monotonic;
-        let interval = self.spec.interval_us as i64 * 1000;
-        let start = clock.now_ns();
-        let stop_at = self
-            .duration_ns
-            .map_or(i64::MAX, |d| start.saturating_add(d));
-        let mut next = start + interval;
-        'run: loop {
-            while !clock.sleep_until_ns(next) {
-                if ctx.shared.stopped() {
-                    break 'run;
-                }
-            }
-            let now = clock.now_ns();
-            let window = self.windows.current.load(Ordering::Relaxed);
-            if window != active.first {
-                match self.empty.try_recv() {
-                    Ok(mut fresh) => {
-                        fresh.first = window;
-                        fresh.last = window;
-                        std::mem::swap(active, &mut fresh);
-                        // The finished slot covers every window until this one.
-                        fresh.last = window.saturating_sub(1);
-                        if self.full.try_send(fresh).is_err() {
-                            break; // the main thread is gone
-                        }
+/// The monitor's part of the loop: at a new window, swap the active slot for the spare
+/// and send the finished one to the main thread (see the module documentation).
+struct HandOver<'a> {
+    windows: &'a Windows,
+    full: &'a SyncSender<Box<WindowSlot>>,
+    empty: &'a Receiver<Box<WindowSlot>>,
+    active: &'a mut Box<WindowSlot>,
+}
+
+impl Wakeup for HandOver<'_> {
+    /// One relaxed load per cycle; at a new window a `try_recv` and a `try_send` (no
+    /// blocking, no allocation). `None` when the main thread is gone.
+    #[inline(always)]
+    fn stats(&mut self) -> Option<&mut LatencyStats> {
+        let window = self.windows.current.load(Ordering::Relaxed);
+        if window != self.active.first {
+            match self.empty.try_recv() {
+                Ok(mut fresh) => {
+                    fresh.first = window;
+                    fresh.last = window;
+                    std::mem::swap(self.active, &mut fresh);
+                    // The finished slot covers every window until this one.
+                    fresh.last = window.saturating_sub(1);
+                    if self.full.try_send(fresh).is_err() {
+                        return None; // the main thread is gone
                     }
-                    // The main thread has not returned the spare yet: keep recording
-                    // here and try again at the next wakeup.
-                    Err(TryRecvError::Empty) => {}
-                    Err(TryRecvError::Disconnected) => break,
                 }
-            }
-            let stats = &mut active.stats;
-            let latency = (now - next).max(0) as u64;
-            stats.record(latency);
-            ctx.live.publish(stats);
-            next += interval;
-            if now > next {
-                let missed = (now - next) / interval + 1;
-                stats.record_overrun(missed as u64);
-                next += missed * interval;
-            }
-            if now >= stop_at || ctx.shared.stopped() {
-                break;
+                // The main thread has not returned the spare yet: keep recording
+                // here and try again at the next wakeup.
+                Err(TryRecvError::Empty) => {}
+                Err(TryRecvError::Disconnected) => return None,
             }
         }
+        Some(&mut self.active.stats)
     }
 }
 

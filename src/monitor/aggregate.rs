@@ -9,10 +9,10 @@ use super::history::{self, CpuHistory, CpuState, State};
 use super::MonitorPlan;
 use crate::config::limits::Limits;
 use crate::measure::stats::LatencyStats;
-use crate::report::journal::{Entry, Journal, Priority};
-use crate::report::monitor::{self as out, CpuLongTerm, MonitorMetrics, MonitorProm};
+use crate::report::journal::{self, Entry, Journal};
+use crate::report::monitor::{CpuLongTerm, MonitorMetrics, MonitorProm};
 use crate::report::output;
-use crate::report::window::{WindowCpu, WindowRecord, WindowStore};
+use crate::results::window::{WindowCpu, WindowRecord, WindowStore};
 use hdrhistogram::Histogram;
 use std::path::{Path, PathBuf};
 
@@ -95,7 +95,7 @@ impl<'a> Aggregator<'a> {
         // save) with the end of the first window that had it.
         let mut last_record = 0;
         let mut newer: Vec<(usize, u64, i64)> = Vec::new();
-        let _ = store.scan(|r| {
+        let scanned = store.scan(|r| {
             last_record = r.seq;
             if r.seq > saved {
                 for c in &r.cpus {
@@ -107,6 +107,11 @@ impl<'a> Aggregator<'a> {
                 }
             }
         });
+        if let Ok(skipped) = &scanned {
+            for line in crate::report::monitor::skipped_lines(&plan.dir, skipped, false) {
+                output::Output::new(None).warn(&line);
+            }
+        }
         let last_seq = last_record.max(saved);
         let history: Vec<CpuHistory> = cpus
             .iter()
@@ -119,10 +124,7 @@ impl<'a> Aggregator<'a> {
                         |c| CpuHistory::restore(c, slot_s, now_s),
                     );
                 for &(_, max_ns, at_s) in newer.iter().filter(|n| n.0 == cpu) {
-                    if max_ns > h.alltime_max_ns {
-                        h.alltime_max_ns = max_ns;
-                        h.alltime_max_at_s = at_s;
-                    }
+                    h.alltime.add_max(max_ns, at_s);
                 }
                 h
             })
@@ -139,9 +141,10 @@ impl<'a> Aggregator<'a> {
             (Some(s), None) => format!(
                 "state restored from {} (saved {} UTC, all-time max {})",
                 plan.dir.join(STATE_FILE).display(),
-                crate::report::date::utc_stamp(s.saved_s),
-                crate::report::summary::us(
-                    history.iter().map(|h| h.alltime_max_ns).max().unwrap_or(0)
+                crate::date::utc_stamp(s.saved_s),
+                crate::duration::us(
+                    history.iter().map(|h| h.alltime.max_ns).max().unwrap_or(0),
+                    crate::duration::UsStyle::Text
                 )
             ),
             (None, None) => format!("no state in {} yet", plan.dir.display()),
@@ -196,7 +199,7 @@ impl<'a> Aggregator<'a> {
             let mut c = WindowCpu::from_stats(h.cpu, s);
             let over = exceeded(&c, &self.plan.limits);
             c.exceeded = over.iter().map(|o| o.0.to_string()).collect();
-            slot_done |= h.add_window(s, end_s, !over.is_empty());
+            slot_done |= h.add_window(s, &c, end_s);
             checks.push(over);
             record.cpus.push(c);
         }
@@ -206,9 +209,9 @@ impl<'a> Aggregator<'a> {
             .map(|h| long_term(h, &mut self.scratch))
             .collect();
         for ((c, l), over) in record.cpus.iter().zip(&long).zip(&checks) {
-            self.send(&out::window_entry(&record, c, l));
+            self.send(&journal::monitor_window(&record, c, l));
             if !over.is_empty() {
-                self.send(&out::limit_entry(&record, c, over));
+                self.send(&journal::monitor_limit(&record, c, over));
             }
         }
         let stored = self.store.append(&record);
@@ -248,31 +251,11 @@ impl<'a> Aggregator<'a> {
         match r {
             Err(why) if !failing => {
                 self.failing.push(what);
-                self.send(
-                    &Entry::new(
-                        out::MSG_MONITOR_OUTPUT,
-                        Priority::Warning,
-                        format!(
-                            "monitor {what} {} not written ({why}); windows still go to the \
-                             journal",
-                            path.display()
-                        ),
-                    )
-                    .field("RTBENCH_OUTPUT", what)
-                    .field("RTBENCH_PATH", path.display()),
-                );
+                self.send(&journal::monitor_output(what, path, Some(&why)));
             }
             Ok(()) if failing => {
                 self.failing.retain(|w| *w != what);
-                self.send(
-                    &Entry::new(
-                        out::MSG_MONITOR_OUTPUT,
-                        Priority::Info,
-                        format!("monitor {what} {} written again", path.display()),
-                    )
-                    .field("RTBENCH_OUTPUT", what)
-                    .field("RTBENCH_PATH", path.display()),
-                );
+                self.send(&journal::monitor_output(what, path, None));
             }
             _ => {}
         }
@@ -319,7 +302,7 @@ impl<'a> Aggregator<'a> {
     pub fn alltime_max_ns(&self) -> u64 {
         self.history
             .iter()
-            .map(|h| h.alltime_max_ns)
+            .map(|h| h.alltime.max_ns)
             .max()
             .unwrap_or(0)
     }
@@ -337,11 +320,7 @@ fn long_term(h: &CpuHistory, scratch: &mut Histogram<u64>) -> CpuLongTerm {
     };
     CpuLongTerm {
         cpu: h.cpu,
-        alltime_max_ns: h.alltime_max_ns,
-        alltime_max_at_s: h.alltime_max_at_s,
-        alltime_samples: h.alltime_samples,
-        alltime_overruns: h.alltime_overruns,
-        windows_over_limit: h.windows_over_limit,
+        alltime: h.alltime,
         rolling_since_s: since,
         rolling_samples: scratch.len(),
         rolling_mean_ns: scratch.mean().round() as u64,
@@ -401,7 +380,7 @@ fn load_state(plan: &MonitorPlan, now_s: i64) -> (Option<State>, Option<String>)
 /// the new name.
 fn set_aside(dir: &Path, now_s: i64) -> std::io::Result<PathBuf> {
     let prefix = format!("{STATE_FILE}.bad");
-    let stamp = crate::report::date::utc_stamp(now_s);
+    let stamp = crate::date::utc_stamp(now_s);
     let mut bad = dir.join(format!("{prefix}.{stamp}"));
     let mut n = 1;
     while std::fs::symlink_metadata(&bad).is_ok() {

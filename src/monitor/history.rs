@@ -12,6 +12,7 @@
 
 use crate::measure::monitor::MONITOR_SIGFIG;
 use crate::measure::stats::{LatencyStats, HDR_MAX_NS};
+use crate::results::window::{AllTime, WindowCpu};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -62,18 +63,10 @@ pub struct Slot {
 pub struct CpuState {
     /// The CPU.
     pub cpu: usize,
-    /// Largest latency ever seen on it by the monitor, **ns**.
-    pub alltime_max_ns: u64,
-    /// When (end of that window), seconds since the epoch; 0 if never.
-    pub alltime_max_at_s: i64,
-    /// Samples ever taken.
-    pub alltime_samples: u64,
-    /// Overruns ever counted.
-    pub alltime_overruns: u64,
-    /// Windows that exceeded a `[monitor.limits]` limit, ever.
-    pub windows_over_limit: u64,
-    /// Windows summarised, ever.
-    pub windows: u64,
+    /// The all-time figures (saved flat: `alltime_max_ns`, `alltime_max_at_s`,
+    /// `alltime_samples`, `alltime_overruns`, `windows_over_limit`, `windows`).
+    #[serde(flatten)]
+    pub alltime: AllTime,
     /// The slot being filled: its start and its samples so far.
     pub current_start_s: i64,
     /// Its samples as `[value_ns, count]`.
@@ -86,18 +79,8 @@ pub struct CpuState {
 pub struct CpuHistory {
     /// The CPU.
     pub cpu: usize,
-    /// See [`CpuState::alltime_max_ns`].
-    pub alltime_max_ns: u64,
-    /// See [`CpuState::alltime_max_at_s`].
-    pub alltime_max_at_s: i64,
-    /// See [`CpuState::alltime_samples`].
-    pub alltime_samples: u64,
-    /// See [`CpuState::alltime_overruns`].
-    pub alltime_overruns: u64,
-    /// See [`CpuState::windows_over_limit`].
-    pub windows_over_limit: u64,
-    /// See [`CpuState::windows`].
-    pub windows: u64,
+    /// The all-time figures.
+    pub alltime: AllTime,
     current_start_s: i64,
     current: Histogram<u64>,
     slots: VecDeque<Slot>,
@@ -110,12 +93,7 @@ impl CpuHistory {
     pub fn new(cpu: usize, slot_s: i64, now_s: i64) -> CpuHistory {
         CpuHistory {
             cpu,
-            alltime_max_ns: 0,
-            alltime_max_at_s: 0,
-            alltime_samples: 0,
-            alltime_overruns: 0,
-            windows_over_limit: 0,
-            windows: 0,
+            alltime: AllTime::default(),
             current_start_s: now_s,
             current: histogram(),
             slots: VecDeque::with_capacity(SLOTS + 1),
@@ -127,12 +105,7 @@ impl CpuHistory {
     /// (`SLOTS × slot_s` before `now_s`) dropped.
     pub fn restore(state: &CpuState, slot_s: i64, now_s: i64) -> CpuHistory {
         let mut h = CpuHistory::new(state.cpu, slot_s, state.current_start_s);
-        h.alltime_max_ns = state.alltime_max_ns;
-        h.alltime_max_at_s = state.alltime_max_at_s;
-        h.alltime_samples = state.alltime_samples;
-        h.alltime_overruns = state.alltime_overruns;
-        h.windows_over_limit = state.windows_over_limit;
-        h.windows = state.windows;
+        h.alltime = state.alltime;
         add_sparse(&mut h.current, &state.current);
         h.slots.extend(state.slots.iter().cloned());
         h.prune(now_s);
@@ -143,34 +116,18 @@ impl CpuHistory {
     pub fn state(&self) -> CpuState {
         CpuState {
             cpu: self.cpu,
-            alltime_max_ns: self.alltime_max_ns,
-            alltime_max_at_s: self.alltime_max_at_s,
-            alltime_samples: self.alltime_samples,
-            alltime_overruns: self.alltime_overruns,
-            windows_over_limit: self.windows_over_limit,
-            windows: self.windows,
+            alltime: self.alltime,
             current_start_s: self.current_start_s,
             current: sparse(&self.current),
             slots: self.slots.iter().cloned().collect(),
         }
     }
 
-    /// Adds one window's statistics that ended at `end_s`. Returns true when a slot
-    /// was finished (the caller saves the state then).
-    pub fn add_window(&mut self, stats: &LatencyStats, end_s: i64, over_limit: bool) -> bool {
-        if stats.max_ns > self.alltime_max_ns {
-            self.alltime_max_ns = stats.max_ns;
-            self.alltime_max_at_s = end_s;
-        }
-        // The counters come back from the state file: one that claims nearly 2^64
-        // samples (584,000 years at 1 MHz) is damaged, and stays at the maximum rather
-        // than wrapping to a small number.
-        self.alltime_samples = self.alltime_samples.saturating_add(stats.count);
-        self.alltime_overruns = self.alltime_overruns.saturating_add(stats.overruns);
-        self.windows = self.windows.saturating_add(1);
-        self.windows_over_limit = self
-            .windows_over_limit
-            .saturating_add(u64::from(over_limit));
+    /// Adds one window that ended at `end_s`: its statistics `stats` and their
+    /// figures `c` (with the limits it exceeded). Returns true when a slot was
+    /// finished (the caller saves the state then).
+    pub fn add_window(&mut self, stats: &LatencyStats, c: &WindowCpu, end_s: i64) -> bool {
+        self.alltime.add_window(c, end_s);
         let _ = self.current.add(&stats.hdr);
         if end_s.saturating_sub(self.current_start_s) < self.slot_s {
             return false;
@@ -217,6 +174,13 @@ impl CpuHistory {
     }
 }
 
+impl State {
+    /// The all-time figures saved for `cpu`, if any.
+    pub fn alltime(&self, cpu: usize) -> Option<AllTime> {
+        self.cpus.iter().find(|c| c.cpu == cpu).map(|c| c.alltime)
+    }
+}
+
 /// The state file: every monitored CPU's history.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct State {
@@ -242,15 +206,24 @@ mod tests {
         s
     }
 
+    fn add(h: &mut CpuHistory, values: &[u64], end_s: i64, over: bool) -> bool {
+        let s = window(values);
+        let mut c = WindowCpu::from_stats(h.cpu, &s);
+        if over {
+            c.exceeded.push("max".into());
+        }
+        h.add_window(&s, &c, end_s)
+    }
+
     #[test]
     fn rolling_covers_the_last_slots_and_alltime_survives_a_restart() {
         // Slots of 60 s: 24 of them cover 24 minutes.
         let mut h = CpuHistory::new(3, 60, 0);
         let mut scratch = histogram();
         // Minute 0: one big spike; then 30 minutes of 10 µs.
-        assert!(h.add_window(&window(&[500_000, 10_000]), 60, false));
+        assert!(add(&mut h, &[500_000, 10_000], 60, false));
         for m in 2..=31 {
-            h.add_window(&window(&[10_000, 10_000]), m * 60, m == 5);
+            add(&mut h, &[10_000, 10_000], m * 60, m == 5);
         }
         assert_eq!(h.slots(), SLOTS);
         h.rolling(&mut scratch);
@@ -258,19 +231,26 @@ mod tests {
         assert!(scratch.max() < 11_000, "{}", scratch.max());
         assert_eq!(scratch.len(), 2 * SLOTS as u64);
         // ... but not from the all-time figures.
-        assert_eq!((h.alltime_max_ns, h.alltime_max_at_s), (500_000, 60));
-        assert_eq!(
-            (h.alltime_samples, h.windows, h.windows_over_limit),
-            (62, 31, 1)
-        );
+        let a = h.alltime;
+        assert_eq!((a.max_ns, a.max_at_s), (500_000, 60));
+        assert_eq!((a.samples, a.windows, a.windows_over_limit), (62, 31, 1));
         // Saved and restored (JSON, as in the state file) a day later: the slots are
-        // too old, the all-time figures stay.
+        // too old, the all-time figures stay. The figures are saved flat, under the
+        // names state files have always had.
         let text = serde_json::to_string(&h.state()).unwrap();
+        assert!(
+            text.starts_with(
+                "{\"cpu\":3,\"alltime_max_ns\":500000,\"alltime_max_at_s\":60,\
+                 \"alltime_samples\":62,\"alltime_overruns\":0,\"windows_over_limit\":1,\
+                 \"windows\":31,\"current_start_s\":"
+            ),
+            "{text}"
+        );
         let back: CpuState = serde_json::from_str(&text).unwrap();
         assert_eq!(back, h.state());
         let r = CpuHistory::restore(&back, 60, 86_400);
         assert_eq!(r.slots(), 0);
-        assert_eq!(r.alltime_max_ns, 500_000);
+        assert_eq!(r.alltime.max_ns, 500_000);
         // Restored a minute later: everything is kept.
         let r = CpuHistory::restore(&back, 60, 31 * 60 + 1);
         assert_eq!(r.slots(), SLOTS);

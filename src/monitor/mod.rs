@@ -15,6 +15,7 @@ pub mod run;
 use crate::config::limits::Limits;
 use crate::cpuset::CpuSet;
 use crate::measure::monitor::MonitorSpec;
+use crate::sys::cpus::Sharing;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -35,6 +36,8 @@ pub struct MonitorPlan {
     pub prometheus: Option<PathBuf>,
     /// Limits per window (**µs**, overruns a count).
     pub limits: Limits,
+    /// The main thread sharing a core with a monitored CPU (a warning entry at start).
+    pub sharing: Vec<Sharing>,
 }
 
 impl MonitorPlan {

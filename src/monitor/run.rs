@@ -5,16 +5,17 @@
 
 use super::aggregate::Aggregator;
 use super::MonitorPlan;
+use crate::duration::{us, UsStyle};
 use crate::error::exit;
 use crate::measure::harness::{Progress, StopCause};
 use crate::measure::monitor::{self, Link, WindowSlot, Windows};
 use crate::measure::stats::LiveSnapshot;
 use crate::measure::ThreadSpec;
-use crate::report::journal::{Journal, Priority};
-use crate::report::monitor as out;
+use crate::report::journal::{self, Journal, Priority};
 use crate::report::text::LiveLines;
 use crate::report::Live;
 use crate::sys::clock::Clock;
+use crate::sys::notify::{self, Notifier};
 use crate::sys::SysRoot;
 use std::collections::VecDeque;
 use std::io::Write;
@@ -37,6 +38,8 @@ struct Collector<'a> {
     bounds_base: u64,
     next_close: Instant,
     ready: bool,
+    /// `$NOTIFY_SOCKET`, if a service manager listens.
+    notifier: Option<Notifier>,
     watchdog: bool,
 }
 
@@ -91,10 +94,10 @@ impl Collector<'_> {
         let status = format!(
             "window {}: worst max {}; all-time max {}",
             record.seq,
-            crate::report::summary::us(worst),
-            crate::report::summary::us(self.agg.alltime_max_ns())
+            us(worst, UsStyle::Text),
+            us(self.agg.alltime_max_ns(), UsStyle::Text)
         );
-        let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Status(&status)]);
+        self.notify(&[&format!("STATUS={status}")]);
     }
 
     /// After the run: the windows still in the links, then the threads' last, partial
@@ -119,16 +122,10 @@ impl Progress for Collector<'_> {
     fn report(&mut self, _threads: &[ThreadSpec], _live: &[LiveSnapshot]) {
         if !self.ready {
             self.ready = true;
-            let _ = sd_notify::notify(
-                false,
-                &[
-                    sd_notify::NotifyState::Ready,
-                    sd_notify::NotifyState::Status("monitoring: first window running"),
-                ],
-            );
+            self.notify(&["READY=1", "STATUS=monitoring: first window running"]);
         }
         if self.watchdog {
-            let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Watchdog]);
+            self.notify(&["WATCHDOG=1"]);
         }
         // Summarise first: the spare slots are back with the threads before they see
         // the next window start.
@@ -169,6 +166,14 @@ impl Progress for Collector<'_> {
 }
 
 impl Collector<'_> {
+    /// Sends `lines` to the service manager, if one listens; the first notification
+    /// that cannot be delivered is said once on standard error.
+    fn notify(&mut self, lines: &[&str]) {
+        if let Some(line) = self.notifier.as_mut().and_then(|n| n.send(lines)) {
+            self.warning(&format!("rtbench: warning: {line}"));
+        }
+    }
+
     /// Notes a write to standard output or error that found its reader gone.
     fn closed(&mut self, r: std::io::Result<()>) {
         if r.is_err_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) {
@@ -192,10 +197,9 @@ pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32
     let windows = Arc::new(Windows::default());
     let (threads, links) = monitor::threads(&plan.spec, &windows);
     let mut spec = plan.spec.clone();
-    let mut usec = 0u64;
-    let watchdog = sd_notify::watchdog_enabled(false, &mut usec);
-    if watchdog && usec > 0 {
-        let half = Duration::from_micros(usec / 2).max(Duration::from_millis(100));
+    let watchdog = notify::watchdog_interval();
+    if let Some(w) = watchdog {
+        let half = (w / 2).max(Duration::from_millis(100));
         spec.control.report_every = spec.control.report_every.map(|r| r.min(half));
     }
     let cpus: Vec<usize> = links
@@ -204,7 +208,7 @@ pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32
         .collect();
     let now_s = Clock::wall_secs();
     let mut agg = Aggregator::new(plan, journal, &cpus, now_s);
-    let start = out::start_entry(
+    let start = journal::monitor_start(
         &plan.cpus_text(),
         plan.interval_us(),
         plan.priority(),
@@ -212,6 +216,9 @@ pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32
         &agg.restored,
     );
     agg.send(&start);
+    for s in &plan.sharing {
+        agg.send(&journal::placement(s));
+    }
     agg.check_outputs();
     let now = Instant::now();
     let mut c = Collector {
@@ -224,7 +231,8 @@ pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32
         bounds_base: 0,
         next_close: now + plan.window,
         ready: false,
-        watchdog,
+        notifier: Notifier::from_env(),
+        watchdog: watchdog.is_some(),
     };
     let result = monitor::run(&spec, threads, root, &mut c);
     let (how, state, prio, code) = match result {
@@ -254,6 +262,7 @@ pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32
         ),
     };
     let windows = c.agg.windows;
-    c.agg.send(&out::stop_entry(&how, windows, &state, prio));
+    c.agg
+        .send(&journal::monitor_stop(&how, windows, &state, prio));
     code
 }

@@ -1,9 +1,11 @@
-//! The load flags every measuring command takes, and `rtbench load`.
+//! The load flags every measuring command takes, `rtbench load`, and the internal
+//! `rtbench load-worker`.
 
 use super::usage;
-use crate::cli::load::LoadArgs;
+use crate::cli::load::{LoadArgs, LoadWorkerArgs};
 use crate::cli::LoadFlags;
 use crate::error::{Error, Result};
+use crate::load::worker::Job;
 use crate::load::{LoadError, LoadField, LoadRequest, LoadSpec};
 use crate::sys::cpus::CpuTopology;
 use std::time::Duration;
@@ -70,4 +72,34 @@ pub fn load_only(args: &LoadArgs, topo: &CpuTopology) -> Result<LoadPlan> {
         return usage("rtbench load", "", "needs --load or --load-cmd");
     };
     Ok(LoadPlan { duration, spec })
+}
+
+/// Validates the internal `rtbench load-worker KIND ARGS` (as [`crate::load`] starts
+/// it): `cpu`, `vm BYTES`, `io DIR`, or `guard PROGRAM ARGV0 [ARGS…]`.
+pub fn worker(args: &LoadWorkerArgs) -> Result<Job> {
+    let arg = |what: &str| {
+        args.args
+            .first()
+            .cloned()
+            .ok_or_else(|| Error::usage("load-worker", &args.kind, format!("needs {what}")))
+    };
+    Ok(match args.kind.as_str() {
+        "cpu" => Job::Cpu,
+        "vm" => {
+            let a = arg("BYTES")?;
+            let bytes = a
+                .parse::<u64>()
+                .map_err(|_| Error::usage("load-worker", format!("vm {a}"), "expected bytes"))?;
+            Job::Vm { bytes }
+        }
+        "io" => Job::Io {
+            dir: arg("DIR")?.into(),
+        },
+        "guard" if args.args.len() >= 2 => Job::Guard {
+            prog: args.args[0].clone().into(),
+            argv0: args.args[1].clone(),
+            args: args.args[2..].to_vec(),
+        },
+        k => return usage("load-worker", k, "expected cpu, vm or io"),
+    })
 }

@@ -6,12 +6,16 @@
 //! commands share are here.
 
 pub mod cyclic;
+#[cfg(feature = "diagnose")]
+pub mod diagnose;
 pub mod load;
 #[cfg(feature = "monitor")]
 pub mod monitor;
 pub mod pair;
 #[cfg(feature = "plot")]
 pub mod plot;
+pub mod report;
+pub mod tune;
 
 use crate::cli::RunFlags;
 use crate::cpuset::CpuSet;

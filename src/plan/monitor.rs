@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::measure::monitor::MonitorSpec;
 use crate::measure::{RunControl, ThreadSpec};
 use crate::monitor::MonitorPlan;
-use crate::report::window;
+use crate::results::window;
 use crate::sys::cpus::CpuTopology;
 use crate::sys::sched::Policy;
 use std::path::Path;
@@ -84,6 +84,9 @@ pub fn plan(
     if let Some(p) = &prometheus {
         check_prometheus(prom_flag, p)?;
     }
+    // The main thread beside the measured CPUs and their SMT siblings, on an allowed
+    // CPU, as for every measuring command (CpuTopology::companions).
+    let placed = topo.companions(Some(&cpus));
     let threads = cpus
         .iter()
         .enumerate()
@@ -103,10 +106,7 @@ pub fn plan(
                 loops: None,
                 mlockall: true,
                 pm_qos_us: section.pm_qos_us,
-                main_cpus: topo
-                    .housekeeping()
-                    .first()
-                    .map(|c| [c].into_iter().collect()),
+                main_cpus: placed.main,
                 report_every: Some(TICK),
                 break_ns: None,
                 tracemark: false,
@@ -119,6 +119,7 @@ pub fn plan(
         store_bytes: section.store_kib * 1024,
         prometheus,
         limits: section.limits.clone(),
+        sharing: placed.main_shares.into_iter().collect(),
     })
 }
 
@@ -202,4 +203,58 @@ pub fn check_prometheus(flag: &str, path: &Path) -> Result<()> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use crate::cpuset::CpuSet;
+    use clap::Parser;
+
+    fn set(s: &str) -> CpuSet {
+        CpuSet::parse_list(s, 4).unwrap()
+    }
+
+    fn plan_with(argv: &str, topo: &CpuTopology) -> MonitorPlan {
+        let mut v = vec![
+            "rtbench",
+            "monitor",
+            "--dir",
+            "/nonexistent-rtbench-test/mon",
+        ];
+        v.extend(argv.split_whitespace());
+        let Command::Monitor(args) = Cli::try_parse_from(v).unwrap().command else {
+            unreachable!()
+        };
+        let cfg = crate::config::parse("", "f", &crate::sys::SysRoot::host()).unwrap();
+        // `[monitor] cpus` not given: its default on this topology.
+        let section = MonitorSection {
+            cpus: topo.run_default(),
+            ..cfg.monitor
+        };
+        plan(&args, &section, &cfg.output, topo).unwrap()
+    }
+
+    /// The planner every measuring command uses (CpuTopology::companions): the main
+    /// thread on an allowed CPU, off the measured CPUs' cores while one is free.
+    #[test]
+    fn cpus_and_main_thread_are_planned_as_for_every_command() {
+        // Two cores of SMT siblings, {0,2} and {1,3}; the cpuset leaves out CPU 0.
+        let mut t = CpuTopology::uniform(4, "");
+        t.cores = vec![set("0,2"), set("1,3")];
+        t.allowed = set("1-3");
+        // CPU 1 measured: not its sibling 3, not CPU 0 (outside the cpuset), but 2.
+        let p = plan_with("-a 1", &t);
+        assert_eq!(p.cpus_text(), "1");
+        assert_eq!(p.spec.control.main_cpus, Some(set("2")));
+        assert!(p.sharing.is_empty());
+        // By default every allowed CPU is measured, and the main thread must share.
+        let p = plan_with("", &t);
+        assert_eq!(p.cpus_text(), "1-3");
+        let main = p.spec.control.main_cpus.clone().unwrap();
+        assert!(main.is_subset(&t.allowed), "{main}");
+        assert_eq!(p.sharing.len(), 1);
+        assert_eq!(p.sharing[0].who, "main thread");
+    }
 }

@@ -5,13 +5,13 @@
 //!   when `"resolution_in_ns": 1`). rtbench adds an `"rtbench"` object whose
 //!   `threads[]` carry exact `p999_ns`/`max_ns`, `histogram_bucket_ns` and
 //!   `histogram_overflows`, and whose `sysinfo` has the preemption model.
-//! - a stored self-test result (`report::store::StoredRun`): per test and thread,
+//! - a stored self-test result (`results::store::StoredRun`): per test and thread,
 //!   HdrHistogram `[value_ns, count]` pairs, re-binned here into 1-µs classes as
 //!   cyclictest and OSADL use.
 
 use super::{Curve, LatencyPlot, Meta};
-use crate::report::date::{civil_from_days, days_from_civil};
-use crate::report::store::StoredRun;
+use crate::date::{civil_from_days, days_from_civil};
+use crate::results::store::StoredRun;
 use serde_json::Value;
 use std::collections::BTreeMap;
 

@@ -1,8 +1,6 @@
 //! The plot's text: XML escaping, clipping, and the labels of latencies (µs), counts,
 //! durations and axis steps.
 
-use crate::sys::clock::NS_PER_US;
-
 /// Escapes `s` for XML text and attribute values.
 pub fn esc(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
@@ -32,15 +30,10 @@ pub(super) fn clip(s: &str, n: usize) -> String {
     }
 }
 
-/// A latency in ns as µs text: whole µs when exact, else 1 or 2 decimals.
+/// A latency in **ns** as the plot writes it in **µs**:
+/// [`crate::duration::us`] in [`crate::duration::UsStyle::Label`] (`87`, `12.3`, `1.23`).
 pub fn us(ns: u64) -> String {
-    if ns % NS_PER_US == 0 {
-        (ns / NS_PER_US).to_string()
-    } else if ns < 10 * NS_PER_US {
-        format!("{:.2}", ns as f64 / NS_PER_US as f64)
-    } else {
-        format!("{:.1}", ns as f64 / NS_PER_US as f64)
-    }
+    crate::duration::us(ns, crate::duration::UsStyle::Label)
 }
 
 /// A count with thousands separators (`1,234,567`).

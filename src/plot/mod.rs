@@ -7,7 +7,7 @@
 //! - rt-tests `file_version` 1 JSON: `rtbench cyclic --json` (with its `"rtbench"`
 //!   object: exact p99.9 and max in ns, system snapshot) or `cyclictest --json`;
 //!   see [`json`].
-//! - a stored self-test result (`report::store::StoredRun`; HdrHistogram pairs); see
+//! - a stored self-test result (`results::store::StoredRun`; HdrHistogram pairs); see
 //!   [`json`].
 //! - a cyclictest `-h`/`-H` dump, rt-tests ≤ 2.6 and 2.7+ layouts; see [`dump`].
 //!
@@ -197,7 +197,7 @@ pub fn read_input(path: &Path) -> Result<(String, Vec<u8>)> {
         return Ok(("<stdin>".into(), buf));
     }
     if path.is_dir() {
-        let store = crate::report::store::Store::new(path, 1);
+        let store = crate::results::store::Store::new(path, 1);
         let files = store.list().map_err(|e| unreadable(e.into()))?;
         for f in files.iter().rev() {
             match input::read_regular(f, max) {

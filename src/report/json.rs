@@ -30,7 +30,7 @@ pub struct Json;
 #[allow(irrefutable_let_patterns)] // try_from cannot fail where time_t is 64-bit
 pub fn rfc2822(secs: i64) -> String {
     let Ok(t) = libc::time_t::try_from(secs) else {
-        return super::date::rfc2822_utc(secs);
+        return crate::date::rfc2822_utc(secs);
     };
     // SAFETY: tm and buf are valid for the calls; strftime writes at most buf.len() bytes.
     unsafe {

@@ -7,13 +7,14 @@
 //!
 //! Formats: cyclictest's text ([`text`]) and `-h` dump ([`histogram`]), rt-tests JSON
 //! ([`json`], [`pair_json`]), pmqtest's text ([`pair_text`]), journal entries
-//! ([`journal`]), the results store ([`store`]), the Prometheus textfile
-//! ([`prometheus`]), `rtbench report`'s table ([`table`]), `rtbench tune`'s report
-//! ([`tuning`]), the system snapshot ([`sysinfo`]) and any value as JSON ([`PrettyJson`]).
+//! ([`journal`]), the Prometheus textfile ([`prometheus`]), `rtbench report`'s table
+//! ([`table`]) and the lines around it ([`selection`]), `rtbench tune`'s report ([`tuning`]), the system snapshot
+//! ([`sysinfo`]) and any value as JSON ([`PrettyJson`]). What the self-test's results
+//! are, the stores that keep them and their rules are in `crate::results`.
 
 #[cfg(feature = "diagnose")]
 pub mod bundle;
-pub mod date;
+pub mod exposition;
 pub mod histogram;
 pub mod journal;
 pub mod json;
@@ -23,14 +24,11 @@ pub mod output;
 pub mod pair_json;
 pub mod pair_text;
 pub mod prometheus;
-pub mod store;
-pub mod summary;
+pub mod selection;
 pub mod sysinfo;
 pub mod table;
 pub mod text;
 pub mod tuning;
-#[cfg(feature = "monitor")]
-pub mod window;
 
 use crate::load::LoadInfo;
 use crate::measure::cyclic::CyclicResult;

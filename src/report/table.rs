@@ -4,13 +4,9 @@
 //! limit (**µs**) or the tuning item with what was expected and found, why the run is
 //! unjudged and whether it was stored — fitting an 80-column serial console.
 
-use super::store::StoredRun;
 use super::Sink;
-use crate::sys::clock::NS_PER_US;
+use crate::results::store::StoredRun;
 use std::fmt::Write;
-
-/// Nanoseconds per second, as the table's unsigned figures use it.
-const NS_PER_SEC: u64 = crate::sys::clock::NS_PER_SEC as u64;
 
 /// The table as a sink (see [`render`]).
 pub struct Table;
@@ -34,7 +30,7 @@ fn limits_line(run: &StoredRun) -> String {
                 .collect::<Vec<_>>()
                 .join(", ");
             let desc = if desc.is_empty() { "none".into() } else { desc };
-            let who = super::summary::thread_label(&t.test, th.thread, th.cpu);
+            let who = crate::results::summary::thread_label(&t.test, th.thread, th.cpu);
             match groups.iter_mut().find(|(d, _)| *d == desc) {
                 Some((_, v)) => v.push(who),
                 None => groups.push((desc, vec![who])),
@@ -60,7 +56,7 @@ pub fn render(run: &StoredRun) -> String {
         s,
         "rtbench self-test {} at {} UTC, {:.0} s",
         run.verdict.word().to_uppercase(),
-        super::store::utc_stamp(run.start_s),
+        crate::date::utc_stamp(run.start_s),
         run.duration_s,
     );
     let o = &run.origin;
@@ -103,7 +99,7 @@ pub fn render(run: &StoredRun) -> String {
         "{:<7}{:>4}{:>8}{:>8}{:>8}{:>9}{:>9}{:>9}{:>10}",
         "test", "cpu", "min/us", "avg/us", "p99/us", "p99.9/us", "max/us", "overruns", "verdict"
     );
-    let us = cell;
+    let us = |ns| crate::duration::us(ns, crate::duration::UsStyle::Cell);
     for t in &run.tests {
         for th in &t.threads {
             let checks: Vec<_> = run.verdict.checks_for(&t.test, th.thread).collect();
@@ -145,24 +141,6 @@ pub fn render(run: &StoredRun) -> String {
     s
 }
 
-/// A latency in **ns** for a table cell, at most 7 characters: one decimal of µs below
-/// 10 ms, whole µs below 10 s, then whole seconds marked `s` below 10^6 s, then whole
-/// days marked `d` (2^64 - 1 ns is `213504d`). A value never fills its column (8 or 9
-/// wide), so columns stay apart. Rounded to nearest in u128, so no value wraps.
-fn cell(ns: u64) -> String {
-    let round = |unit: u64| (u128::from(ns) + u128::from(unit / 2)) / u128::from(unit);
-    const NS_PER_DAY: u64 = NS_PER_SEC * crate::duration::SECS_PER_DAY;
-    if ns < 10_000_000 {
-        format!("{:.1}", ns as f64 / NS_PER_US as f64)
-    } else if ns < 9_999_999_500 {
-        format!("{}", round(NS_PER_US))
-    } else if ns < 999_999_500_000_000 {
-        format!("{}s", round(NS_PER_SEC))
-    } else {
-        format!("{}d", round(NS_PER_DAY))
-    }
-}
-
 /// `s` cut to `n` characters, ending in `…` when cut.
 fn clip(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
@@ -183,7 +161,7 @@ fn truncate(s: &str, n: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::summary::{TestSummary, ThreadSummary};
+    use crate::results::summary::{TestSummary, ThreadSummary};
     use crate::sys::{info::SysInfo, SysRoot};
 
     #[test]
@@ -219,7 +197,7 @@ mod tests {
             config: serde_json::json!({}),
             tuning: serde_json::Value::Null,
             load: "stress-ng --cpu 4 --io 2 --vm 2 --vm-bytes 128M --timeout 0 --metrics".into(),
-            verdict: crate::selftest::verdict::judge(&tests, &Default::default()),
+            verdict: crate::results::verdict::judge(&tests, &Default::default()),
             tests,
             interrupted: true,
             origin: Default::default(),

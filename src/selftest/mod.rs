@@ -1,14 +1,15 @@
 //! The boot self-test: configuration → tuning → READY → measurement under load →
 //! verdict → journal, results store, Prometheus → exit code. `app/selftest.rs` loads
 //! the configuration; [`plan`] turns it into a [`SelftestPlan`], [`run::execute`] runs
-//! it and [`verdict::judge`] judges it. docs/ARCHITECTURE.md has the flow.
+//! it and [`crate::results::verdict::verdict`] judges it. docs/ARCHITECTURE.md has the
+//! flow.
 
+mod outputs;
 pub mod run;
-pub mod verdict;
 
 use crate::config::limits::LimitSet;
 use crate::config::pair::{PairPlacement, PairSection};
-use crate::config::{Config, TuningMode};
+use crate::config::{Located, TuningMode};
 use crate::measure::cyclic::CyclicSpec;
 use crate::measure::pair::PairSpec;
 use crate::measure::{RunControl, ThreadSpec};
@@ -101,7 +102,7 @@ pub struct SelftestPlan {
     /// Apply, check or leave the tuning.
     pub mode: TuningMode,
     /// The `[tuning]` section.
-    pub tuning: crate::config::tuning::TuningSpec,
+    pub tuning: crate::tune::spec::TuningSpec,
     /// `[selftest] duration`: each test's duration unless its section sets one.
     pub duration: Duration,
     /// The enabled tests, run one after the other under the same load: cyclic, pmq,
@@ -146,9 +147,9 @@ fn pair_threads(p: &PairSection) -> Vec<ThreadSpec> {
         .collect()
 }
 
-/// Builds the plan from a validated configuration.
-/// `path` is the file read (empty: none, the defaults), `shown` the file as named.
-pub fn plan(cfg: &Config, topo: &CpuTopology, path: &str, shown: &str, text: &str) -> SelftestPlan {
+/// Builds the plan from a validated configuration and the file it came from.
+pub fn plan(located: &Located, topo: &CpuTopology) -> SelftestPlan {
+    let cfg = &located.config;
     let mut load = Vec::new();
     if let Some(s) = &cfg.load.spec {
         load.push(s.clone());
@@ -225,9 +226,13 @@ pub fn plan(cfg: &Config, topo: &CpuTopology, path: &str, shown: &str, text: &st
         }));
     }
     SelftestPlan {
-        config_path: path.to_string(),
-        config_shown: shown.to_string(),
-        config_text: text.to_string(),
+        config_path: if located.text.is_some() {
+            located.shown()
+        } else {
+            String::new()
+        },
+        config_shown: located.shown(),
+        config_text: located.text.clone().unwrap_or_default(),
         mode: cfg.selftest.mode,
         tuning: cfg.tuning.clone(),
         duration: cfg.duration,

@@ -1,28 +1,32 @@
-//! The self-test flow, start to exit code.
+//! The self-test flow, start to exit code: tuning, READY, the pair tests' channels
+//! and the load, each test measured, the verdict, the outputs. Each stage before the
+//! verdict returns a `Result`; its error (an `Abort`) takes the one way out of
+//! [`execute`]: the `aborted` journal entry, a `STATUS=` line and the error's exit
+//! code. From the verdict on, nothing stops the run: an output that cannot be written
+//! is said in the journal, and the exit code is the verdict's.
 
-use super::verdict::judge;
 use super::SelftestPlan;
 use super::TestPlan;
 use crate::config::TuningMode;
-use crate::error::exit;
-use crate::measure::cyclic;
+use crate::error::{exit, Error};
+use crate::measure::cyclic::{self, CyclicSpec};
 use crate::measure::harness::{Progress, StopCause};
-use crate::measure::pair;
+use crate::measure::pair::{self, Channels, PairSpec};
 use crate::measure::stats::LiveSnapshot;
 use crate::measure::ThreadSpec;
-use crate::report::journal::{self as entries, Journal, OutputKind, Storage};
-use crate::report::output::{self, Output};
-use crate::report::prometheus::Prometheus;
-use crate::report::store::{self, Origin, Store, StoredRun};
-use crate::report::summary::{Outcome, TestSummary, ThreadSummary, TuningFinding, Verdict};
+use crate::report::journal::{self as entries, Journal};
+use crate::report::output::Output;
 use crate::report::table::Table;
 use crate::report::text::LiveLines;
 use crate::report::Live;
+use crate::results::store::{Origin, StoredRun};
+use crate::results::summary::{Outcome, TestSummary, ThreadSummary, Verdict};
+use crate::results::verdict::{self, Problem, RunFacts};
 use crate::sys::clock::Clock;
 use crate::sys::info::SysInfo;
 use crate::sys::notify::Notifier;
 use crate::sys::SysRoot;
-use crate::tune::{self, Status, TuningReport};
+use crate::tune::{self, TuningReport};
 use std::time::{Duration, Instant};
 
 /// sd_notify for the whole run: sends when a service manager listens, and logs the
@@ -60,7 +64,7 @@ impl Progress for NotifyProgress<'_> {
             self.test,
             self.started.elapsed().as_secs(),
             self.duration.as_secs(),
-            crate::report::summary::us(max_ns)
+            crate::duration::us(max_ns, crate::duration::UsStyle::Text)
         );
         let mut lines = vec![status.as_str()];
         if self.watchdog {
@@ -87,21 +91,328 @@ impl Progress for NotifyProgress<'_> {
     }
 }
 
-/// The deviations and failures of a tuning report, by item.
-fn findings(r: &TuningReport) -> Vec<TuningFinding> {
-    r.recovered
-        .iter()
-        .chain(&r.items)
-        .chain(&r.rolled_back)
-        .filter(|i| matches!(i.status, Status::Deviation | Status::Failed))
-        .map(|i| TuningFinding {
-            item: i.item.clone(),
-            status: i.status.as_str().to_string(),
-            expected: i.expected.clone(),
-            found: i.found.clone(),
-            detail: i.detail.clone(),
-        })
-        .collect()
+/// Runs the self-test `plan` (already validated) and returns the exit code: 0 pass
+/// (or unjudged with `allow_unjudged`), 1 fail or unjudged, 3 environment refused (a
+/// tuning write or guard, the load, the measurement's scheduling, locking or threads —
+/// also after READY), 130/143 interrupted.
+pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i32 {
+    let sysinfo = SysInfo::read(root);
+    let origin = Origin::current();
+    let out = Output::new(None);
+    let mut notify = Notify {
+        notifier: Notifier::from_env(),
+        out,
+    };
+    for s in &plan.sharing {
+        journal.send(&entries::placement(s));
+    }
+    let stages = tuning(plan, root, journal).and_then(|tuned| {
+        ready(plan, &tuned, journal, &mut notify);
+        let measured = measure(plan, root, &mut notify)?;
+        Ok((tuned, measured))
+    });
+    let (tuned, measured) = match stages {
+        Ok(done) => done,
+        // The one way out before a verdict.
+        Err(a) => {
+            journal.send(&aborted(&a.stage, &a.error));
+            notify.send(&[&format!("STATUS=self-test stopped: {}", a.what)]);
+            return a.error.exit_code();
+        }
+    };
+    let stop = measured.stop;
+    let (verdict, code) = judge(plan, &tuned, &measured);
+    let run = StoredRun {
+        rtbench_version: env!("CARGO_PKG_VERSION").into(),
+        start_s: measured.start_s,
+        duration_s: measured.duration_s,
+        sysinfo,
+        config: serde_json::json!({ "path": plan.config_path, "text": plan.config_text }),
+        tuning: tuned.report.as_ref().map_or(serde_json::Value::Null, |r| {
+            serde_json::to_value(r).unwrap_or_default()
+        }),
+        load: plan.load_label.clone(),
+        tests: measured.tests,
+        verdict,
+        interrupted: stop.interrupted(),
+        origin,
+        exit_code: Some(code),
+        store_error: None,
+    };
+    let run = super::outputs::write(plan, run, stop, journal);
+    let _ = out.text(&Table, &run);
+    notify.send(&[&format!("STATUS=self-test {}", run.verdict.word())]);
+    code
+}
+
+/// Why the self-test stopped before a verdict: the stage, the error, and what the
+/// `STATUS=self-test stopped: …` line says.
+struct Abort {
+    /// `tuning`, `load`, a test's name, or `measurement`.
+    stage: String,
+    /// What refused.
+    error: Box<Error>,
+    /// `tuning not applied`, `load not started`, …
+    what: &'static str,
+}
+
+impl Abort {
+    /// The abort at `stage` that `error` makes (for `map_err`).
+    fn at(stage: &str, what: &'static str) -> impl FnOnce(Error) -> Abort {
+        let stage = stage.to_string();
+        move |error| Abort {
+            stage,
+            error: Box::new(error),
+            what,
+        }
+    }
+}
+
+/// The tuning as found or left by stage 1: its report, `None` with `mode = "off"`
+/// (the verdict's tuning findings are read from it by [`judge`]).
+struct Tuned {
+    report: Option<TuningReport>,
+}
+
+impl Tuned {
+    /// Knobs changed by `apply` and still in place.
+    fn changed(&self) -> usize {
+        self.report
+            .as_ref()
+            .map_or(0, |r| r.items.iter().filter(|i| i.changed).count())
+    }
+
+    /// The kernel refused a tuning write (or a guard refused an item): the run goes
+    /// on, to measure the untuned system, but cannot pass and exits 3.
+    fn refused(&self) -> bool {
+        self.report
+            .as_ref()
+            .is_some_and(|r| r.exit_code() == exit::ENV)
+    }
+}
+
+/// Stage 1, tuning: check or apply `[tuning]` (`[selftest] mode`), one journal entry per
+/// item. Stops the self-test when `apply` cannot start (lock, journal, not root).
+fn tuning(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> Result<Tuned, Abort> {
+    let report = match plan.mode {
+        TuningMode::Off => None,
+        TuningMode::Check => Some(tune::check(root, &plan.tuning)),
+        TuningMode::Apply => Some(
+            tune::apply(root, &plan.tuning, &tune::ApplyOptions::default())
+                .map_err(Abort::at("tuning", "tuning not applied"))?,
+        ),
+    };
+    if let Some(r) = &report {
+        for i in r.recovered.iter().chain(&r.items).chain(&r.rolled_back) {
+            journal.send(&entries::tuning_item(i));
+        }
+    }
+    Ok(Tuned { report })
+}
+
+/// Stage 2, READY: units ordered After=rtbench.service start on a tuned system now.
+fn ready(plan: &SelftestPlan, tuned: &Tuned, journal: &mut Journal, notify: &mut Notify) {
+    let measuring = if plan.tests.is_empty() {
+        "measuring nothing: every test is disabled".to_string()
+    } else {
+        format!(
+            "measuring {}",
+            plan.tests
+                .iter()
+                .map(super::TestPlan::describe)
+                .collect::<Vec<_>>()
+                .join(", then ")
+        )
+    };
+    let changed = tuned.changed();
+    let ready_status = format!("tuned ({changed} changes); {measuring}");
+    notify.send(&["READY=1", &format!("STATUS={ready_status}")]);
+    journal.send(&entries::ready(plan.mode.as_str(), changed, &ready_status));
+}
+
+/// What the measurement produced.
+struct Measured {
+    /// The tests that ran, in order.
+    tests: Vec<TestSummary>,
+    /// How the last test that ran ended.
+    stop: StopCause,
+    /// Wall-clock start, seconds since the epoch.
+    start_s: i64,
+    /// Seconds from the first test's start to the load's end.
+    duration_s: f64,
+    /// The exit code of the first test the system refused (the others still ran).
+    refused: Option<i32>,
+    /// Tests that did not run, load problems.
+    problems: Vec<Problem>,
+}
+
+/// Stage 3, measuring: the pair tests' queues and pipes, then the load, then every test one
+/// after the other under it. A test the system refuses is a problem and the others
+/// still run; the self-test stops when a channel or the load is refused, or when no
+/// test could measure at all.
+fn measure(plan: &SelftestPlan, root: &SysRoot, notify: &mut Notify) -> Result<Measured, Abort> {
+    let usec = crate::sys::notify::watchdog_interval().map_or(0, |w| w.as_micros() as u64);
+    let watchdog = usec > 0;
+    let mut specs = plan.tests.clone();
+    if watchdog && usec > 0 {
+        let half = Duration::from_micros(usec / 2).max(Duration::from_millis(100));
+        for t in &mut specs {
+            let c = t.control_mut();
+            c.report_every = Some(c.report_every.map_or(half, |r| r.min(half)));
+        }
+    }
+    // Queues and pipes of the pair tests first: one the kernel refuses stops the
+    // self-test before any load runs.
+    let mut armed = Vec::new();
+    for t in &specs {
+        armed.push(match t {
+            TestPlan::Pair(p) => Armed::Pair(
+                p,
+                pair::open_channels(p)
+                    .map_err(Abort::at(t.name(), "message queue or pipe refused"))?,
+            ),
+            TestPlan::Cyclic(c) => Armed::Cyclic(c),
+        });
+    }
+    let mut load = match &plan.load {
+        Some(l) => Some(crate::load::start(l).map_err(Abort::at("load", "load not started"))?),
+        None => None,
+    };
+    let start_s = Clock::wall_secs();
+    let t0 = Instant::now();
+    let mut m = Measured {
+        tests: Vec::new(),
+        stop: StopCause::Completed,
+        start_s,
+        duration_s: 0.0,
+        refused: None,
+        problems: Vec::new(),
+    };
+    // The first test the system refused, if any.
+    let mut refused: Option<(&'static str, Error)> = None;
+    for (t, a) in specs.iter().zip(armed) {
+        if m.stop.interrupted() {
+            m.problems.push(Problem::Skipped {
+                test: t.name().into(),
+            });
+            continue;
+        }
+        let mut progress = NotifyProgress {
+            test: t.name(),
+            out: notify.out,
+            started: Instant::now(),
+            duration: t.duration(),
+            watchdog,
+            notify,
+        };
+        match measure_one(t.name(), a, root, &mut progress) {
+            Ok((summary, stop)) => {
+                m.stop = stop;
+                m.tests.push(summary);
+            }
+            Err(e) => {
+                // A test that could not run is not a pass; the others still run.
+                m.problems.push(Problem::NotRun {
+                    test: t.name().into(),
+                    why: e.to_string(),
+                });
+                refused.get_or_insert((t.name(), e));
+            }
+        }
+    }
+    if let Some(l) = load.as_mut() {
+        m.problems.extend(l.stop().into_iter().map(Problem::Load));
+    }
+    if let Some((name, e)) = refused {
+        if m.tests.is_empty() {
+            // Nothing measured at all: stopped before a verdict, as before any test ran.
+            let stage = if specs.len() == 1 {
+                "measurement"
+            } else {
+                name
+            };
+            return Err(Abort::at(stage, "measurement refused")(e));
+        }
+        m.refused = Some(e.exit_code());
+    }
+    m.duration_s = t0.elapsed().as_secs_f64();
+    Ok(m)
+}
+
+/// A test ready to run: a pair test with its queues or pipes open.
+enum Armed<'a> {
+    Cyclic(&'a CyclicSpec),
+    Pair(&'a PairSpec, Vec<Channels>),
+}
+
+/// One test (named `name` in the results) through its command's measuring code,
+/// summarised; with how it ended.
+fn measure_one(
+    name: &str,
+    test: Armed<'_>,
+    root: &SysRoot,
+    progress: &mut dyn Progress,
+) -> crate::error::Result<(TestSummary, StopCause)> {
+    Ok(match test {
+        Armed::Cyclic(c) => {
+            let r = cyclic::run(c, root, progress)?;
+            let summary = TestSummary {
+                test: name.into(),
+                msg_size: None,
+                threads: r.threads.iter().map(ThreadSummary::from_cyclic).collect(),
+            };
+            (summary, r.end.stop)
+        }
+        Armed::Pair(p, channels) => {
+            let r = pair::run(p, channels, root, progress)?;
+            let summary = TestSummary {
+                test: name.into(),
+                msg_size: Some(r.msg_size),
+                threads: r.pairs.iter().map(ThreadSummary::from_pair).collect(),
+            };
+            (summary, r.end.stop)
+        }
+    })
+}
+
+/// Stage 4, judging: the verdict from the figures and the facts of the run, and the exit code.
+fn judge(plan: &SelftestPlan, tuned: &Tuned, m: &Measured) -> (Verdict, i32) {
+    let findings = tuned
+        .report
+        .as_ref()
+        .map_or_else(Vec::new, verdict::tuning_findings);
+    let untuned = tuned
+        .report
+        .as_ref()
+        .is_some_and(|r| r.exit_code() != exit::OK && findings.is_empty());
+    let facts = RunFacts {
+        problems: untuned
+            .then(|| Problem::Tuning {
+                mode: plan.mode.as_str(),
+            })
+            .into_iter()
+            .chain(m.problems.iter().cloned())
+            .collect(),
+        tuning: findings,
+        no_test_enabled: plan.tests.is_empty(),
+        config_missing_at: plan
+            .config_path
+            .is_empty()
+            .then(|| plan.config_shown.clone()),
+        interrupted: m.stop.interrupted().then_some(Problem::Interrupted {
+            stop: m.stop,
+            after_s: m.duration_s,
+        }),
+    };
+    let verdict = verdict::verdict(&m.tests, &plan.limits, facts);
+    let refused = m.refused.or(tuned.refused().then_some(exit::ENV));
+    let code = exit_code(
+        &verdict,
+        m.stop.interrupted().then(|| m.stop.exit_code()),
+        plan.allow_unjudged,
+        refused,
+    );
+    (verdict, code)
 }
 
 /// The exit code of a finished run: the signal's for an interrupted one, `refused`'s
@@ -123,297 +434,10 @@ fn exit_code(
     }
 }
 
-/// Runs the self-test `plan` (already validated) and returns the exit code: 0 pass
-/// (or unjudged with `allow_unjudged`), 1 fail or unjudged, 3 environment refused (a
-/// tuning write or guard, the load, the measurement's scheduling, locking or threads —
-/// also after READY), 130/143 interrupted.
-pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i32 {
-    let sysinfo = SysInfo::read(root);
-    let origin = Origin::current();
-    let out = Output::new(None);
-    let mut notify = Notify {
-        notifier: Notifier::from_env(),
-        out,
-    };
-    let mut problems = Vec::new();
-    for s in &plan.sharing {
-        journal.send(&entries::placement(s));
-    }
-
-    // 1. Tuning.
-    let tuning = match plan.mode {
-        TuningMode::Off => None,
-        TuningMode::Check => Some(tune::check(root, &plan.tuning)),
-        TuningMode::Apply => {
-            match tune::apply(root, &plan.tuning, &tune::ApplyOptions::default()) {
-                Ok(r) => Some(r),
-                Err(e) => {
-                    let code = e.exit_code();
-                    journal.send(&aborted("tuning", &e));
-                    notify.send(&["STATUS=self-test stopped: tuning not applied"]);
-                    return code;
-                }
-            }
-        }
-    };
-    let mut tuning_findings = Vec::new();
-    // The kernel refused a tuning write (or a guard refused an item): the run goes on,
-    // to measure the untuned system, but cannot pass and exits 3.
-    let tuning_refused = tuning.as_ref().is_some_and(|r| r.exit_code() == exit::ENV);
-    if let Some(r) = &tuning {
-        for i in r.recovered.iter().chain(&r.items).chain(&r.rolled_back) {
-            journal.send(&entries::tuning_item(i));
-        }
-        tuning_findings = findings(r);
-        if r.exit_code() != exit::OK && tuning_findings.is_empty() {
-            problems.push(format!("tuning {}: not as configured", plan.mode.as_str()));
-        }
-    }
-
-    // 2. READY: units ordered After=rtbench.service start on a tuned system now.
-    let measuring = if plan.tests.is_empty() {
-        "measuring nothing: every test is disabled".to_string()
-    } else {
-        format!(
-            "measuring {}",
-            plan.tests
-                .iter()
-                .map(super::TestPlan::describe)
-                .collect::<Vec<_>>()
-                .join(", then ")
-        )
-    };
-    let changed = tuning
-        .as_ref()
-        .map_or(0, |r| r.items.iter().filter(|i| i.changed).count());
-    let ready_status = format!("tuned ({changed} changes); {measuring}");
-    notify.send(&["READY=1", &format!("STATUS={ready_status}")]);
-    journal.send(&entries::ready(plan.mode.as_str(), changed, &ready_status));
-
-    // 3. Measure: every test, one after the other, under the same load.
-    let mut usec = 0u64;
-    let watchdog = sd_notify::watchdog_enabled(false, &mut usec);
-    let mut specs = plan.tests.clone();
-    if watchdog && usec > 0 {
-        let half = Duration::from_micros(usec / 2).max(Duration::from_millis(100));
-        for t in &mut specs {
-            let c = t.control_mut();
-            c.report_every = Some(c.report_every.map_or(half, |r| r.min(half)));
-        }
-    }
-    // Queues and pipes of the pair tests first: one the kernel refuses stops the
-    // self-test before any load runs.
-    let mut channels = Vec::new();
-    for t in &specs {
-        channels.push(match t {
-            TestPlan::Pair(p) => match pair::open_channels(p) {
-                Ok(c) => Some(c),
-                Err(e) => {
-                    let code = e.exit_code();
-                    journal.send(&aborted(t.name(), &e));
-                    notify.send(&["STATUS=self-test stopped: message queue or pipe refused"]);
-                    return code;
-                }
-            },
-            TestPlan::Cyclic(_) => None,
-        });
-    }
-    let mut load = match &plan.load {
-        Some(l) => match crate::load::start(l) {
-            Ok(r) => Some(r),
-            Err(e) => {
-                let code = e.exit_code();
-                journal.send(&aborted("load", &e));
-                notify.send(&["STATUS=self-test stopped: load not started"]);
-                return code;
-            }
-        },
-        None => None,
-    };
-    let start_s = Clock::wall_secs();
-    let t0 = Instant::now();
-    let mut tests = Vec::new();
-    let mut stop = StopCause::Completed;
-    // The first test the system refused (its error, exit code), if any.
-    let mut refused: Option<(String, crate::error::Error)> = None;
-    for (t, ch) in specs.iter().zip(channels) {
-        if stop.interrupted() {
-            problems.push(format!("{}: not run (interrupted before it)", t.name()));
-            continue;
-        }
-        let mut progress = NotifyProgress {
-            test: t.name(),
-            out,
-            started: Instant::now(),
-            duration: t.duration(),
-            watchdog,
-            notify: &mut notify,
-        };
-        let measured = match (t, ch) {
-            (TestPlan::Cyclic(c), _) => cyclic::run(c, root, &mut progress).map(|r| {
-                let threads = r.threads.iter().map(ThreadSummary::from_cyclic).collect();
-                (threads, r.end, None)
-            }),
-            (TestPlan::Pair(p), Some(ch)) => pair::run(p, ch, root, &mut progress).map(|r| {
-                let threads = r.pairs.iter().map(ThreadSummary::from_pair).collect();
-                (threads, r.end, Some(r.msg_size))
-            }),
-            (TestPlan::Pair(_), None) => continue,
-        };
-        match measured {
-            Ok((threads, end, msg_size)) => {
-                stop = end.stop;
-                tests.push(TestSummary {
-                    test: t.name().into(),
-                    msg_size,
-                    threads,
-                });
-            }
-            Err(e) => {
-                // A test that could not run is not a pass; the others still run.
-                problems.push(format!("{}: not run: {e}", t.name()));
-                if refused.is_none() {
-                    refused = Some((t.name().to_string(), e));
-                }
-            }
-        }
-    }
-    if let Some(l) = load.as_mut() {
-        for problem in l.stop() {
-            problems.push(format!("load: {}", problem.trim_start_matches("# ")));
-        }
-    }
-    if let (Some((name, e)), true) = (&refused, tests.is_empty()) {
-        // Nothing measured at all: stopped before a verdict, as before any test ran.
-        let code = e.exit_code();
-        let stage = if specs.len() == 1 {
-            "measurement"
-        } else {
-            name
-        };
-        journal.send(&aborted(stage, e));
-        notify.send(&["STATUS=self-test stopped: measurement refused"]);
-        return code;
-    }
-    let duration_s = t0.elapsed().as_secs_f64();
-
-    // 4. Judge.
-    let mut verdict = judge(&tests, &plan.limits);
-    if plan.tests.is_empty() {
-        verdict
-            .unjudged
-            .push("no test enabled ([cyclic], [pmq] and [pipe] are all disabled)".into());
-    }
-    verdict.problems.extend(problems);
-    verdict.tuning = tuning_findings;
-    let interrupted = stop.interrupted();
-    if interrupted {
-        // A cut-short run proves nothing: it cannot pass.
-        verdict
-            .problems
-            .push(format!("interrupted ({stop:?}) after {duration_s:.1} s").to_lowercase());
-    }
-    if plan.config_path.is_empty() {
-        for u in verdict.unjudged.iter_mut() {
-            if u.starts_with("no [limits]") {
-                *u = format!("no configuration file at {}: {u}", plan.config_shown);
-            }
-        }
-    }
-    verdict.settle();
-    let refused_code = match &refused {
-        Some((_, e)) => Some(e.exit_code()),
-        None => tuning_refused.then_some(exit::ENV),
-    };
-    let code = exit_code(
-        &verdict,
-        interrupted.then(|| stop.exit_code()),
-        plan.allow_unjudged,
-        refused_code,
-    );
-
-    // 5. Outputs: journal first (it must reach the operator even if the disk is full).
-    let mut run = StoredRun {
-        rtbench_version: env!("CARGO_PKG_VERSION").into(),
-        start_s,
-        duration_s,
-        sysinfo,
-        config: serde_json::json!({ "path": plan.config_path, "text": plan.config_text }),
-        tuning: tuning.as_ref().map_or(serde_json::Value::Null, |r| {
-            serde_json::to_value(r).unwrap_or_default()
-        }),
-        load: plan.load_label.clone(),
-        tests,
-        verdict,
-        interrupted,
-        origin,
-        exit_code: Some(code),
-        store_error: None,
-    };
-    for t in &run.tests {
-        for th in &t.threads {
-            journal.send(&entries::thread_result(&t.test, th, &run.verdict));
-        }
-    }
-    let stored = Store::new(&plan.results_dir, plan.keep).save(&run);
-    let fallback = match &stored {
-        Ok(_) => {
-            store::clear_fallback(&plan.fallback_dir);
-            None
-        }
-        Err(e) => {
-            let why = e.to_string();
-            journal.send(&entries::output_not_written(
-                OutputKind::Results,
-                &plan.results_dir,
-                &why,
-            ));
-            run.store_error = Some(format!("{}: {why}", plan.results_dir.display()));
-            match store::save_fallback(&plan.fallback_dir, &run) {
-                Ok(p) => Some(p),
-                Err(e2) => {
-                    journal.send(&entries::output_not_written(
-                        OutputKind::Fallback,
-                        &plan.fallback_dir,
-                        &e2.to_string(),
-                    ));
-                    None
-                }
-            }
-        }
-    };
-    if let Some(p) = &plan.prometheus {
-        let dir = p.parent().unwrap_or(std::path::Path::new("/"));
-        let written = if dir.is_dir() {
-            output::write_file(p, &Prometheus, &run).map_err(|e| e.to_string())
-        } else {
-            Err(format!(
-                "directory {} does not exist (is node_exporter's textfile collector installed?)",
-                dir.display()
-            ))
-        };
-        if let Err(why) = written {
-            journal.send(&entries::output_not_written(
-                OutputKind::Prometheus,
-                p,
-                &why,
-            ));
-        }
-    }
-    let storage = match &stored {
-        Ok(p) => Storage::Stored(p),
-        Err(_) => Storage::NotStored(fallback.as_deref()),
-    };
-    journal.send(&entries::summary(&run, stop, storage));
-    let _ = out.text(&Table, &run);
-    notify.send(&[&format!("STATUS=self-test {}", run.verdict.word())]);
-    code
-}
-
 /// The entry of a self-test stopped before a verdict by `e` at `stage`, with the
 /// errno the call returned and what refused as fields (`RTBENCH_ERRNO`,
 /// `RTBENCH_CAUSE`, when known).
-fn aborted(stage: &str, e: &crate::error::Error) -> crate::report::journal::Entry {
+fn aborted(stage: &str, e: &Error) -> crate::report::journal::Entry {
     let mut entry = entries::aborted(stage, &e.to_string(), e.exit_code());
     if let Some(n) = e.errno() {
         entry = entry.field("RTBENCH_ERRNO", n);

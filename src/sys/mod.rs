@@ -1,6 +1,7 @@
 //! Everything rtbench asks of the kernel: the SysRoot through which /proc, /sys and
 //! /dev are read and written, scheduling and memory locking, the PM QoS holder,
-//! clocks and the system snapshot, and why the kernel refused ([`refusal`]).
+//! clocks and the system snapshot, cpufreq and cpuidle ([`power`]), and why the kernel
+//! refused ([`refusal`]).
 
 pub mod atomic;
 pub mod cgroup;
@@ -11,6 +12,7 @@ pub mod info;
 pub mod input;
 pub mod notify;
 pub mod pmqos;
+pub mod power;
 pub mod refusal;
 pub mod root;
 pub mod sched;

@@ -7,12 +7,17 @@
 //!
 //! A notification that cannot be delivered is reported once (the caller logs the
 //! returned line); later failures are silent, so a broken socket does not flood the log.
+//! [`watchdog_interval`] says whether, and how often, the service manager wants
+//! `WATCHDOG=1`. Every command that notifies (the self-test, the monitor) goes through
+//! this module.
 //!
-//! Source: sd_notify(3) "NOTIFY_SOCKET", systemd's `sd_notify()` in
-//! src/libsystemd/sd-daemon/sd-daemon.c (abstract names: `@` → leading NUL).
+//! Source: sd_notify(3) "NOTIFY_SOCKET", sd_watchdog_enabled(3), systemd's `sd_notify()`
+//! and `sd_watchdog_enabled()` in src/libsystemd/sd-daemon/sd-daemon.c (abstract names:
+//! `@` → leading NUL).
 
 use std::io;
 use std::os::unix::net::{SocketAddr, UnixDatagram};
+use std::time::Duration;
 
 /// Where notifications go, from `$NOTIFY_SOCKET`.
 pub struct Notifier {
@@ -94,6 +99,40 @@ impl Notifier {
     }
 }
 
+/// The watchdog interval the service manager expects `WATCHDOG=1` within, from
+/// `$WATCHDOG_USEC` and `$WATCHDOG_PID` as sd_watchdog_enabled(3) reads them (see
+/// [`watchdog_from`]); `None` when no watchdog is asked of this process.
+pub fn watchdog_interval() -> Option<Duration> {
+    let var = |n: &str| std::env::var(n).ok();
+    watchdog_from(
+        var("WATCHDOG_USEC").as_deref(),
+        var("WATCHDOG_PID").as_deref(),
+        std::process::id(),
+    )
+}
+
+/// The watchdog interval for process `me` given `WATCHDOG_USEC` (`usec`) and
+/// `WATCHDOG_PID` (`pid`), as sd_watchdog_enabled(3) defines them: `usec` is a number
+/// of µs, neither 0 nor infinity (2^64 - 1); `pid`, when set, is a valid PID, and the
+/// watchdog is this process's only when it is `me` (a child that inherited the
+/// environment is not asked). Anything else: `None`.
+pub fn watchdog_from(usec: Option<&str>, pid: Option<&str>, me: u32) -> Option<Duration> {
+    let usec: u64 = usec?.parse().ok()?;
+    if usec == 0 || usec == u64::MAX {
+        return None;
+    }
+    match pid {
+        None => {}
+        Some(p) => {
+            let p: u32 = p.parse().ok().filter(|&p| p > 0)?;
+            if p != me {
+                return None;
+            }
+        }
+    }
+    Some(Duration::from_micros(usec))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,5 +154,19 @@ mod tests {
         let mut gone = Notifier::new("/nonexistent/rtbench-notify");
         assert!(gone.send(&["READY=1"]).is_some());
         assert_eq!(gone.send(&["WATCHDOG=1"]), None);
+    }
+
+    #[test]
+    fn watchdog_as_sd_watchdog_enabled_reads_it() {
+        let s = |us| Some(Duration::from_micros(us));
+        assert_eq!(watchdog_from(Some("600000"), Some("42"), 42), s(600_000));
+        assert_eq!(watchdog_from(Some("600000"), None, 42), s(600_000));
+        assert_eq!(watchdog_from(Some("600000"), Some("41"), 42), None);
+        assert_eq!(watchdog_from(Some("600000"), Some("x"), 42), None);
+        assert_eq!(watchdog_from(Some("600000"), Some("0"), 42), None);
+        assert_eq!(watchdog_from(None, Some("42"), 42), None);
+        assert_eq!(watchdog_from(Some("0"), None, 42), None);
+        assert_eq!(watchdog_from(Some("18446744073709551615"), None, 42), None);
+        assert_eq!(watchdog_from(Some("-5"), None, 42), None);
     }
 }

@@ -8,8 +8,8 @@
 //! Documentation/ABI/testing/sysfs-devices-system-cpu). rtbench never edits a bootloader; it prints the
 //! bootargs fragment that would satisfy the configuration ([`bootargs`]).
 
+use super::spec::TuningSpec;
 use super::{Decision, Item, ItemReport, Status};
-use crate::config::tuning::TuningSpec;
 use crate::cpuset::CpuSet;
 use crate::sys::info::SysInfo;
 use crate::sys::SysRoot;

@@ -11,7 +11,7 @@
 //! fork of rtbench for each load process, a stack for each measuring thread and
 //! rtbench's own memory, which it locks — plus the optional `commit_headroom_pct`.
 
-use crate::config::tuning::CommitReserve;
+use super::spec::CommitReserve;
 use crate::sys::refusal::memory::meminfo_kb;
 use crate::sys::refusal::Status;
 use crate::sys::SysRoot;

@@ -8,8 +8,8 @@
 //! established model it improves on: tuned does not roll back a half-applied profile.
 
 use super::journal::{Entry, Journal, JournalState, Lock};
+use super::spec::TuningSpec;
 use super::{boot, errno_name, Action, Decision, Item, ItemReport, Status, TuningReport};
-use crate::config::tuning::TuningSpec;
 use crate::error::Result;
 use crate::sys::SysRoot;
 

@@ -22,8 +22,8 @@
 //! it would have gone to; `apply` moves it with `sched_setaffinity(2)`, journalled for
 //! revert, and the kernel's refusal (EINVAL for a thread it pins) is `unsupported`.
 
+use super::spec::{IrqbalancePolicy, TuningSpec};
 use super::{Decision, Item, ItemReport, Status, Step, ValueKind};
-use crate::config::tuning::{IrqbalancePolicy, TuningSpec};
 use crate::cpuset::CpuSet;
 use crate::sys::envfile::{EnvFile, Value};
 use crate::sys::SysRoot;

@@ -8,10 +8,10 @@
 //! attribute (Documentation/core-api/workqueue.rst).
 
 use super::commit::Need;
+use super::spec::{CommitReserve, TuningSpec};
 use super::{
     already, not_applicable, plan_value, Decision, Item, ItemReport, Status, Step, ValueKind,
 };
-use crate::config::tuning::{CommitReserve, TuningSpec};
 use crate::cpuset::CpuSet;
 use crate::error::Cause;
 use crate::sys::refusal::memory::meminfo_kb;

@@ -6,8 +6,9 @@
 //! original value (fsync'd), lets the item verify by re-reading, and reverts in reverse
 //! order from the journal. Every item ends as one [`Status`].
 //!
-//! Kernel semantics: each item file cites the kernel documentation it follows; the
-//! schema is documented in src/config/tuning/mod.rs and systemd/rtbench.toml.
+//! Kernel semantics: each item file cites the kernel documentation it follows. What
+//! the items are asked for is a [`spec::TuningSpec`]; its TOML schema is documented in
+//! src/config/tuning/mod.rs and systemd/rtbench.toml.
 
 pub mod boot;
 pub mod commit;
@@ -16,6 +17,7 @@ pub mod irq;
 pub mod journal;
 pub mod knobs;
 pub mod power;
+pub mod spec;
 
 use crate::sys::SysRoot;
 use serde::{Deserialize, Serialize};

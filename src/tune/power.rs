@@ -1,32 +1,26 @@
-//! Power items: the cpufreq governor per policy and cpuidle states per CPU.
-//! Semantics: the kernel's Documentation/admin-guide/pm/cpuidle.rst (per-state
-//! `disable`, exit `latency` in µs) and Documentation/admin-guide/pm/cpufreq.rst
-//! (`scaling_governor`, `scaling_available_governors` per policy).
+//! Power items: the cpufreq governor per policy and cpuidle states per CPU, read
+//! through [`crate::sys::power`]. Semantics: the kernel's
+//! Documentation/admin-guide/pm/cpuidle.rst (per-state `disable`, exit `latency` in µs)
+//! and Documentation/admin-guide/pm/cpufreq.rst (`scaling_governor`,
+//! `scaling_available_governors` per policy).
 
+use super::spec::TuningSpec;
 use super::{
     already, not_applicable, plan_value, Absent, Decision, Item, ItemReport, Status, Step,
     ValueKind,
 };
-use crate::config::tuning::TuningSpec;
+use crate::sys::power::{self, CpufreqPolicy, CPUFREQ_DIR};
 use crate::sys::SysRoot;
-
-const CPUFREQ: &str = "/sys/devices/system/cpu/cpufreq";
 
 /// Adds one governor item per cpufreq policy and one cpuidle item per CPU.
 pub fn items(root: &SysRoot, spec: &TuningSpec, out: &mut Vec<Box<dyn Item>>) {
     if let Some(g) = &spec.governor {
-        let mut policies: Vec<String> = root
-            .list_dir(CPUFREQ)
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|n| n.starts_with("policy"))
-            .collect();
-        policies.sort_by_key(|p| p[6..].parse::<usize>().unwrap_or(usize::MAX));
+        let policies = power::cpufreq_policies(root);
         if policies.is_empty() {
             out.push(Box::new(Absent {
                 name: "cpufreq.governor".into(),
                 why: "no cpufreq policies (no cpufreq driver)".into(),
-                path: CPUFREQ.into(),
+                path: CPUFREQ_DIR.into(),
             }));
         }
         for policy in policies {
@@ -48,19 +42,18 @@ pub fn items(root: &SysRoot, spec: &TuningSpec, out: &mut Vec<Box<dyn Item>>) {
 
 /// `cpufreq.policyN`: the governor, which must be in `scaling_available_governors`.
 struct Governor {
-    policy: String,
+    policy: CpufreqPolicy,
     want: String,
 }
 
 impl Item for Governor {
     fn name(&self) -> String {
-        format!("cpufreq.{}", self.policy)
+        format!("cpufreq.{}", self.policy.name)
     }
 
     fn plan(&self, root: &SysRoot) -> Decision {
-        let dir = format!("{CPUFREQ}/{}", self.policy);
-        let path = format!("{dir}/scaling_governor");
-        if let Ok(avail) = root.read(&format!("{dir}/scaling_available_governors")) {
+        let path = self.policy.path("scaling_governor");
+        if let Ok(avail) = self.policy.read(root, "scaling_available_governors") {
             if !avail.split_whitespace().any(|g| g == self.want) {
                 return Decision::Done(
                     ItemReport::new(
@@ -68,8 +61,7 @@ impl Item for Governor {
                         Status::Failed,
                         format!(
                             "refused: governor {:?} not available (available: {})",
-                            self.want,
-                            avail.trim()
+                            self.want, avail
                         ),
                     )
                     .at(path),
@@ -93,28 +85,22 @@ impl Item for Cpuidle {
     }
 
     fn plan(&self, root: &SysRoot) -> Decision {
-        let dir = format!("/sys/devices/system/cpu/cpu{}/cpuidle", self.cpu);
-        let Ok(mut states) = root.list_dir(&dir) else {
+        let dir = power::cpuidle_dir(self.cpu);
+        let Ok(states) = power::idle_states(root, self.cpu) else {
             return not_applicable(self.name(), &dir, "no cpuidle states (no cpuidle driver)");
         };
-        states.retain(|s| s.starts_with("state"));
-        states.sort_by_key(|s| s[5..].parse::<usize>().unwrap_or(usize::MAX));
         let mut steps = Vec::new();
         let mut names = Vec::new();
         for st in &states {
-            let latency: u64 = root
-                .read_trim(&format!("{dir}/{st}/latency"))
-                .ok()
-                .and_then(|s| s.parse().ok())
-                .unwrap_or(0);
-            let path = format!("{dir}/{st}/disable");
-            let Ok(text) = root.read(&path) else { continue };
-            if latency > self.max_latency_us as u64 && text.trim() != "1" {
-                let name = root
-                    .read_trim(&format!("{dir}/{st}/name"))
-                    .unwrap_or_default();
-                names.push(format!("{st} {name} ({latency} µs)"));
-                steps.push(Step::new(&path, &text, "1".into(), ValueKind::Words));
+            let Some(text) = &st.disable else { continue };
+            if st.latency_us > self.max_latency_us as u64 && !st.disabled() {
+                names.push(format!("{} {} ({} µs)", st.state, st.name, st.latency_us));
+                steps.push(Step::new(
+                    &st.disable_path(),
+                    text,
+                    "1".into(),
+                    ValueKind::Words,
+                ));
             }
         }
         if steps.is_empty() {

@@ -11,6 +11,7 @@ mod common;
 mod cpuset_cgroup;
 mod cyclic_cli;
 mod cyclic_compat;
+mod every_command;
 mod harness_compat;
 mod isolation;
 mod load;

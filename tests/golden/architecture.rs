@@ -2,8 +2,9 @@
 //!
 //! - the module table ("Module map"): each top-level module has one row, each row names
 //!   a module, and every `crate::X` (or `super::…` reaching X) in a module's code names
-//!   a module its "uses" column lists (`everything`, `—` for none); the binary
-//!   (`main.rs`) reaches the library as `rtbench::X`;
+//!   a module its "uses" column lists (`everything`, `—` for none) or one of the last
+//!   row, the foundation every module may use (CPU lists, durations, dates, errors);
+//!   the binary (`main.rs`) reaches the library as `rtbench::X`;
 //! - only `cli/` (the definitions), `plan/` (which reads them) and `app/` (the glue) use
 //!   clap or the `cli` types; every other module is usable without a command line;
 //! - no import cycles: among the modules of one directory (siblings), and among the
@@ -237,7 +238,7 @@ fn every_source_file_is_a_module_of_the_library_or_the_binary() {
 }
 
 /// docs/ARCHITECTURE.md's module table: module → the modules it may use (None:
-/// everything).
+/// everything), the foundation (the last row's modules) included in each.
 fn table() -> BTreeMap<String, Option<BTreeSet<String>>> {
     let doc =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ARCHITECTURE.md"))
@@ -257,13 +258,18 @@ fn table() -> BTreeMap<String, Option<BTreeSet<String>>> {
         lines.next().is_some(),
         "no module table in docs/ARCHITECTURE.md"
     );
-    for l in lines.skip(1).take_while(|l| l.starts_with('|')) {
+    let lines: Vec<&str> = lines.skip(1).take_while(|l| l.starts_with('|')).collect();
+    let foundation = lines
+        .last()
+        .map(|l| names(l.trim_matches('|').split('|').next().unwrap_or("")))
+        .unwrap_or_default();
+    for l in lines {
         let cells: Vec<&str> = l.trim_matches('|').split('|').map(str::trim).collect();
         assert_eq!(cells.len(), 3, "{l}");
         let uses = match cells[2] {
             "everything" => None,
-            "—" => Some(BTreeSet::new()),
-            c => Some(names(c).into_iter().collect()),
+            "—" => Some(foundation.iter().cloned().collect()),
+            c => Some(names(c).into_iter().chain(foundation.clone()).collect()),
         };
         for m in names(cells[0]) {
             assert!(

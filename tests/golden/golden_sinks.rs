@@ -341,7 +341,7 @@ mod pair {
 
 mod stored {
     use super::*;
-    use rtbench::report::store::StoredRun;
+    use rtbench::results::store::StoredRun;
 
     const RUN: &str = r##"{
   "rtbench_version": "0.1.0",

@@ -346,8 +346,8 @@ fn p2_plot_refuses_numbers_that_would_wrap() {
 /// `0s`.
 #[test]
 fn p2_report_shows_a_huge_maximum_as_it_is() {
-    use rtbench::report::store::{Origin, StoredRun};
-    use rtbench::report::summary::{TestSummary, ThreadSummary, Verdict};
+    use rtbench::results::store::{Origin, StoredRun};
+    use rtbench::results::summary::{TestSummary, ThreadSummary, Verdict};
     let d = TempDir::new("hostile-report");
     let big = u64::MAX;
     let th = ThreadSummary {

@@ -840,9 +840,9 @@ fn cyclictest_dumps_parse_to_exact_numbers_or_refuse() {
 /// An rt-tests / rtbench `--json` document with hostile numbers and dates.
 fn rt_tests_json() -> impl Strategy<Value = (serde_json::Value, bool)> {
     let date = prop_oneof![
-        (0i64..253_402_300_799).prop_map(rtbench::report::date::rfc2822_utc),
+        (0i64..253_402_300_799).prop_map(rtbench::date::rfc2822_utc),
         (0i64..4_000_000_000, odd_text()).prop_map(|(s, z)| {
-            let d = rtbench::report::date::rfc2822_utc(s);
+            let d = rtbench::date::rfc2822_utc(s);
             format!("{} {z}", &d[..d.len() - 6])
         }),
         odd_text(),
@@ -942,10 +942,10 @@ fn rt_tests_json_parses_to_exact_numbers_or_refuses() {
 fn dates_parse_exactly_or_not_at_all() {
     use rtbench::plot::json::parse_rfc2822;
     let text = prop_oneof![
-        (i64::MIN / 2..i64::MAX / 2).prop_map(|s| (Some(s), rtbench::report::date::rfc2822_utc(s))),
+        (i64::MIN / 2..i64::MAX / 2).prop_map(|s| (Some(s), rtbench::date::rfc2822_utc(s))),
         odd_text().prop_map(|t| (None, t)),
         (0i64..4_000_000_000, 0usize..31, odd_text()).prop_map(|(s, at, junk)| {
-            let mut d = rtbench::report::date::rfc2822_utc(s);
+            let mut d = rtbench::date::rfc2822_utc(s);
             let mut at = at.min(d.len());
             while !d.is_char_boundary(at) {
                 at -= 1;
@@ -963,7 +963,7 @@ fn dates_parse_exactly_or_not_at_all() {
             ),
         )
             .prop_map(|(s, sign, zone)| {
-                let d = rtbench::report::date::rfc2822_utc(s);
+                let d = rtbench::date::rfc2822_utc(s);
                 (
                     None,
                     format!("{}{sign}{}", &d[..d.len() - 5], zone.concat()),
@@ -979,8 +979,8 @@ fn dates_parse_exactly_or_not_at_all() {
                 prop_assert_eq!(got, Some(s), "{}", t);
             }
         }
-        let _ = rtbench::report::date::utc_stamp(secs.unwrap_or(i64::MIN));
-        let _ = rtbench::report::date::utc_stamp(i64::MAX);
+        let _ = rtbench::date::utc_stamp(secs.unwrap_or(i64::MIN));
+        let _ = rtbench::date::utc_stamp(i64::MAX);
         Ok(())
     });
 }
@@ -994,8 +994,8 @@ fn sysinfo() -> rtbench::sys::info::SysInfo {
         .clone()
 }
 
-fn stored_run() -> impl Strategy<Value = rtbench::report::store::StoredRun> {
-    use rtbench::report::summary::{TestSummary, ThreadSummary, Verdict};
+fn stored_run() -> impl Strategy<Value = rtbench::results::store::StoredRun> {
+    use rtbench::results::summary::{TestSummary, ThreadSummary, Verdict};
     let thread = (
         proptest::collection::vec(hostile_u64(), 9),
         proptest::collection::vec((hostile_u64(), hostile_u64()), 0..4),
@@ -1023,7 +1023,7 @@ fn stored_run() -> impl Strategy<Value = rtbench::report::store::StoredRun> {
             .enumerate()
             .map(|(i, t)| ThreadSummary { thread: i, ..t })
             .collect();
-        rtbench::report::store::StoredRun {
+        rtbench::results::store::StoredRun {
             rtbench_version: "t".into(),
             start_s: start,
             duration_s: 1.0,

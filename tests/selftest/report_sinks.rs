@@ -7,9 +7,9 @@ use rtbench::measure::cyclic::{self, CyclicSpec};
 use rtbench::measure::harness::Progress;
 use rtbench::measure::stats::LiveSnapshot;
 use rtbench::measure::{RunControl, ThreadSpec};
-use rtbench::report::store::{Store, StoredRun};
-use rtbench::report::summary::{TestSummary, ThreadSummary};
-use rtbench::selftest::verdict::judge;
+use rtbench::results::store::{Store, StoredRun};
+use rtbench::results::summary::{TestSummary, ThreadSummary};
+use rtbench::results::verdict::judge;
 use rtbench::sys::clock::Clock;
 use rtbench::sys::info::SysInfo;
 use rtbench::sys::sched::Policy;
@@ -76,7 +76,7 @@ fn measured_run(max_us: u64) -> StoredRun {
         tests,
         verdict,
         interrupted: false,
-        origin: rtbench::report::store::Origin::current(),
+        origin: rtbench::results::store::Origin::current(),
         exit_code: None,
         store_error: None,
     }

@@ -226,7 +226,12 @@ fn every_command(name: &str, t: &Tree) -> Planned {
     let cfg = rtbench::config::parse("[load]\nspec = \"cpu:1\"\n", "t.toml", &root)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     assert_eq!(cfg.cyclic_cpus, base, "{name}");
-    let st = rtbench::selftest::plan(&cfg, &topo, "t.toml", "t.toml", "");
+    let located = rtbench::config::Located {
+        path: "t.toml".into(),
+        text: Some(String::new()),
+        config: cfg,
+    };
+    let st = rtbench::selftest::plan(&located, &topo);
     let st_planned = Planned {
         cpus: st.tests[0].threads().iter().map(|t| t.cpu).collect(),
         main: st.tests[0].control().main_cpus.clone(),

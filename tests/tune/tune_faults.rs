@@ -7,9 +7,9 @@
 use crate::common::{no_forks, tune_tree};
 
 use rtbench::config;
-use rtbench::config::tuning::TuningSpec;
 use rtbench::sys::SysRoot;
 use rtbench::tune::journal::{Entry, Journal, JournalState};
+use rtbench::tune::spec::TuningSpec;
 use rtbench::tune::{self, ApplyOptions, Decision, Status, Step, ValueKind};
 use tune_tree::Tree;
 

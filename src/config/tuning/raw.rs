@@ -1,7 +1,7 @@
 //! `[tuning]` as written: every value that is validated is a [`Spanned`], so an
 //! error names its line. Validation is in the parent module.
 
-use super::{IrqbalancePolicy, Thp};
+use crate::tune::spec::{IrqbalancePolicy, Thp};
 use serde::Deserialize;
 use toml::Spanned;
 

@@ -5,10 +5,11 @@ use super::{
     Entry, Priority, MSG_ABORTED, MSG_CONFIG, MSG_DEFAULTS, MSG_OUTPUT, MSG_PLACEMENT, MSG_READY,
     MSG_RESULT, MSG_SUMMARY, MSG_TUNING,
 };
+use crate::duration::{us, UsStyle::Text};
 use crate::error::ConfigError;
 use crate::measure::harness::StopCause;
-use crate::report::store::StoredRun;
-use crate::report::summary::{us, ThreadSummary, Verdict};
+use crate::results::store::StoredRun;
+use crate::results::summary::{ThreadSummary, Verdict};
 use crate::tune::{ItemReport, Status};
 
 /// One tuning item's outcome (`RTBENCH_TUNE_ITEM`, `_STATUS`, `_CHANGED`, and when
@@ -89,7 +90,7 @@ pub fn thread_result(test: &str, th: &ThreadSummary, verdict: &Verdict) -> Entry
             .join(", ")
     };
     let cpu = th.cpu.map_or_else(|| "-".to_string(), |c| c.to_string());
-    let who = crate::report::summary::thread_label(test, th.thread, th.cpu);
+    let who = crate::results::summary::thread_label(test, th.thread, th.cpu);
     let outcome = match word {
         "fail" => format!("FAIL: {}", failed.join("; ")),
         "unjudged" => "unjudged (no limit applies)".to_string(),
@@ -104,10 +105,10 @@ pub fn thread_result(test: &str, th: &ThreadSummary, verdict: &Verdict) -> Entry
         },
         format!(
             "{who}: max {}, p99.9 {}, p99 {}, avg {}, {} overruns, {} samples: {outcome}",
-            us(th.max_ns),
-            us(th.p999_ns),
-            us(th.p99_ns),
-            us(th.avg_ns),
+            us(th.max_ns, Text),
+            us(th.p999_ns, Text),
+            us(th.p99_ns, Text),
+            us(th.avg_ns, Text),
             th.overruns,
             th.count
         ),
@@ -175,7 +176,7 @@ pub fn summary(run: &StoredRun, stop: StopCause, storage: Storage<'_>) -> Entry 
         run.verdict.word().to_uppercase(),
         names.join("+"),
         run.duration_s,
-        us(worst)
+        us(worst, Text)
     );
     if stop.interrupted() {
         msg.push_str(" (interrupted)");

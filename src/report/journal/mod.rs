@@ -1,18 +1,25 @@
-//! The self-test's structured journal entries — one function per entry kind, every
-//! field named `RTBENCH_*` — and their destination ([`Journal`]): journald (native
+//! rtbench's structured journal entries, the self-test's and the monitor's — one
+//! function per entry kind, every field named `RTBENCH_*` — and their destination
+//! ([`Journal`]): journald (native
 //! protocol through systemd-journal-logger), human lines on standard error where there
 //! is no journald (a hand run, a container), or `key=value` lines on standard error
 //! when asked for (`--log-format logfmt`: the SysV init script sends them to syslog).
 //!
 //! Each entry kind has one constant MESSAGE_ID with one meaning, explained in
 //! `systemd/rtbench.catalog`; every `@FIELD@` the catalog uses for an ID is a field of
-//! every entry with that ID (tests/selftest/verdict.rs checks it). Figures are fields in **ns**
-//! (`*_NS`); the human MESSAGE speaks **µs**.
+//! every entry with that ID: [`Journal::try_send`] checks each entry against the
+//! catalog in debug builds (every test run of every command), so a bare `@FIELD@` in
+//! `journalctl -x` fails a test instead of reaching a board. Figures are fields in
+//! **ns** (`*_NS`); the human MESSAGE speaks **µs**.
 //!
 //! Source: systemd.journal-fields(7), sd_journal_send(3), journalctl(1) `--catalog`.
 
 mod entries;
+#[cfg(feature = "monitor")]
+mod monitor;
 pub use entries::*;
+#[cfg(feature = "monitor")]
+pub use monitor::*;
 
 use std::io::Write;
 
@@ -34,11 +41,25 @@ pub const MSG_OUTPUT: &str = "4ac37d680e7a4865822e0b39e581b9e0";
 /// The self-test stopped before a verdict (tuning, load or measurement refused).
 pub const MSG_ABORTED: &str = "11388322edd8448fb26766740685d2fb";
 
-/// The main thread or the load shares a core with a measured CPU.
+/// The main thread or the load shares a core with a measured CPU (the self-test's or
+/// the monitor's).
 pub const MSG_PLACEMENT: &str = "e677ff564d274fdaa78418a6ad5240c9";
 
-/// Every MESSAGE_ID rtbench logs.
-pub const ALL_IDS: [&str; 9] = [
+/// The monitor started: CPUs, interval, priority, window, what the state file held.
+pub const MSG_MONITOR_START: &str = "c235ff9bebdd447a895829d54b7b1aa9";
+/// One CPU's figures for one window.
+pub const MSG_MONITOR_WINDOW: &str = "cc642425788247bfaec2950f5114111e";
+/// A window exceeded a `[monitor.limits]` limit on one CPU.
+pub const MSG_MONITOR_LIMIT: &str = "a694d7ed549d47af8e69c18a54fad1a8";
+/// The monitor stopped (state saved, or why not).
+pub const MSG_MONITOR_STOP: &str = "d4afd97974874b9781398c86865fe1c7";
+/// The window store, state file or Prometheus textfile could not be written (or can
+/// be again).
+pub const MSG_MONITOR_OUTPUT: &str = "37e4093074a449328d450b9a6e3f66f8";
+
+/// Every MESSAGE_ID rtbench logs, the self-test's and the monitor's
+/// (`scripts/lint-packaging.sh` checks that the catalog compiles with each of them).
+pub const ALL_IDS: [&str; 14] = [
     MSG_RESULT,
     MSG_SUMMARY,
     MSG_TUNING,
@@ -48,6 +69,11 @@ pub const ALL_IDS: [&str; 9] = [
     MSG_OUTPUT,
     MSG_ABORTED,
     MSG_PLACEMENT,
+    MSG_MONITOR_START,
+    MSG_MONITOR_WINDOW,
+    MSG_MONITOR_LIMIT,
+    MSG_MONITOR_STOP,
+    MSG_MONITOR_OUTPUT,
 ];
 
 /// Syslog priority of an entry.
@@ -102,6 +128,28 @@ impl Entry {
         }
     }
 
+    /// Debug builds only (tests, development runs): panics when the entry lacks a field
+    /// that the catalog text of its MESSAGE_ID names as `@FIELD@` (`journalctl -x`
+    /// would show the bare name), or when its MESSAGE_ID is not in the catalog.
+    pub fn check_catalog(&self) {
+        #[cfg(debug_assertions)]
+        {
+            let fields = catalog_fields(self.message_id)
+                .unwrap_or_else(|| panic!("MESSAGE_ID {} is not in the catalog", self.message_id));
+            let missing: Vec<&str> = fields
+                .into_iter()
+                .filter(|f| self.get(f).is_none())
+                .collect();
+            assert!(
+                missing.is_empty(),
+                "entry {} lacks the catalog's @{}@ (journalctl -x shows it bare): {:?}",
+                self.message_id,
+                missing.join("@, @"),
+                self.message
+            );
+        }
+    }
+
     /// The value of field `name`, if the entry has it.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.fields
@@ -127,6 +175,37 @@ impl Entry {
         s.push_str(&format!(" MESSAGE={}", logfmt_value(&self.message)));
         s
     }
+}
+
+/// The `@FIELD@` names of the catalog text of `id` (`systemd/rtbench.catalog`), `None`
+/// when the catalog has no entry for it. Names are upper-case letters, digits and `_`,
+/// as systemd's catalog substitution takes them.
+#[cfg(debug_assertions)]
+fn catalog_fields(id: &str) -> Option<Vec<&'static str>> {
+    const CATALOG: &str = include_str!("../../../systemd/rtbench.catalog");
+    let start = CATALOG.find(&format!("-- {id}\n"))?;
+    let text = &CATALOG[start + 4 + id.len()..];
+    let text = &text[..text.find("\n-- ").unwrap_or(text.len())];
+    let mut fields = Vec::new();
+    let mut rest = text;
+    while let Some(a) = rest.find('@') {
+        let after = &rest[a + 1..];
+        match after.find('@') {
+            Some(b)
+                if b > 0
+                    && after[..b]
+                        .chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_') =>
+            {
+                if !fields.contains(&&after[..b]) {
+                    fields.push(&after[..b]);
+                }
+                rest = &after[b + 1..];
+            }
+            _ => rest = after,
+        }
+    }
+    Some(fields)
 }
 
 fn logfmt_value(v: &str) -> String {
@@ -223,6 +302,7 @@ impl Journal {
     /// caller must ignore SIGPIPE to see it). journald's own failures are not errors
     /// here: they fall back to standard error.
     pub fn try_send(&mut self, e: &Entry) -> std::io::Result<()> {
+        e.check_catalog();
         match self {
             Journal::Journald { log, echo } => {
                 let mut kvs: Vec<(&str, &str)> = vec![("MESSAGE_ID", e.message_id)];
@@ -273,6 +353,26 @@ impl Journal {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_id_is_in_the_catalog_once_and_the_catalog_has_no_other() {
+        let catalog = include_str!("../../../systemd/rtbench.catalog");
+        for id in ALL_IDS {
+            assert_eq!(catalog.matches(&format!("-- {id}\n")).count(), 1, "{id}");
+        }
+        let listed = catalog.lines().filter(|l| l.starts_with("-- ")).count();
+        assert_eq!(listed, ALL_IDS.len());
+        assert_eq!(
+            catalog_fields(MSG_PLACEMENT).unwrap(),
+            ["RTBENCH_PLACEMENT", "RTBENCH_MEASURED_CPUS", "RTBENCH_CPUS"]
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "lacks the catalog's @RTBENCH_CONFIG@")]
+    fn an_entry_without_a_catalog_field_is_caught() {
+        Journal::Memory(Vec::new()).send(&Entry::new(MSG_CONFIG, Priority::Error, "x"));
+    }
 
     #[test]
     fn logfmt_quotes_what_needs_quoting() {

@@ -5,8 +5,8 @@ pub mod shape;
 
 use super::TempDir;
 use rtbench::config;
-use rtbench::config::tuning::TuningSpec;
 use rtbench::sys::SysRoot;
+use rtbench::tune::spec::TuningSpec;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -234,11 +234,6 @@ pub struct Store {
     pub keep: usize,
 }
 
-/// `YYYYmmddTHHMMSSZ` for `secs` (UTC), sortable as text.
-pub fn utc_stamp(secs: i64) -> String {
-    super::date::utc_stamp(secs)
-}
-
 impl Store {
     /// A store in `dir` keeping `keep` runs.
     pub fn new(dir: impl Into<PathBuf>, keep: usize) -> Store {
@@ -269,7 +264,10 @@ impl Store {
             .last()
             .and_then(|p| sequence(p))
             .map_or(1, |n| n + 1);
-        let name = format!("{PREFIX}{next:06}-{}.json", utc_stamp(run.start_s));
+        let name = format!(
+            "{PREFIX}{next:06}-{}.json",
+            crate::date::utc_stamp(run.start_s)
+        );
         let path = self.dir.join(name);
         let mut bytes = serde_json::to_vec_pretty(run)?;
         bytes.push(b'\n');
@@ -319,29 +317,29 @@ impl Store {
     }
 }
 
+/// A run of this process, started at `start_s`, that passed with nothing in it.
+#[cfg(test)]
+pub(crate) fn sample_run(start_s: i64) -> StoredRun {
+    StoredRun {
+        rtbench_version: "test".into(),
+        start_s,
+        duration_s: 1.0,
+        sysinfo: SysInfo::read(&crate::sys::SysRoot::host()),
+        config: serde_json::json!({}),
+        tuning: serde_json::json!([]),
+        load: String::new(),
+        tests: vec![],
+        verdict: Verdict::new(vec![], vec![], vec![]),
+        interrupted: false,
+        origin: Origin::current(),
+        exit_code: Some(0),
+        store_error: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::summary::Verdict;
-    use crate::sys::SysRoot;
-
-    pub(crate) fn sample_run(start_s: i64) -> StoredRun {
-        StoredRun {
-            rtbench_version: "test".into(),
-            start_s,
-            duration_s: 1.0,
-            sysinfo: SysInfo::read(&SysRoot::host()),
-            config: serde_json::json!({}),
-            tuning: serde_json::json!([]),
-            load: String::new(),
-            tests: vec![],
-            verdict: Verdict::new(vec![], vec![], vec![]),
-            interrupted: false,
-            origin: Origin::current(),
-            exit_code: Some(0),
-            store_error: None,
-        }
-    }
 
     #[test]
     fn unit_from_cgroup_v2_and_v1() {
@@ -396,7 +394,6 @@ mod tests {
         let left = store.list().unwrap();
         assert_eq!(left, paths[1..].to_vec());
         assert_eq!(Store::load(&left[1]).unwrap(), sample_run(1_000_000_200));
-        assert_eq!(utc_stamp(0), "19700101T000000Z");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -60,6 +60,56 @@ impl WindowCpu {
     }
 }
 
+/// What the monitor has seen on one CPU over all its windows, across restarts: the
+/// largest latency and when, and the counters. Latencies in **ns**. The one type for
+/// these figures: kept per CPU by the monitor's history (and in its state file, under
+/// the names below), shown in its journal entries and Prometheus textfile and by
+/// `rtbench report --since`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct AllTime {
+    /// Largest latency ever seen on the CPU by the monitor.
+    #[serde(rename = "alltime_max_ns")]
+    pub max_ns: u64,
+    /// When (end of the window that had it), seconds since the epoch; 0 if never.
+    #[serde(rename = "alltime_max_at_s")]
+    pub max_at_s: i64,
+    /// Samples ever taken.
+    #[serde(rename = "alltime_samples")]
+    pub samples: u64,
+    /// Overruns ever counted.
+    #[serde(rename = "alltime_overruns")]
+    pub overruns: u64,
+    /// Windows that exceeded a `[monitor.limits]` limit, ever.
+    pub windows_over_limit: u64,
+    /// Windows summarised, ever.
+    pub windows: u64,
+}
+
+impl AllTime {
+    /// Adds one window's figures `c` that ended at `end_s`. The counters come back
+    /// from the state file: one that claims nearly 2^64 samples (584,000 years at 1
+    /// MHz) is damaged, and stays at the maximum rather than wrapping to a small
+    /// number.
+    pub fn add_window(&mut self, c: &WindowCpu, end_s: i64) {
+        self.add_max(c.max_ns, end_s);
+        self.samples = self.samples.saturating_add(c.samples);
+        self.overruns = self.overruns.saturating_add(c.overruns);
+        self.windows = self.windows.saturating_add(1);
+        self.windows_over_limit = self
+            .windows_over_limit
+            .saturating_add(u64::from(!c.exceeded.is_empty()));
+    }
+
+    /// Takes `max_ns`, seen at `at_s`, as the maximum if it is larger (also for a
+    /// window newer than the state file: a crash after the last save).
+    pub fn add_max(&mut self, max_ns: u64, at_s: i64) {
+        if max_ns > self.max_ns {
+            self.max_ns = max_ns;
+            self.max_at_s = at_s;
+        }
+    }
+}
+
 /// One window of the monitor.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WindowRecord {
@@ -108,28 +158,32 @@ impl WindowStore {
         crate::sys::atomic::append(&current, &line)
     }
 
-    /// Every readable record, oldest first, and the number of lines skipped (torn or
-    /// foreign). A missing store is empty. See [`WindowStore::scan`] for what is read.
-    pub fn read(&self) -> io::Result<(Vec<WindowRecord>, usize)> {
+    /// Every readable record, oldest first, and what was skipped. A missing store is
+    /// empty. See [`WindowStore::scan`] for what is read.
+    pub fn read(&self) -> io::Result<(Vec<WindowRecord>, Skipped)> {
         let mut records = Vec::new();
         let skipped = self.scan(|r| records.push(r))?;
         Ok((records, skipped))
     }
 
     /// Hands every readable record to `each`, oldest first, one line at a time (the
-    /// store is never held in memory whole), and returns the number of lines skipped:
-    /// torn (a crash during an append), foreign, or longer than [`MAX_LINE_BYTES`].
-    /// Only the newest [`WindowStore::max_bytes`] of the two files are read: a store
-    /// larger than its bound (`store_kib` made smaller) is read from the first whole
-    /// line within the bound. A missing store is empty. A store file that is not a
-    /// regular file (a FIFO, a link to a device) is skipped with a warning on standard
-    /// error, never waited on or read without end. Errors: the open or the read.
-    pub fn scan(&self, mut each: impl FnMut(WindowRecord)) -> io::Result<usize> {
+    /// store is never held in memory whole), and returns what it skipped ([`Skipped`]):
+    /// lines torn (a crash during an append), foreign, or longer than
+    /// [`MAX_LINE_BYTES`], and store files that are not regular files (a FIFO, a link to
+    /// a device), never waited on or read without end. It prints nothing: the caller
+    /// says what was skipped. Only the newest [`WindowStore::max_bytes`] of the two
+    /// files are read: a store larger than its bound (`store_kib` made smaller) is read
+    /// from the first whole line within the bound. A missing store is empty. Errors:
+    /// the open or the read.
+    pub fn scan(&self, mut each: impl FnMut(WindowRecord)) -> io::Result<Skipped> {
         let mut files = Vec::with_capacity(2);
+        let mut skipped = Skipped::default();
         for name in [PREVIOUS, CURRENT] {
-            match open_regular(&self.dir.join(name))? {
-                Some((f, len)) => files.push((f, len)),
-                None => continue,
+            let path = self.dir.join(name);
+            match open_regular(&path)? {
+                Opened::File(f, len) => files.push((f, len)),
+                Opened::Missing => {}
+                Opened::Special(kind) => skipped.files.push((path, kind)),
             }
         }
         // The budget goes to the newest bytes first.
@@ -139,11 +193,23 @@ impl WindowStore {
             starts[i] = len.saturating_sub(budget);
             budget -= len - starts[i];
         }
-        let mut skipped = 0;
         for ((f, len), start) in files.into_iter().zip(starts) {
-            skipped += scan_file(f, start, len, &mut each)?;
+            skipped.lines += scan_file(f, start, len, &mut each)?;
         }
         Ok(skipped)
+    }
+
+    /// The records that ended after `since_s` (seconds since the epoch), oldest first,
+    /// and what was skipped: streamed by [`WindowStore::scan`], so only the period's
+    /// windows are held in memory, whatever the size of the store.
+    pub fn since(&self, since_s: i64) -> io::Result<(Vec<WindowRecord>, Skipped)> {
+        let mut records = Vec::new();
+        let skipped = self.scan(|r| {
+            if r.end_s > since_s {
+                records.push(r);
+            }
+        })?;
+        Ok((records, skipped))
     }
 
     /// The files of the store that exist.
@@ -156,12 +222,32 @@ impl WindowStore {
     }
 }
 
+/// What [`WindowStore::scan`] left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Skipped {
+    /// Lines not read: torn, foreign, or longer than [`MAX_LINE_BYTES`].
+    pub lines: usize,
+    /// Store files that are not regular files, with what they are (`FIFO`,
+    /// `character device`, as [`crate::sys::atomic::kind_name`] says).
+    pub files: Vec<(PathBuf, &'static str)>,
+}
+
+/// A store file as [`open_regular`] found it.
+enum Opened {
+    /// A regular file, open, and its size.
+    File(std::fs::File, u64),
+    /// No such file.
+    Missing,
+    /// Something else, of this kind: not read.
+    Special(&'static str),
+}
+
 /// Longest line of the store read, bytes (a window of 4096 CPUs is about 1 MiB).
 pub const MAX_LINE_BYTES: u64 = 4 << 20;
 
 /// Opens `path` if it exists and is a regular file (`O_NONBLOCK`: a FIFO never blocks
-/// the open; anything else is skipped with a warning); returns it with its size.
-fn open_regular(path: &Path) -> io::Result<Option<(std::fs::File, u64)>> {
+/// the open); anything else is not read.
+fn open_regular(path: &Path) -> io::Result<Opened> {
     use std::os::unix::fs::OpenOptionsExt;
     let f = match std::fs::OpenOptions::new()
         .read(true)
@@ -169,19 +255,16 @@ fn open_regular(path: &Path) -> io::Result<Option<(std::fs::File, u64)>> {
         .open(path)
     {
         Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Opened::Missing),
         Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
     };
     let meta = f.metadata()?;
     if !meta.is_file() {
-        let kind = crate::sys::atomic::kind_name(meta.file_type());
-        crate::report::output::Output::new(None).warn(&format!(
-            "rtbench: {}: skipped, not a window store: a {kind}, not a regular file",
-            path.display()
-        ));
-        return Ok(None);
+        return Ok(Opened::Special(crate::sys::atomic::kind_name(
+            meta.file_type(),
+        )));
     }
-    Ok(Some((f, meta.len())))
+    Ok(Opened::File(f, meta.len()))
 }
 
 /// The records of one file of the store from byte `start` (the first whole line
@@ -274,10 +357,19 @@ pub struct CpuSince {
     pub overruns: u64,
     /// Windows that exceeded a `[monitor.limits]` limit.
     pub windows_over_limit: u64,
-    /// The largest latency the monitor has ever seen on this CPU (state file), if
-    /// known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub alltime_max_ns: Option<u64>,
+    /// The monitor's all-time figures for this CPU (state file, see
+    /// [`SinceSummary::add_alltime`]), if known. Only the maximum is shown (in JSON as
+    /// `alltime_max_ns`).
+    #[serde(
+        rename = "alltime_max_ns",
+        serialize_with = "alltime_max",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub alltime: Option<AllTime>,
+}
+
+fn alltime_max<S: serde::Serializer>(a: &Option<AllTime>, s: S) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&a.map(|a| a.max_ns), s)
 }
 
 /// The windows of the monitor since a point in time (`rtbench report --since`).
@@ -322,7 +414,7 @@ impl SinceSummary {
                     worst_p99_ns: 0,
                     overruns: 0,
                     windows_over_limit: 0,
-                    alltime_max_ns: None,
+                    alltime: None,
                 });
                 let past = |what: &str| {
                     format!(
@@ -357,6 +449,18 @@ impl SinceSummary {
             cpus: cpus.into_values().collect(),
             records,
         })
+    }
+
+    /// Sets each CPU's all-time figures from `alltime` (the monitor's state file, by
+    /// CPU), its maximum raised to the period's where a window of the period is newer
+    /// than the state (a crash after the last save).
+    pub fn add_alltime(&mut self, alltime: impl Fn(usize) -> Option<AllTime>) {
+        for c in self.cpus.iter_mut() {
+            c.alltime = alltime(c.cpu).map(|mut a| {
+                a.add_max(c.max_ns, c.max_at_s);
+                a
+            });
+        }
     }
 
     /// Windows in the period that exceeded a limit on some CPU.
@@ -408,7 +512,14 @@ mod tests {
         std::os::unix::fs::symlink("/dev/zero", dir.path().join(CURRENT)).unwrap();
         // Neither waits for a writer nor reads /dev/zero until memory runs out.
         let (records, skipped) = WindowStore::new(dir.path(), 1 << 20).read().unwrap();
-        assert_eq!((records.len(), skipped), (0, 0));
+        assert_eq!((records.len(), skipped.lines), (0, 0));
+        assert_eq!(
+            skipped.files,
+            [
+                (fifo.clone(), "FIFO"),
+                (dir.path().join(CURRENT), "character device")
+            ]
+        );
         // Appending to a link to a device is refused, not written through.
         let e = WindowStore::new(dir.path(), 1 << 20)
             .append(&record(0, 1, false))
@@ -432,7 +543,7 @@ mod tests {
             .sum();
         assert!(total <= store.max_bytes, "{total} > {}", store.max_bytes);
         let (records, skipped) = store.read().unwrap();
-        assert_eq!(skipped, 0);
+        assert_eq!(skipped, Skipped::default());
         assert_eq!(records.last().unwrap().seq, 94);
         assert!(records.len() >= 10, "{}", records.len());
         assert!(records.windows(2).all(|w| w[1].seq == w[0].seq + 1));
@@ -443,7 +554,7 @@ mod tests {
             .unwrap();
         std::io::Write::write_all(&mut f, b"{\"seq\": 95, \"sta").unwrap();
         let (again, skipped) = store.read().unwrap();
-        assert_eq!((again.len(), skipped), (records.len(), 1));
+        assert_eq!((again.len(), skipped.lines), (records.len(), 1));
     }
 
     #[test]
@@ -459,7 +570,7 @@ mod tests {
         let small = WindowStore::new(dir.path(), line_len * 21 / 2);
         let mut seen = Vec::new();
         let skipped = small.scan(|r| seen.push(r.seq)).unwrap();
-        assert_eq!(skipped, 0);
+        assert_eq!(skipped.lines, 0);
         assert_eq!(seen, (90..100).collect::<Vec<_>>());
         // Exactly on a line boundary: that line is whole.
         let exact = WindowStore::new(dir.path(), line_len * 3);
@@ -480,7 +591,7 @@ mod tests {
         line.push(b'\n');
         std::io::Write::write_all(&mut f, &line).unwrap();
         let (records, skipped) = big.read().unwrap();
-        assert_eq!((records.len(), skipped), (101, 1));
+        assert_eq!((records.len(), skipped.lines), (101, 1));
         assert_eq!(records.last().unwrap().seq, 100);
     }
 

@@ -2,6 +2,7 @@
 //! report table): per-thread summaries converted once from a measurement, all values in
 //! **ns**, and the verdict they were judged to.
 
+use crate::duration::{us, UsStyle};
 use crate::measure::cyclic::ThreadResult;
 use crate::measure::stats::LatencyStats;
 use serde::{Deserialize, Serialize};
@@ -151,7 +152,8 @@ impl Check {
         self.what != "overruns"
     }
 
-    /// `value` for people: **µs** for latencies (see [`us`]), a plain count otherwise.
+    /// `value` for people: **µs** for latencies ([`us`] [`UsStyle::Text`]), a plain count
+    /// otherwise.
     pub fn value_text(&self) -> String {
         self.amount(self.value)
     }
@@ -163,7 +165,7 @@ impl Check {
 
     fn amount(&self, v: u64) -> String {
         if self.is_latency() {
-            us(v)
+            us(v, UsStyle::Text)
         } else {
             v.to_string()
         }
@@ -210,23 +212,6 @@ pub fn statistic_name(what: &str) -> &str {
         "p999" => "p99.9",
         "p9999" => "p99.99",
         w => w,
-    }
-}
-
-/// A latency in **ns** as people read it, in **µs**: `2974.0 µs` (one decimal below
-/// 10 ms, whole µs above), `100 µs` for whole values.
-pub fn us(ns: u64) -> String {
-    use crate::sys::clock::NS_PER_US;
-    if ns % NS_PER_US == 0 {
-        format!("{} µs", ns / NS_PER_US)
-    } else if ns < 10_000 * NS_PER_US {
-        format!("{:.1} µs", ns as f64 / NS_PER_US as f64)
-    } else {
-        // In u128: a maximum read from a file may be near 2^64 - 1 (tests/hostile/hostile_props.rs).
-        format!(
-            "{} µs",
-            (u128::from(ns) + u128::from(NS_PER_US / 2)) / u128::from(NS_PER_US)
-        )
     }
 }
 
@@ -287,8 +272,9 @@ impl TuningFinding {
     }
 }
 
-/// The self-test's verdict. The outcome is derived by [`Verdict::settle`]: fail when
-/// anything failed, else unjudged when anything measured was not judged, else pass.
+/// The self-test's verdict, built by [`crate::results::verdict::verdict`]. The outcome
+/// is derived from the parts when it is built: fail when anything failed, else unjudged
+/// when anything measured was not judged, else pass.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Verdict {
     /// `pass`, `fail` or `unjudged`.
@@ -339,24 +325,34 @@ impl<'de> Deserialize<'de> for Verdict {
 }
 
 impl Verdict {
-    /// A verdict from its parts, settled (see [`Verdict::settle`]).
+    /// A verdict from its parts, without tuning findings (see [`Verdict::from_parts`]).
     pub fn new(checks: Vec<Check>, problems: Vec<String>, unjudged: Vec<String>) -> Verdict {
+        Verdict::from_parts(checks, problems, Vec::new(), unjudged)
+    }
+
+    /// A verdict from its parts, its outcome derived from them: fail when a check
+    /// failed or a problem or tuning finding exists; else unjudged when something was
+    /// not judged or nothing was checked at all; else pass.
+    pub fn from_parts(
+        checks: Vec<Check>,
+        problems: Vec<String>,
+        tuning: Vec<TuningFinding>,
+        unjudged: Vec<String>,
+    ) -> Verdict {
         let mut v = Verdict {
             outcome: Outcome::Fail,
             pass: false,
             checks,
             problems,
-            tuning: Vec::new(),
+            tuning,
             unjudged,
         };
         v.settle();
         v
     }
 
-    /// Recomputes `outcome` and `pass` after a part was added: fail when a check
-    /// failed or a problem or tuning finding exists; else unjudged when something was
-    /// not judged or nothing was checked at all; else pass.
-    pub fn settle(&mut self) {
+    /// Derives `outcome` and `pass` from the parts.
+    fn settle(&mut self) {
         self.outcome = if !self.failures().is_empty() {
             Outcome::Fail
         } else if !self.unjudged.is_empty() || self.checks.is_empty() {

@@ -1,0 +1,164 @@
+//! The monitor's journal entries (`rtbench monitor`): start, one per CPU per window, a
+//! warning per CPU when a window exceeds `[monitor.limits]`, an output that could not be
+//! written (or can be again), stop. Fields as `systemd/rtbench.catalog` uses them for
+//! each MESSAGE_ID (see the parent module); latencies are **ns** in fields, **µs** in
+//! the MESSAGE.
+
+use super::{
+    Entry, Priority, MSG_MONITOR_LIMIT, MSG_MONITOR_OUTPUT, MSG_MONITOR_START, MSG_MONITOR_STOP,
+    MSG_MONITOR_WINDOW,
+};
+use crate::duration::{us, UsStyle};
+use crate::report::monitor::CpuLongTerm;
+use crate::results::window::{WindowCpu, WindowRecord};
+use std::path::Path;
+
+/// A window's length for messages: whole seconds from 10 s, one decimal below
+/// (`1.5`, `0.4`, `300`), so a window cut short is not shown as a whole one.
+fn seconds(s: f64) -> String {
+    if s >= 10.0 {
+        format!("{s:.0}")
+    } else {
+        format!("{s:.1}")
+    }
+}
+
+/// The monitor's start: one entry.
+pub fn monitor_start(
+    cpus: &str,
+    interval_us: u64,
+    priority: i32,
+    window_s: u64,
+    restored: &str,
+) -> Entry {
+    Entry::new(
+        MSG_MONITOR_START,
+        Priority::Info,
+        format!(
+            "monitor started on {} {cpus}: SCHED_FIFO {priority}, interval {interval_us} µs, \
+             window {window_s} s; {restored}",
+            if cpus.contains([',', '-']) {
+                "CPUs"
+            } else {
+                "CPU"
+            }
+        ),
+    )
+    .field("RTBENCH_CPUS", cpus)
+    .field("RTBENCH_INTERVAL_US", interval_us)
+    .field("RTBENCH_PRIORITY", priority)
+    .field("RTBENCH_WINDOW_S", window_s)
+}
+
+/// One CPU's window: figures of the window and the all-time maximum.
+pub fn monitor_window(w: &WindowRecord, c: &WindowCpu, long: &CpuLongTerm) -> Entry {
+    Entry::new(
+        MSG_MONITOR_WINDOW,
+        Priority::Info,
+        format!(
+            "monitor CPU {}: max {}, p99.9 {}, p99 {}, {} overrun{}, {} samples in {} s; all-time max {}",
+            c.cpu,
+            us(c.max_ns, UsStyle::Text),
+            us(c.p999_ns, UsStyle::Text),
+            us(c.p99_ns, UsStyle::Text),
+            c.overruns,
+            if c.overruns == 1 { "" } else { "s" },
+            c.samples,
+            seconds(w.duration_s),
+            us(long.alltime.max_ns, UsStyle::Text)
+        ),
+    )
+    .field("RTBENCH_TEST", "monitor")
+    .field("RTBENCH_CPU", c.cpu)
+    .field("RTBENCH_WINDOW", w.seq)
+    .field("RTBENCH_DURATION_S", format!("{:.1}", w.duration_s))
+    .field("RTBENCH_SAMPLES", c.samples)
+    .field("RTBENCH_MIN_NS", c.min_ns)
+    .field("RTBENCH_AVG_NS", c.avg_ns)
+    .field("RTBENCH_P99_NS", c.p99_ns)
+    .field("RTBENCH_P999_NS", c.p999_ns)
+    .field("RTBENCH_MAX_NS", c.max_ns)
+    .field("RTBENCH_OVERRUNS", c.overruns)
+    .field("RTBENCH_ALLTIME_MAX_NS", long.alltime.max_ns)
+    .field("RTBENCH_ROLLING_P999_NS", long.rolling_p999_ns)
+}
+
+/// The warning for a window that exceeded limits on one CPU; `checks` are
+/// `(name, value, limit)` with latencies in **ns**. `RTBENCH_LIMIT_NS` is the `max`
+/// limit, `none` when no `max` limit was exceeded.
+pub fn monitor_limit(w: &WindowRecord, c: &WindowCpu, checks: &[(&str, u64, u64)]) -> Entry {
+    let text: Vec<String> = checks
+        .iter()
+        .map(|(what, v, l)| {
+            if *what == "overruns" {
+                format!("{what} {v} > {l}")
+            } else {
+                format!(
+                    "{what} {} > {}",
+                    us(*v, UsStyle::Text),
+                    us(*l, UsStyle::Text)
+                )
+            }
+        })
+        .collect();
+    Entry::new(
+        MSG_MONITOR_LIMIT,
+        Priority::Warning,
+        format!(
+            "monitor CPU {}: window {} exceeded its limits: {}",
+            c.cpu,
+            w.seq,
+            text.join(", ")
+        ),
+    )
+    .field("RTBENCH_TEST", "monitor")
+    .field("RTBENCH_CPU", c.cpu)
+    .field("RTBENCH_WINDOW", w.seq)
+    .field(
+        "RTBENCH_EXCEEDED",
+        checks.iter().map(|c| c.0).collect::<Vec<_>>().join(","),
+    )
+    .field("RTBENCH_MAX_NS", c.max_ns)
+    .field(
+        "RTBENCH_LIMIT_NS",
+        checks
+            .iter()
+            .find(|c| c.0 == "max")
+            .map_or_else(|| "none".to_string(), |c| c.2.to_string()),
+    )
+}
+
+/// The monitor's end: why, windows, whether the state was saved.
+pub fn monitor_stop(how: &str, windows: u64, state: &str, priority: Priority) -> Entry {
+    Entry::new(
+        MSG_MONITOR_STOP,
+        priority,
+        format!(
+            "monitor stopped ({how}) after {windows} window{}; {state}",
+            if windows == 1 { "" } else { "s" }
+        ),
+    )
+    .field("RTBENCH_STOP", how)
+    .field("RTBENCH_WINDOWS", windows)
+}
+
+/// The monitor's `what` (`window store`, `state file`, `Prometheus textfile`) at `path`
+/// could not be written (`why`, a warning), or, with `why` `None`, is written again.
+pub fn monitor_output(what: &str, path: &Path, why: Option<&str>) -> Entry {
+    let (priority, message) = match why {
+        Some(why) => (
+            Priority::Warning,
+            format!(
+                "monitor {what} {} not written ({why}); windows still go to the journal",
+                path.display()
+            ),
+        ),
+        None => (
+            Priority::Info,
+            format!("monitor {what} {} written again", path.display()),
+        ),
+    };
+    Entry::new(MSG_MONITOR_OUTPUT, priority, message)
+        .field("RTBENCH_OUTPUT", what)
+        .field("RTBENCH_PATH", path.display())
+}

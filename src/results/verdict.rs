@@ -1,0 +1,393 @@
+//! The self-test's verdict, built in one place ([`verdict`]) from typed facts: every
+//! thread of every test judged against the configured limits (`[limits]`, in **µs**,
+//! see [`crate::config::limits`]) on its **ns** figures, and what the run itself went
+//! through ([`RunFacts`]: tuning findings, tests that did not run, the load, a signal).
+//!
+//! It fails closed: a thread no limit applies to is *unjudged*, and a run with anything
+//! unjudged is not a pass (see [`crate::results::summary::Outcome`]). The reasons are
+//! typed ([`Unjudged`], [`Problem`]) and rendered once, to the lines the results file,
+//! the journal and the report have always carried.
+
+use crate::config::limits::LimitSet;
+use crate::measure::harness::StopCause;
+use crate::results::summary::{
+    is_pair_test, thread_label, Check, TestSummary, TuningFinding, Verdict,
+};
+use crate::sys::clock::NS_PER_US;
+use crate::tune::{Status, TuningReport};
+use std::fmt;
+
+/// Why something measured was not judged (the results file's `verdict.unjudged`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unjudged {
+    /// `[limits]` is empty: `no [limits] configured: measured, nothing judged`, after
+    /// `no configuration file at PATH: ` when no file was found (`config_missing_at`)
+    /// and the documented defaults ran.
+    NoLimits {
+        /// The configuration file looked for, when it did not exist.
+        config_missing_at: Option<String>,
+    },
+    /// No limit applies to one thread or pair: `cyclic CPU 0: no limit applies`.
+    NoLimitApplies {
+        /// Test name.
+        test: String,
+        /// Thread (pair) index.
+        thread: usize,
+        /// Its CPU, if pinned.
+        cpu: Option<usize>,
+    },
+    /// `[cyclic]`, `[pmq]` and `[pipe]` are all disabled.
+    NoTestEnabled,
+}
+
+impl fmt::Display for Unjudged {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unjudged::NoLimits { config_missing_at } => {
+                if let Some(path) = config_missing_at {
+                    write!(f, "no configuration file at {path}: ")?;
+                }
+                f.write_str("no [limits] configured: measured, nothing judged")
+            }
+            Unjudged::NoLimitApplies { test, thread, cpu } => {
+                write!(f, "{}: no limit applies", thread_label(test, *thread, *cpu))
+            }
+            Unjudged::NoTestEnabled => {
+                f.write_str("no test enabled ([cyclic], [pmq] and [pipe] are all disabled)")
+            }
+        }
+    }
+}
+
+/// What fails a run whatever the limits (the results file's `verdict.problems`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Problem {
+    /// A thread or pair took no sample: `cyclic thread 0: no samples`.
+    NoSamples {
+        /// Test name.
+        test: String,
+        /// Thread (pair) index.
+        thread: usize,
+    },
+    /// Tuning (`apply` or `check`, the `[selftest] mode`) is not as configured, with
+    /// no item to name: `tuning apply: not as configured`.
+    Tuning {
+        /// `apply` or `check`.
+        mode: &'static str,
+    },
+    /// A test could not run: `pmq: not run: …` with its error.
+    NotRun {
+        /// Test name.
+        test: String,
+        /// The error, one line.
+        why: String,
+    },
+    /// A test not started because the run was interrupted before it.
+    Skipped {
+        /// Test name.
+        test: String,
+    },
+    /// The load went wrong during the run (a worker died): `load: …`.
+    Load(String),
+    /// The run was cut short by a signal after `after_s` seconds: `interrupted
+    /// (sigterm) after 3.2 s`.
+    Interrupted {
+        /// How it stopped.
+        stop: StopCause,
+        /// Seconds measured.
+        after_s: f64,
+    },
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::NoSamples { test, thread } => {
+                let who = if is_pair_test(test) { "pair" } else { "thread" };
+                write!(f, "{test} {who} {thread}: no samples")
+            }
+            Problem::Tuning { mode } => write!(f, "tuning {mode}: not as configured"),
+            Problem::NotRun { test, why } => write!(f, "{test}: not run: {why}"),
+            Problem::Skipped { test } => write!(f, "{test}: not run (interrupted before it)"),
+            Problem::Load(line) => write!(f, "load: {}", line.trim_start_matches("# ")),
+            Problem::Interrupted { stop, after_s } => {
+                let stop = format!("{stop:?}").to_lowercase();
+                write!(f, "interrupted ({stop}) after {after_s:.1} s")
+            }
+        }
+    }
+}
+
+/// What the self-test knows about a run besides its figures.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunFacts {
+    /// Problems of the run, in the order they happened: tuning, tests that did not
+    /// run, the load.
+    pub problems: Vec<Problem>,
+    /// Tuning items that deviated or failed.
+    pub tuning: Vec<TuningFinding>,
+    /// Every test was disabled: nothing was measured.
+    pub no_test_enabled: bool,
+    /// No configuration file was found at this path: the documented defaults ran.
+    pub config_missing_at: Option<String>,
+    /// The run was cut short ([`Problem::Interrupted`]), said after every other problem.
+    pub interrupted: Option<Problem>,
+}
+
+/// The deviations and failures of a tuning report, by item (recovered, then this run's,
+/// then rolled back).
+pub fn tuning_findings(r: &TuningReport) -> Vec<TuningFinding> {
+    r.recovered
+        .iter()
+        .chain(&r.items)
+        .chain(&r.rolled_back)
+        .filter(|i| matches!(i.status, Status::Deviation | Status::Failed))
+        .map(|i| TuningFinding {
+            item: i.item.clone(),
+            status: i.status.as_str().to_string(),
+            expected: i.expected.clone(),
+            found: i.found.clone(),
+            detail: i.detail.clone(),
+        })
+        .collect()
+}
+
+/// Judges every thread of every test against `limits` (a run with no other facts).
+pub fn judge(tests: &[TestSummary], limits: &LimitSet) -> Verdict {
+    verdict(tests, limits, RunFacts::default())
+}
+
+/// The verdict of a run: the checks of every thread of every test against `limits`,
+/// then the problems (threads without samples, then `facts.problems`, then the
+/// interruption), the tuning findings and why anything was not judged (no `[limits]`,
+/// threads no limit applies to, no test enabled), each rendered once; the outcome is
+/// derived from them ([`crate::results::summary::Outcome`]).
+pub fn verdict(tests: &[TestSummary], limits: &LimitSet, facts: RunFacts) -> Verdict {
+    let mut checks = Vec::new();
+    let mut problems = Vec::new();
+    let mut unjudged = Vec::new();
+    if limits.is_empty() {
+        unjudged.push(Unjudged::NoLimits {
+            config_missing_at: facts.config_missing_at,
+        });
+    }
+    for t in tests {
+        for th in &t.threads {
+            if th.count == 0 {
+                problems.push(Problem::NoSamples {
+                    test: t.test.clone(),
+                    thread: th.thread,
+                });
+            }
+            let l = limits.effective(&t.test, th.cpu);
+            let us = |v: Option<u64>| v.map(|x| x.saturating_mul(NS_PER_US));
+            let figures = [
+                ("max", th.max_ns, us(l.max_us)),
+                ("avg", th.avg_ns, us(l.avg_us)),
+                ("p99", th.p99_ns, us(l.p99_us)),
+                ("p999", th.p999_ns, us(l.p999_us)),
+                ("p9999", th.p9999_ns, us(l.p9999_us)),
+                ("overruns", th.overruns, l.overruns),
+            ];
+            let before = checks.len();
+            for (what, value, limit) in figures {
+                if let Some(limit) = limit {
+                    checks.push(Check {
+                        test: t.test.clone(),
+                        thread: th.thread,
+                        cpu: th.cpu,
+                        what: what.to_string(),
+                        value,
+                        limit,
+                        pass: value <= limit,
+                    });
+                }
+            }
+            if checks.len() == before && !limits.is_empty() {
+                unjudged.push(Unjudged::NoLimitApplies {
+                    test: t.test.clone(),
+                    thread: th.thread,
+                    cpu: th.cpu,
+                });
+            }
+        }
+    }
+    if facts.no_test_enabled {
+        unjudged.push(Unjudged::NoTestEnabled);
+    }
+    problems.extend(facts.problems);
+    problems.extend(facts.interrupted);
+    Verdict::from_parts(
+        checks,
+        problems.iter().map(Problem::to_string).collect(),
+        facts.tuning,
+        unjudged.iter().map(Unjudged::to_string).collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::limits::{CpuLimits, Limits};
+    use crate::measure::stats::LatencyStats;
+    use crate::results::summary::ThreadSummary;
+    use std::collections::BTreeMap;
+
+    fn summary(cpu: usize, max_ns: u64) -> ThreadSummary {
+        let mut s = LatencyStats::new(None);
+        s.record(1000);
+        s.record(max_ns);
+        ThreadSummary::from_stats(cpu, Some(cpu), 98, 1000, &s)
+    }
+
+    #[test]
+    fn per_cpu_rules_override_defaults() {
+        let limits = LimitSet {
+            default: Limits {
+                max_us: Some(100),
+                ..Default::default()
+            },
+            per_test: BTreeMap::new(),
+            per_cpus: vec![CpuLimits {
+                cpus: [1].into_iter().collect(),
+                test: None,
+                limits: Limits {
+                    max_us: Some(20),
+                    ..Default::default()
+                },
+            }],
+        };
+        let tests = vec![TestSummary {
+            msg_size: None,
+            test: "cyclic".into(),
+            threads: vec![summary(0, 50_000), summary(1, 50_000)],
+        }];
+        let v = judge(&tests, &limits);
+        assert!(!v.pass);
+        assert_eq!(v.checks.len(), 2);
+        assert!(v.checks[0].pass && !v.checks[1].pass);
+        assert_eq!(v.checks[1].limit, 20_000);
+        assert_eq!(v.word(), "fail");
+        assert_eq!(
+            v.failures(),
+            vec!["cyclic CPU 1 max 50 µs > limit 20 µs".to_string()]
+        );
+    }
+
+    #[test]
+    fn nothing_judged_is_not_a_pass() {
+        let tests = vec![TestSummary {
+            msg_size: None,
+            test: "cyclic".into(),
+            threads: vec![summary(0, 50_000), summary(1, 50_000)],
+        }];
+        // No [limits] at all (also what a missing configuration file gives).
+        let v = judge(&tests, &LimitSet::default());
+        assert_eq!(v.word(), "unjudged");
+        assert!(!v.pass);
+        assert!(v.unjudged_reason().contains("no [limits]"), "{v:?}");
+        // Limits for CPU 1 only: CPU 0 is measured but not judged.
+        let limits = LimitSet {
+            per_cpus: vec![CpuLimits {
+                cpus: [1].into_iter().collect(),
+                test: None,
+                limits: Limits {
+                    max_us: Some(100),
+                    ..Default::default()
+                },
+            }],
+            ..Default::default()
+        };
+        let v = judge(&tests, &limits);
+        assert_eq!(v.word(), "unjudged");
+        assert_eq!(v.unjudged_reason(), "cyclic CPU 0: no limit applies");
+        // A failure wins over unjudged.
+        let limits = LimitSet {
+            per_cpus: vec![CpuLimits {
+                cpus: [1].into_iter().collect(),
+                test: None,
+                limits: Limits {
+                    max_us: Some(1),
+                    ..Default::default()
+                },
+            }],
+            ..Default::default()
+        };
+        assert_eq!(judge(&tests, &limits).word(), "fail");
+    }
+
+    #[test]
+    fn empty_threads_fail_even_without_limits() {
+        let tests = vec![TestSummary {
+            msg_size: None,
+            test: "cyclic".into(),
+            threads: vec![ThreadSummary::from_stats(
+                0,
+                None,
+                98,
+                1000,
+                &LatencyStats::new(None),
+            )],
+        }];
+        let v = judge(&tests, &LimitSet::default());
+        assert!(!v.pass);
+        assert_eq!(v.word(), "fail");
+        assert_eq!(v.problems.len(), 1);
+    }
+
+    #[test]
+    fn facts_are_rendered_in_order_as_the_results_file_always_said() {
+        let tests = vec![TestSummary {
+            msg_size: Some(32),
+            test: "pmq".into(),
+            threads: vec![ThreadSummary::from_stats(
+                0,
+                None,
+                98,
+                1000,
+                &LatencyStats::new(None),
+            )],
+        }];
+        let facts = RunFacts {
+            problems: vec![
+                Problem::Tuning { mode: "apply" },
+                Problem::NotRun {
+                    test: "pipe".into(),
+                    why: "no queue".into(),
+                },
+                Problem::Skipped {
+                    test: "cyclic".into(),
+                },
+                Problem::Load("# load cpu:0 exited early".into()),
+            ],
+            tuning: vec![],
+            no_test_enabled: true,
+            config_missing_at: Some("/etc/rtbench/rtbench.toml".into()),
+            interrupted: Some(Problem::Interrupted {
+                stop: StopCause::Sigterm,
+                after_s: 3.25,
+            }),
+        };
+        let v = verdict(&tests, &LimitSet::default(), facts);
+        assert_eq!(
+            v.problems,
+            [
+                "pmq pair 0: no samples",
+                "tuning apply: not as configured",
+                "pipe: not run: no queue",
+                "cyclic: not run (interrupted before it)",
+                "load: load cpu:0 exited early",
+                "interrupted (sigterm) after 3.2 s",
+            ]
+        );
+        assert_eq!(
+            v.unjudged,
+            [
+                "no configuration file at /etc/rtbench/rtbench.toml: no [limits] configured: \
+                 measured, nothing judged",
+                "no test enabled ([cyclic], [pmq] and [pipe] are all disabled)",
+            ]
+        );
+        assert_eq!(v.word(), "fail");
+    }
+}
