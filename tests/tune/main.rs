@@ -2,7 +2,8 @@
 //! shapes) and on this machine.
 //!
 //! One test binary per area (link time is most of a cold `cargo test`); its tests run in
-//! parallel threads.
+//! parallel threads, eight at a time (.cargo/config.toml): each has its own
+//! `common::TempDir`, and what must not overlap takes `common::lock` (docs/TESTING.md).
 
 #[path = "../common/mod.rs"]
 mod common;
