@@ -65,9 +65,24 @@ pub fn utc_stamp(secs: i64) -> String {
     format!("{y:04}{m:02}{d:02}T{h:02}{mi:02}{s:02}Z")
 }
 
+/// `YYYY-MM-DDTHH:MM:SS.mmmZ` (ISO 8601, UTC, milliseconds) for `ns` since the epoch:
+/// the time of one sample.
+pub fn iso_ms(ns: i64) -> String {
+    let secs = ns.div_euclid(1_000_000_000);
+    let ms = ns.rem_euclid(1_000_000_000) / 1_000_000;
+    let (y, m, d, h, mi, s, _) = utc_parts(secs);
+    format!("{y:04}-{m:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{ms:03}Z")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn iso_ms_of_a_sample() {
+        assert_eq!(iso_ms(951_782_400_123_456_789), "2000-02-29T00:00:00.123Z");
+        assert_eq!(iso_ms(-1), "1969-12-31T23:59:59.999Z");
+    }
 
     #[test]
     fn known_dates() {

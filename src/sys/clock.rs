@@ -82,6 +82,18 @@ pub fn ns_to_ts(ns: i64) -> libc::timespec {
     }
 }
 
+/// Clock ticks per second of the times in `/proc/PID/stat` (`sysconf(_SC_CLK_TCK)`,
+/// proc(5)); 100 if it cannot be read.
+pub fn clock_ticks_per_sec() -> f64 {
+    // SAFETY: sysconf has no memory-safety preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if hz > 0 {
+        hz as f64
+    } else {
+        100.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,5 +17,6 @@ pub mod refusal;
 pub mod root;
 pub mod sched;
 pub mod signals;
+pub mod tracefs;
 
 pub use root::SysRoot;

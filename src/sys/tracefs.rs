@@ -1,0 +1,262 @@
+//! tracefs: where it is, and rtbench's own instance in it.
+//!
+//! Sources: Documentation/trace/ftrace.rst ("The File System": `instances`,
+//! `trace_clock`, `buffer_size_kb`, `tracing_cpumask`, `tracing_on`, `free_buffer`,
+//! `options/disable_on_free`, `per_cpu/cpuN/trace`), Documentation/trace/events.rst
+//! (`events/<system>/<event>/enable`). An instance is a private ring buffer with its
+//! own events and settings: `mkdir instances/NAME` makes it, `rmdir` removes it (EBUSY
+//! while one of its files is open). rtbench never writes the top-level buffer's
+//! settings or another instance's; its instances are named `rtbench-PID[-N]`, so one
+//! left by a crashed rtbench is found by its pid and removed at the next start.
+//!
+//! tracefs that is not mounted is mounted at `/sys/kernel/tracing`, as libtracefs
+//! does for rtla and trace-cmd (`tracefs_tracing_dir()`), and stays mounted.
+
+use super::SysRoot;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+/// The prefix of every instance rtbench makes.
+pub const INSTANCE_PREFIX: &str = "rtbench-";
+
+/// Where tracefs is mounted.
+#[derive(Debug, Clone)]
+pub struct Tracefs {
+    /// The directory (`/sys/kernel/tracing` or `/sys/kernel/debug/tracing`), a real
+    /// path below the [`SysRoot`].
+    pub dir: PathBuf,
+}
+
+/// Why there is no tracefs to use: one line for "cannot explain: …".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unavailable(pub String);
+
+impl std::fmt::Display for Unavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Tracefs {
+    /// Finds tracefs below `root`: `/sys/kernel/tracing`, else
+    /// `/sys/kernel/debug/tracing` (kernels before 4.1, or debugfs mounted and tracefs
+    /// not), each only if it has `instances/`. On the host, with neither, mounts tracefs
+    /// at `/sys/kernel/tracing` (`mount(2)`, needs CAP_SYS_ADMIN).
+    ///
+    /// Errors: no tracefs (`CONFIG_TRACING` off, or no permission to mount it), or a
+    /// tracefs without instances (before Linux 3.12).
+    pub fn open(root: &SysRoot) -> Result<Tracefs, Unavailable> {
+        let found = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"]
+            .into_iter()
+            .find(|d| root.exists(&format!("{d}/instances")));
+        if let Some(d) = found {
+            return Ok(Tracefs { dir: root.path(d) });
+        }
+        if root.is_host() && root.exists("/sys/kernel/tracing") {
+            if let Err(e) = mount_tracefs() {
+                return Err(Unavailable(format!(
+                    "tracefs is not mounted and mounting it at /sys/kernel/tracing failed: {e}"
+                )));
+            }
+            if root.exists("/sys/kernel/tracing/instances") {
+                return Ok(Tracefs {
+                    dir: root.path("/sys/kernel/tracing"),
+                });
+            }
+        }
+        Err(Unavailable(
+            "no tracefs with instances (/sys/kernel/tracing; kernel without CONFIG_TRACING?)"
+                .into(),
+        ))
+    }
+
+    /// `instances/NAME`.
+    pub fn instance_dir(&self, name: &str) -> PathBuf {
+        self.dir.join("instances").join(name)
+    }
+
+    /// Whether the kernel has tracer `name` (`available_tracers`).
+    pub fn has_tracer(&self, name: &str) -> bool {
+        std::fs::read_to_string(self.dir.join("available_tracers"))
+            .is_ok_and(|t| t.split_whitespace().any(|n| n == name))
+    }
+
+    /// Removes the instances named `rtbench-PID…` whose process is gone (a crashed
+    /// or killed rtbench) and returns their names. An instance of a running rtbench,
+    /// or any other name, is never touched.
+    pub fn reclaim(&self) -> Vec<String> {
+        let Ok(rd) = std::fs::read_dir(self.dir.join("instances")) else {
+            return Vec::new();
+        };
+        let mut gone = Vec::new();
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Some(pid) = instance_pid(&name) else {
+                continue;
+            };
+            if pid_alive(pid) {
+                continue;
+            }
+            if remove_instance(&e.path()).is_ok() {
+                gone.push(name);
+            }
+        }
+        gone
+    }
+}
+
+/// The pid in `rtbench-PID` or `rtbench-PID-N`.
+pub fn instance_pid(name: &str) -> Option<i32> {
+    let rest = name.strip_prefix(INSTANCE_PREFIX)?;
+    let pid = rest.split('-').next()?;
+    pid.parse().ok().filter(|p| *p > 0)
+}
+
+fn pid_alive(pid: i32) -> bool {
+    // SAFETY: kill with signal 0 only checks for the process.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
+fn mount_tracefs() -> std::io::Result<()> {
+    let src = b"nodev\0";
+    let target = b"/sys/kernel/tracing\0";
+    let fstype = b"tracefs\0";
+    // SAFETY: valid NUL-terminated strings; no data argument.
+    let r = unsafe {
+        libc::mount(
+            src.as_ptr().cast(),
+            target.as_ptr().cast(),
+            fstype.as_ptr().cast(),
+            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            std::ptr::null(),
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// `rmdir` of an instance, retried while the kernel still holds one of its files
+/// (EBUSY right after a reader closed it).
+fn remove_instance(dir: &Path) -> std::io::Result<()> {
+    let mut last = Ok(());
+    for _ in 0..20 {
+        last = std::fs::remove_dir(dir);
+        match &last {
+            Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            _ => return last,
+        }
+    }
+    last
+}
+
+/// rtbench's own instance. Removed when dropped.
+#[derive(Debug)]
+pub struct Instance {
+    /// Its directory.
+    pub dir: PathBuf,
+    /// Its name (`rtbench-PID` or `rtbench-PID-N`).
+    pub name: String,
+}
+
+impl Instance {
+    /// Makes `instances/rtbench-PID` (`-N` appended when this process already has
+    /// one: the self-test runs one recorder per test).
+    ///
+    /// Errors: the `mkdir` error (EACCES/EPERM without privilege, ENOMEM).
+    pub fn create(fs: &Tracefs) -> std::io::Result<Instance> {
+        let pid = std::process::id();
+        let mut last = None;
+        for n in 0..64 {
+            let name = if n == 0 {
+                format!("{INSTANCE_PREFIX}{pid}")
+            } else {
+                format!("{INSTANCE_PREFIX}{pid}-{n}")
+            };
+            let dir = fs.instance_dir(&name);
+            match std::fs::create_dir(&dir) {
+                Ok(()) => return Ok(Instance { dir, name }),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| std::io::Error::from_raw_os_error(libc::EEXIST)))
+    }
+
+    /// The path of file `rel` in the instance.
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.join(rel)
+    }
+
+    /// Whether file `rel` exists (an event, a tracer's file).
+    pub fn has(&self, rel: &str) -> bool {
+        self.path(rel).exists()
+    }
+
+    /// Writes `value` to file `rel` with one `write(2)`, as tracefs files expect.
+    pub fn write(&self, rel: &str, value: &str) -> std::io::Result<()> {
+        let mut f = OpenOptions::new().write(true).open(self.path(rel))?;
+        f.write_all(value.as_bytes())
+    }
+
+    /// Reads file `rel`, at most `max` bytes (a `trace` file is as large as its
+    /// buffer's events rendered as text).
+    pub fn read(&self, rel: &str, max: u64) -> std::io::Result<String> {
+        let mut s = String::new();
+        File::open(self.path(rel))?
+            .take(max)
+            .read_to_string(&mut s)?;
+        Ok(s)
+    }
+
+    /// Opens file `rel` for writing (kept open: `tracing_on`, `free_buffer`).
+    pub fn open_write(&self, rel: &str) -> std::io::Result<File> {
+        OpenOptions::new().write(true).open(self.path(rel))
+    }
+
+    /// Empties the instance's ring buffers (opening `trace` with `O_TRUNC`).
+    pub fn clear(&self) -> std::io::Result<()> {
+        OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(self.path("trace"))
+            .map(drop)
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        let _ = self.write("tracing_on", "0");
+        let _ = self.write("current_tracer", "nop");
+        let _ = remove_instance(&self.dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instance_names_give_their_pid() {
+        assert_eq!(instance_pid("rtbench-123"), Some(123));
+        assert_eq!(instance_pid("rtbench-123-4"), Some(123));
+        assert_eq!(instance_pid("rtbench-x"), None);
+        assert_eq!(instance_pid("rtla-123"), None);
+        assert_eq!(instance_pid("rtbench-0"), None);
+    }
+
+    #[test]
+    fn no_tracefs_below_an_empty_root_is_said() {
+        let d = std::env::temp_dir().join(format!("rtbench-tracefs-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let e = Tracefs::open(&SysRoot::at(&d)).unwrap_err();
+        assert!(e.0.contains("no tracefs"), "{e}");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}
