@@ -29,6 +29,7 @@ pub mod date;
 pub mod diagnose;
 pub mod duration;
 pub mod error;
+pub mod explain;
 pub mod load;
 pub mod measure;
 #[cfg(feature = "monitor")]

@@ -1,0 +1,466 @@
+//! The main thread's side of the flight recorder: every look of the supervisor
+//! ([`Explainer::poll`], about every 50 ms) takes the samples the threads caught,
+//! reads each CPU's frozen window once, analyses every sample in it, and re-arms the
+//! recorder; the measurement goes on meanwhile.
+//!
+//! Each explained sample raises its thread's threshold to itself
+//! ([`ExplainSpec::raise`]): only new maxima over the limit are explained, so analyses
+//! are rare, the recorder is armed almost always, and a run ends with its maximum
+//! explained unless the recorder was frozen for another sample at that moment (a
+//! sample that finds it frozen is counted as missed). [`Explainer::reset_thresholds`]
+//! lowers them again (the monitor's windows). Without `raise` every sample over the
+//! threshold is explained while the recorder is free, the analyses at least
+//! [`MIN_GAP`] apart (a limit exceeded at every cycle must not keep the housekeeping
+//! CPU busy). The run keeps the [`ExplainSpec::keep`] largest explanations and counts
+//! all of them by cause.
+
+use super::analyse::{analyse, Context};
+use super::counters::{wall_offset_ns, Counters, KernelLine};
+use super::recorder::{Caught, Recorder, RecorderSpec, Trap};
+use super::{CauseKind, Explanation, Spike, SpikeKind};
+use crate::cpuset::CpuSet;
+use crate::sys::SysRoot;
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Explanations kept per run by default (the largest); the counts go on past it.
+pub const DEFAULT_KEEP: usize = 16;
+
+/// Lines of trace kept for the largest explained sample.
+pub const EXCERPT_LINES: usize = 160;
+
+/// The least time between two analyses (the recorder stays frozen meanwhile).
+pub const MIN_GAP: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// What to explain, decided by the plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExplainSpec {
+    /// The test's name in explanations (`cyclic`, `monitor`, `pmq`, `pipe`).
+    pub test: String,
+    /// What wakes its threads.
+    pub kind: SpikeKind,
+    /// The threads sleep on CLOCK_REALTIME.
+    pub realtime: bool,
+    /// Per measuring thread (or pair), in thread order: samples above this many **ns**
+    /// are explained (`u64::MAX`: never).
+    pub thresholds_ns: Vec<u64>,
+    /// Ring buffer per CPU, **KiB**.
+    pub buffer_kib: u32,
+    /// Run the timerlat tracer beside the recorder for a second opinion.
+    pub timerlat: bool,
+    /// Explanations kept, the largest (the counts go on).
+    pub keep: usize,
+    /// Raise a thread's threshold to each sample explained (explain new maxima only,
+    /// until [`Explainer::reset_thresholds`]).
+    pub raise: bool,
+}
+
+/// Who a measuring thread is, for its explanations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThreadInfo {
+    /// Test name.
+    pub test: String,
+    /// Thread or pair index.
+    pub thread: usize,
+    /// Pinned CPU, if any.
+    pub cpu: Option<usize>,
+    /// Kernel priority (see [`Spike::prio`]).
+    pub prio: i32,
+    /// Timer or message.
+    pub kind: SpikeKind,
+    /// Its clock is CLOCK_REALTIME (deadlines are converted to CLOCK_MONOTONIC).
+    pub realtime: bool,
+}
+
+/// What a run's recorder found, for results and reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ExplainSummary {
+    /// The explanations kept (the largest samples), in the order found.
+    pub explained: Vec<Explanation>,
+    /// Explained samples per cause kind (also those not kept), in the order of
+    /// [`CauseKind::ALL`].
+    pub counts: std::collections::BTreeMap<CauseKind, u64>,
+    /// Samples over a threshold not explained because the recorder was busy with
+    /// another one.
+    pub missed: u64,
+    /// The longest analysis of one frozen window, **ms**.
+    pub analysis_max_ms: u64,
+    /// The trace around the largest explained sample, as the kernel rendered it (at
+    /// most [`EXCERPT_LINES`] lines: the first of its window and the last before the
+    /// wakeup), for `rtbench diagnose` and a reader who wants to see for himself.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub excerpt: Vec<String>,
+    /// Kernel log lines of the run (wall-clock stamped).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kernel_lines: Vec<KernelLine>,
+    /// Limits of the recording (events the kernel lacks, timerlat unavailable).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl ExplainSummary {
+    /// How many samples were explained (kept or not).
+    pub fn total(&self) -> u64 {
+        self.counts.values().sum()
+    }
+
+    /// The explanation of thread `thread` of `test` with the largest sample.
+    pub fn largest(&self, test: &str, thread: usize) -> Option<&Explanation> {
+        self.explained
+            .iter()
+            .filter(|e| e.spike.test == test && e.spike.thread == thread)
+            .max_by_key(|e| e.spike.latency_ns())
+    }
+}
+
+/// The recorder of one run and what it found so far.
+pub struct Explainer {
+    root: SysRoot,
+    recorder: Recorder,
+    threads: Vec<ThreadInfo>,
+    tids: Vec<i32>,
+    counters: Counters,
+    base: Vec<u64>,
+    raise: bool,
+    keep: usize,
+    continued_at: Vec<i64>,
+    last_analysis: Option<Instant>,
+    /// When the recording last resumed (CLOCK_MONOTONIC **ns**): a sample whose
+    /// deadline is earlier fell into the gap of the freeze before it.
+    resumed_ns: i64,
+    /// The largest explained sample so far, **ns** (its excerpt is kept).
+    largest_ns: u64,
+    summary: ExplainSummary,
+}
+
+impl Explainer {
+    /// Starts the recorder for `threads` as `spec` says.
+    ///
+    /// Errors: why nothing can be explained (one line: no tracefs, no permission, an
+    /// event missing); the measurement then runs without it.
+    pub fn start(
+        root: &SysRoot,
+        spec: &ExplainSpec,
+        threads: Vec<ThreadInfo>,
+        all_cpus: &CpuSet,
+    ) -> Result<Explainer, String> {
+        let cpus: CpuSet = if threads.iter().all(|t| t.cpu.is_some()) {
+            threads.iter().filter_map(|t| t.cpu).collect()
+        } else {
+            all_cpus.clone()
+        };
+        let recorder = Recorder::start(
+            root,
+            &RecorderSpec {
+                cpus,
+                buffer_kib: spec.buffer_kib,
+                timerlat: spec.timerlat,
+            },
+            threads.len(),
+        )?;
+        for (i, t) in spec.thresholds_ns.iter().enumerate().take(threads.len()) {
+            recorder
+                .trap()
+                .slot(i)
+                .threshold_ns
+                .store(*t, Ordering::Relaxed);
+        }
+        let mut notes = Vec::new();
+        if let Some(w) = &recorder.timerlat_unavailable {
+            notes.push(format!("timerlat: {w}"));
+        }
+        if !recorder.missing.is_empty() {
+            notes.push(format!(
+                "events this kernel lacks: {}",
+                recorder.missing.join(", ")
+            ));
+        }
+        Ok(Explainer {
+            root: root.clone(),
+            tids: vec![0; threads.len()],
+            threads,
+            counters: Counters::start(root),
+            base: spec.thresholds_ns.clone(),
+            raise: spec.raise,
+            keep: spec.keep,
+            continued_at: Vec::new(),
+            last_analysis: None,
+            resumed_ns: 0,
+            largest_ns: 0,
+            summary: ExplainSummary {
+                notes,
+                ..ExplainSummary::default()
+            },
+            recorder,
+        })
+    }
+
+    /// The trap the measuring threads trip.
+    pub fn trap(&self) -> Arc<Trap> {
+        Arc::clone(self.recorder.trap())
+    }
+
+    /// The instances of crashed rtbench processes removed at the start.
+    pub fn reclaimed(&self) -> &[String] {
+        &self.recorder.reclaimed
+    }
+
+    /// Notes that SIGCONT reached the process now: it had been stopped.
+    pub fn sigcont(&mut self) {
+        self.continued_at
+            .push(crate::sys::clock::Clock::Monotonic.now_ns());
+    }
+
+    /// Sets every thread's threshold back to its configured value.
+    pub fn reset_thresholds(&self) {
+        for (i, t) in self.base.iter().enumerate() {
+            self.recorder
+                .trap()
+                .slot(i)
+                .threshold_ns
+                .store(*t, Ordering::Relaxed);
+        }
+    }
+
+    /// One look: counters, then the samples caught since the last look, each
+    /// explained (unless the last analysis was less than [`MIN_GAP`] ago and this is
+    /// not the `final_look` after the run). `tids` are the measuring threads' ids in
+    /// thread order (0 for one not started yet).
+    pub fn poll(&mut self, tids: &[i32], final_look: bool) -> Vec<Explanation> {
+        for (i, t) in tids.iter().enumerate().take(self.tids.len()) {
+            if *t != 0 {
+                self.tids[i] = *t;
+            }
+        }
+        self.counters.look();
+        if !self.raise && self.last_analysis.is_some_and(|t| t.elapsed() < MIN_GAP) && !final_look {
+            return Vec::new();
+        }
+        let caught = self.recorder.trap().take();
+        if caught.is_empty() {
+            return Vec::new();
+        }
+        let t0 = Instant::now();
+        self.last_analysis = Some(t0);
+        self.counters.look_cgroup(&self.root);
+        let mut out = Vec::with_capacity(caught.len());
+        let mut cpus: Vec<usize> = caught.iter().map(|c| c.cpu).collect();
+        cpus.sort_unstable();
+        cpus.dedup();
+        let own_tids = own_tids();
+        for cpu in cpus {
+            let text = self.recorder.read_cpu(cpu);
+            for c in caught.iter().filter(|c| c.cpu == cpu) {
+                if let (Ok(t), Ok(d)) = (&text, std::env::var("RTBENCH_DEBUG_TRACE_DIR")) {
+                    let sp = self.spike(c);
+                    let _ = std::fs::write(
+                        format!(
+                            "{d}/cpu{cpu}-tid{}-D{}-W{}.trace",
+                            sp.tid, sp.start_ns, sp.wake_ns
+                        ),
+                        t,
+                    );
+                }
+                let e = match &text {
+                    Ok(t) => {
+                        let e = self.explain(c, t, &own_tids);
+                        if e.cause.kind != CauseKind::Untraced
+                            && self.largest_ns < e.spike.latency_ns()
+                        {
+                            self.largest_ns = e.spike.latency_ns();
+                            self.summary.excerpt = excerpt(t, &e.spike);
+                        }
+                        e
+                    }
+                    Err(err) => {
+                        self.untraced(c, format!("cannot read the trace of CPU {cpu}: {err}"))
+                    }
+                };
+                out.push((c.thread, e));
+            }
+        }
+        self.recorder.trap().release(&caught);
+        self.resumed_ns = crate::sys::clock::Clock::Monotonic.now_ns();
+        if let Err(e) = self.recorder.rearm() {
+            self.summary
+                .notes
+                .push(format!("the recorder could not be re-armed: {e}"));
+        }
+        let ms = t0.elapsed().as_millis() as u64;
+        self.summary.analysis_max_ms = self.summary.analysis_max_ms.max(ms);
+        for (slot, e) in &out {
+            *self.summary.counts.entry(e.cause.kind).or_insert(0) += 1;
+            // An unrecorded sample raises nothing: the next one like it is explained.
+            if self.raise && e.cause.kind != CauseKind::Untraced {
+                let slot = self.recorder.trap().slot(*slot);
+                slot.threshold_ns
+                    .fetch_max(e.spike.latency_ns(), Ordering::Relaxed);
+            }
+            self.keep_largest(e);
+        }
+        out.into_iter().map(|(_, e)| e).collect()
+    }
+
+    /// Keeps `e` if it is among the [`ExplainSpec::keep`] largest so far.
+    fn keep_largest(&mut self, e: &Explanation) {
+        let kept = &mut self.summary.explained;
+        if kept.len() < self.keep {
+            kept.push(e.clone());
+            return;
+        }
+        if let Some((i, smallest)) = kept
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, k)| k.spike.latency_ns())
+        {
+            if smallest.spike.latency_ns() < e.spike.latency_ns() {
+                kept.remove(i);
+                kept.push(e.clone());
+            }
+        }
+    }
+
+    fn spike(&self, c: &Caught) -> Spike {
+        let t = &self.threads[c.thread];
+        let wall = wall_offset_ns();
+        let off = if t.realtime { wall } else { 0 };
+        Spike {
+            test: t.test.clone(),
+            thread: t.thread,
+            cpu: c.cpu,
+            tid: self.tids[c.thread],
+            prio: t.prio,
+            start_ns: c.timer_ns - off,
+            wake_ns: c.wake_ns - off,
+            timer_ns: c.timer_ns,
+            kind: t.kind,
+            wall_ns: c.wake_ns - off + wall,
+        }
+    }
+
+    fn explain(&self, c: &Caught, text: &str, own_tids: &[i32]) -> Explanation {
+        let spike = self.spike(c);
+        if spike.start_ns < self.resumed_ns {
+            return self.untraced(
+                c,
+                format!(
+                    "not recorded: the recording had stopped for an earlier sample and resumed {} after this one's deadline",
+                    crate::duration::us((self.resumed_ns - spike.start_ns) as u64, crate::duration::UsStyle::Text)
+                ),
+            );
+        }
+        let realtime = self.threads[c.thread].realtime;
+        let ctx = Context {
+            own_tids: own_tids.to_vec(),
+            rt_throttling: self.counters.rt_throttling(),
+            cfs_throttled: self.counters.cfs_throttled(),
+            clock_step: realtime
+                .then(|| self.counters.step_in(spike.start_ns, spike.wake_ns))
+                .flatten(),
+            continued: self
+                .continued_at
+                .iter()
+                .any(|at| *at >= spike.start_ns && *at <= spike.wake_ns + 200_000_000),
+            policy_of: Some(task_sched),
+        };
+        let mut e = analyse(&spike, text, &ctx);
+        let lines = self
+            .counters
+            .lines_near(spike.start_ns, spike.wake_ns, 1_000_000_000);
+        for l in lines {
+            e.notes.push(format!("kernel: {}", l.text));
+        }
+        e
+    }
+
+    fn untraced(&self, c: &Caught, why: String) -> Explanation {
+        let mut e = Explanation {
+            spike: self.spike(c),
+            ..Explanation::default()
+        };
+        e.cause.kind = CauseKind::Untraced;
+        e.cause.valid = true;
+        e.cause.text = why.clone();
+        e.notes.push(why);
+        e
+    }
+
+    /// Ends the recording (the instance is removed) and returns what it found.
+    pub fn finish(mut self) -> ExplainSummary {
+        self.summary.missed = self.recorder.trap().missed().iter().sum();
+        self.summary.kernel_lines = self.counters.kernel_lines.clone();
+        self.summary
+    }
+}
+
+/// The lines of `trace` from 1 ms before the sample's deadline to its wakeup; the
+/// first fifth and the rest from the end when there are more than [`EXCERPT_LINES`].
+fn excerpt(trace: &str, s: &Spike) -> Vec<String> {
+    use super::event::{parse, Line};
+    let lines: Vec<&str> = trace
+        .lines()
+        .filter(|l| match parse(l) {
+            Line::Event(e) => {
+                e.cpu == s.cpu && e.ts_ns >= s.start_ns - 1_000_000 && e.ts_ns <= s.wake_ns
+            }
+            _ => false,
+        })
+        .collect();
+    if lines.len() <= EXCERPT_LINES {
+        return lines.iter().map(|l| l.to_string()).collect();
+    }
+    let head = EXCERPT_LINES / 5;
+    let tail = EXCERPT_LINES - head - 1;
+    let mut v: Vec<String> = lines[..head].iter().map(|l| l.to_string()).collect();
+    v.push(format!("… {} lines …", lines.len() - head - tail));
+    v.extend(lines[lines.len() - tail..].iter().map(|l| l.to_string()));
+    v
+}
+
+/// The thread ids of this process (`/proc/self/task`).
+fn own_tids() -> Vec<i32> {
+    std::fs::read_dir("/proc/self/task")
+        .map(|rd| {
+            rd.flatten()
+                .filter_map(|e| e.file_name().to_str()?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The scheduling policy and kernel priority of task `pid` from `/proc/PID/stat`
+/// (proc(5): field 18 `priority` is the kernel priority − 100; field 41 `policy`):
+/// `("FIFO", 0)` for SCHED_FIFO 99, `("OTHER", 120)` at nice 0; `None` when it is
+/// gone.
+pub fn task_sched(pid: i32) -> Option<(String, i32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The name (field 2) may hold spaces and parentheses: count after the last ')'.
+    let rest: Vec<&str> = stat[stat.rfind(')')? + 2..].split(' ').collect();
+    let field = |n: usize| rest.get(n - 3).and_then(|v| v.parse::<i64>().ok());
+    let prio = field(18)? + 100;
+    let policy = match field(41)? {
+        0 => "OTHER",
+        1 => "FIFO",
+        2 => "RR",
+        3 => "BATCH",
+        5 => "IDLE",
+        6 => "DEADLINE",
+        _ => return None,
+    };
+    Some((policy.to_string(), prio as i32))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_policy_and_priority_of_this_thread_are_read() {
+        let (pol, prio) = task_sched(std::process::id() as i32).unwrap();
+        assert_eq!(pol, "OTHER");
+        assert!((100..140).contains(&prio), "{prio}");
+        assert_eq!(task_sched(-5), None);
+    }
+}

@@ -1,0 +1,120 @@
+//! Explanations as people read them, in **µs**: the one-line headline every output
+//! shares (FAIL lines, journal entries, the monitor, `rtbench cyclic`) and the
+//! breakdown lines. Text lives here, beside the analysis, so that the verdict
+//! (`crate::results`) and every report can use the same words.
+
+use super::{Explanation, IrqUse, SpikeKind};
+use crate::duration::UsStyle;
+
+fn us(ns: u64) -> String {
+    crate::duration::us(ns, UsStyle::Text)
+}
+
+/// `IRQ latency 9.2 µs, thread latency 790 µs, CPU 1 ran kworker/1:2 (pid 123, FIFO
+/// 99) for 780 µs`; a sample that is not the system's latency says so first
+/// (`not the system's latency: …`).
+pub fn headline(e: &Explanation) -> String {
+    let mut parts = Vec::new();
+    if let Some(irq) = e.irq_latency_ns {
+        parts.push(format!("IRQ latency {}", us(irq)));
+    }
+    match (e.thread_latency_ns, e.spike.kind) {
+        (Some(t), _) => parts.push(format!("thread latency {}", us(t))),
+        (None, SpikeKind::Message) => {
+            parts.push(format!("wakeup latency {}", us(e.spike.latency_ns())))
+        }
+        (None, SpikeKind::Timer) => {}
+    }
+    let c = &e.cause;
+    let mut cause = c.text.clone();
+    if c.ns > 0 {
+        cause = format!("{cause} for {}", us(c.ns));
+    }
+    if !c.valid {
+        cause = format!("not the system's latency: {cause}");
+    }
+    parts.push(cause);
+    parts.join(", ")
+}
+
+fn irq_list(v: &[IrqUse]) -> String {
+    v.iter()
+        .take(4)
+        .map(|i| format!("{} ×{} {}", i.name, i.count, us(i.ns)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The breakdown: what ran at the deadline, every task (longest first), hard IRQs,
+/// softirqs, NMIs, silent time, timerlat's figures, and the notes.
+pub fn details(e: &Explanation) -> Vec<String> {
+    let mut v = Vec::new();
+    let cpu = e.spike.cpu;
+    if let Some(t) = &e.at_deadline {
+        let inside = t
+            .work
+            .first()
+            .map(|w| format!(", {}", w.function))
+            .unwrap_or_default();
+        v.push(format!(
+            "at the deadline CPU {cpu} ran {}{inside}",
+            t.label()
+        ));
+    }
+    if !e.tasks.is_empty() {
+        let tasks: Vec<String> = e
+            .tasks
+            .iter()
+            .take(5)
+            .map(|t| {
+                let rank = if t.pid == 0 {
+                    ""
+                } else if t.outranks {
+                    ", outranks the thread"
+                } else {
+                    ""
+                };
+                let work = if t.work.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " running {}",
+                        t.work
+                            .iter()
+                            .take(3)
+                            .map(|w| w.function.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                format!("{}{rank} {}{work}", t.label(), us(t.ran_ns))
+            })
+            .collect();
+        v.push(format!("tasks: {}", tasks.join("; ")));
+    }
+    if !e.irqs.is_empty() {
+        v.push(format!("hard IRQs: {}", irq_list(&e.irqs)));
+    }
+    if !e.softirqs.is_empty() {
+        v.push(format!("softirqs: {}", irq_list(&e.softirqs)));
+    }
+    if let Some(n) = &e.nmis {
+        v.push(format!("NMIs: ×{} {}", n.count, us(n.ns)));
+    }
+    if e.silent_ns > 0 {
+        v.push(format!(
+            "no event while the timer's interrupt was due: {}",
+            us(e.silent_ns)
+        ));
+    }
+    if let Some(t) = &e.timerlat {
+        v.push(format!(
+            "timerlat (second opinion, {} samples): IRQ latency max {}, thread latency max {}",
+            t.samples,
+            us(t.irq_max_ns),
+            us(t.thread_max_ns)
+        ));
+    }
+    v.extend(e.notes.iter().cloned());
+    v
+}
