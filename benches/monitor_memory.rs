@@ -140,6 +140,7 @@ fn main() {
                 break_ns: None,
                 tracemark: false,
                 histogram: None,
+                explain: None,
             },
         },
         window: Duration::from_secs(300),
@@ -183,7 +184,7 @@ fn main() {
         let refs: Vec<&LatencyStats> = stats.iter().collect();
         let start = t0_s + w as i64 * 300;
         let t = Instant::now();
-        agg.window(&refs, start, start + 300, 300.0);
+        agg.window(&refs, start, start + 300, 300.0, &[]);
         busy += t.elapsed();
         // The journal is a sink: what reached it is gone from the process.
         if let Journal::Memory(v) = &mut *agg.journal {

@@ -44,6 +44,9 @@ pub mod exit {
     pub const USAGE: i32 = 2;
     /// The environment refused something the run needs (SCHED_FIFO, mlockall, a device).
     pub const ENV: i32 = 3;
+    /// The self-test's measurement was invalid: every limit exceeded was exceeded by a
+    /// sample that is not the system's latency (stopped, throttled, clock step).
+    pub const INVALID: i32 = 4;
     /// A process ended by signal N exits with `SIGNAL_BASE + N`, as shells report it.
     pub const SIGNAL_BASE: i32 = 128;
     /// Stopped by SIGINT after writing what was measured (130).

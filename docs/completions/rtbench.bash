@@ -157,7 +157,7 @@ _rtbench() {
             return 0
             ;;
         rtbench__cyclic)
-            opts="-a -b -c -d -h -H -i -l -m -n -p -S -t -u -D -N -q -V --affinity --breaktrace --clock --distance --histogram --histofall --histfile --histogram-layout --interval --loops --mlockall --nanosleep --priority --policy --priospread --smp --threads --tracemark --unbuffered --load --load-cmd --load-cpus --duration --json --mainaffinity --no-mlockall --nsecs --quiet --report-interval --latency --default-system --help --version"
+            opts="-a -b -c -d -h -H -i -l -m -n -p -S -t -u -D -N -q -V --affinity --breaktrace --clock --distance --histogram --histofall --histfile --histogram-layout --interval --loops --mlockall --nanosleep --priority --policy --priospread --smp --threads --tracemark --explain --explain-timerlat --unbuffered --load --load-cmd --load-cpus --duration --json --mainaffinity --no-mlockall --nsecs --quiet --report-interval --latency --default-system --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -252,6 +252,10 @@ _rtbench() {
                     return 0
                     ;;
                 -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --explain)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

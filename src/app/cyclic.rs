@@ -3,6 +3,7 @@
 use crate::cli::cyclic::CyclicArgs;
 use crate::error::Result;
 use crate::measure::cyclic;
+use crate::report::explain::ExplainLines;
 use crate::report::histogram::HistogramDump;
 use crate::report::json::Json;
 use crate::report::output::{self, Output, Target};
@@ -67,6 +68,15 @@ pub fn run(args: &CyclicArgs, argv: &[String]) -> Result<i32> {
     }
     if plan.spec.control.break_ns.is_some() {
         out.text(&BreakTrailer, &report)?;
+    }
+    if let Some(x) = &result.end.explained {
+        // Beside the percentile lines: standard error when standard output must stay
+        // byte-compatible with cyclictest's.
+        if plan.output.rt_tests_stdout || (hist.is_some() && plan.output.quiet) {
+            let _ = out.to_stderr(&ExplainLines, x);
+        } else {
+            out.text(&ExplainLines, x)?;
+        }
     }
     if let Some(p) = &plan.output.json {
         out.document(&Target::from_path(p), &Json, &report)?;

@@ -20,7 +20,7 @@ pub fn run(args: &MonitorArgs) -> Result<i32> {
     let root = SysRoot::host();
     let cfg = crate::config::locate(args.config.as_deref(), Reader::Monitor, &root)?.config;
     let topo = CpuTopology::read(&root);
-    let plan = crate::plan::monitor::plan(args, &cfg.monitor, &cfg.output, &topo)?;
+    let plan = crate::plan::monitor::plan(args, &cfg.monitor, &cfg.output, &cfg.explain, &topo)?;
     let mut journal = super::journal(&args.log_format);
     Ok(crate::monitor::run::execute(&plan, &root, &mut journal))
 }

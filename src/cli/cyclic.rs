@@ -106,6 +106,17 @@ pub struct CyclicArgs {
     #[arg(long = "tracemark")]
     pub tracemark: bool,
 
+    /// Explain every new maximum over USEC µs from the kernel's trace events: what ran
+    /// on the CPU between the deadline and the wakeup (a tracefs instance of rtbench's
+    /// own; root). -b explains the sample that stops the run.
+    #[arg(long = "explain", value_name = "USEC", value_parser = number::u64_arg)]
+    pub explain: Option<u64>,
+
+    /// With --explain or -b: also run the kernel's timerlat tracer for a second opinion
+    /// (adds a SCHED_FIFO 95 thread per measured CPU)
+    #[arg(long = "explain-timerlat")]
+    pub explain_timerlat: bool,
+
     /// Unbuffered output: every line is written at once (always so; accepted for
     /// cyclictest command lines)
     #[arg(short = 'u', long = "unbuffered")]

@@ -13,6 +13,7 @@
 //! Adding a section: a raw field in [`RawConfig`] with `#[serde(default)]`, a validated
 //! field in [`Config`], one line in [`parse`].
 
+pub mod explain;
 pub mod limits;
 pub mod locate;
 pub mod monitor;
@@ -62,6 +63,9 @@ pub struct RawConfig {
     /// `[monitor]`: the long-running field measurement.
     #[serde(default)]
     pub monitor: monitor::MonitorToml,
+    /// `[explain]`: why samples over their limit were late.
+    #[serde(default)]
+    pub explain: explain::ExplainToml,
 }
 
 /// The validated configuration.
@@ -91,6 +95,8 @@ pub struct Config {
     pub output: OutputSection,
     /// `[monitor]`.
     pub monitor: monitor::MonitorSection,
+    /// `[explain]`.
+    pub explain: explain::ExplainSection,
 }
 
 /// Validates configuration `text` (named `file` in errors) against the system below
@@ -139,6 +145,7 @@ pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config, ConfigErr
         load_spec,
         output,
         monitor: raw.monitor.resolve(&topo, &src)?,
+        explain: raw.explain.resolve(&src)?,
     })
 }
 

@@ -59,6 +59,8 @@ pub struct SelftestToml {
     mode: Option<TuningMode>,
     duration: Option<Spanned<String>>,
     allow_unjudged: Option<bool>,
+    hwlat: Option<Spanned<String>>,
+    hwlat_limit_us: Option<Spanned<u64>>,
 }
 
 /// `[selftest]`, validated.
@@ -72,7 +74,20 @@ pub struct SelftestSection {
     /// instead of 1 — for images that only log measurements. Its verdict is still
     /// `unjudged`, never `pass`. Default false: the self-test fails closed.
     pub allow_unjudged: bool,
+    /// `hwlat = "10s"`: run the kernel's hwlat tracer on the measured CPUs this long
+    /// before the tests (`crate::explain::hardware`); `None` (the default): not run.
+    pub hwlat: Option<Duration>,
+    /// `hwlat_limit_us`: a hardware gap above this fails the self-test, **µs**
+    /// (default [`DEFAULT_HWLAT_LIMIT_US`]).
+    pub hwlat_limit_us: u64,
 }
+
+/// Default of `[selftest] hwlat_limit_us`, **µs**: the threshold OpenShift's latency
+/// tests give hwlatdetect ("you cannot fix hardware latency spikes by tuning").
+pub const DEFAULT_HWLAT_LIMIT_US: u64 = 20;
+/// Longest `[selftest] hwlat` gate: it holds every measured CPU with interrupts off
+/// half of each second.
+pub const MAX_HWLAT: Duration = Duration::from_secs(600);
 
 impl SelftestToml {
     /// The section and its measurement duration.
@@ -84,10 +99,33 @@ impl SelftestToml {
                 crate::duration::parse(DEFAULT_DURATION).unwrap_or(Duration::from_secs(30)),
             ),
         };
+        let hwlat = match &self.hwlat {
+            Some(v) => {
+                let (_, d) = duration_key(src, v, "selftest.hwlat")?;
+                if d > MAX_HWLAT {
+                    return Err(src.value_error(
+                        v.span(),
+                        "selftest.hwlat",
+                        "expected at most 10m (the gate holds the CPUs with interrupts off)",
+                    ));
+                }
+                Some(d)
+            }
+            None => None,
+        };
+        let hwlat_limit_us = src.in_range(
+            &self.hwlat_limit_us,
+            "selftest.hwlat_limit_us",
+            1..=1_000_000,
+            DEFAULT_HWLAT_LIMIT_US,
+            "expected 1..1000000 µs",
+        )?;
         let section = SelftestSection {
             mode: self.mode.unwrap_or_default(),
             duration: text,
             allow_unjudged: self.allow_unjudged.unwrap_or(false),
+            hwlat,
+            hwlat_limit_us,
         };
         Ok((section, d))
     }

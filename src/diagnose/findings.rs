@@ -45,6 +45,9 @@ pub struct Facts<'a> {
     pub journald: bool,
     /// The CPUs the configuration measures (`[cyclic] cpus`, `[monitor] cpus`).
     pub measured: crate::cpuset::CpuSet,
+    /// The highest SCHED_FIFO priority the configuration measures at (`[cyclic]`,
+    /// `[monitor]`): a real-time task at or above it delays the measuring threads.
+    pub measure_priority: u32,
 }
 
 fn problem(v: &mut Vec<Finding>, text: String) {
@@ -111,6 +114,13 @@ pub fn findings(f: &Facts<'_>) -> Vec<Finding> {
                     format!(
                         "self-test UNJUDGED ({boot}, {when} UTC): {}",
                         r.verdict.unjudged_reason()
+                    ),
+                ),
+                Outcome::Invalid => problem(
+                    &mut v,
+                    format!(
+                        "self-test INVALID ({boot}, {when} UTC): measure again; {}",
+                        r.verdict.failures().join("; ")
                     ),
                 ),
             }
@@ -204,11 +214,99 @@ pub fn findings(f: &Facts<'_>) -> Vec<Finding> {
             );
         }
     }
+    // The largest explained late samples, where the last self-test and the monitor
+    // explained any: what the kernel did in that gap.
+    if let Some((r, _)) = f.last_run {
+        for t in &r.tests {
+            let Some(e) = t
+                .explain
+                .as_ref()
+                .and_then(|x| x.explained.iter().max_by_key(|e| e.spike.latency_ns()))
+            else {
+                continue;
+            };
+            let who =
+                crate::results::summary::thread_label(&t.test, e.spike.thread, Some(e.spike.cpu));
+            let text = format!(
+                "self-test: the largest explained sample, {who} {} at {}: {}",
+                us(e.spike.latency_ns(), UsStyle::Text),
+                e.spike.when(),
+                crate::explain::text::headline(e)
+            );
+            if e.cause.valid {
+                problem(&mut v, text);
+            } else {
+                note(&mut v, text);
+            }
+        }
+    }
+    if let Some(m) = f.monitor {
+        for c in m.cpus.iter().filter(|c| c.max_cause.is_some()) {
+            problem(
+                &mut v,
+                format!(
+                    "monitor CPU {}: the period's maximum {} at {}: {}",
+                    c.cpu,
+                    us(c.max_ns, UsStyle::Text),
+                    crate::date::iso_ms(c.max_at_s.saturating_mul(1_000_000_000)),
+                    c.max_cause.as_deref().unwrap_or("")
+                ),
+            );
+        }
+    }
+    // Real-time user tasks at or above the measuring priority: each of their runs is
+    // a late sample (a vendor daemon's periodic burst).
+    for t in s
+        .rt_tasks
+        .iter()
+        .filter(|t| !t.kernel && t.priority >= f.measure_priority && t.policy != "DEADLINE")
+    {
+        problem(
+            &mut v,
+            format!(
+                "{} (pid {}, {} {}) outranks the measuring threads ({} {}) and used {:.1} % of a CPU since it started (CPUs {})",
+                t.comm,
+                t.tid,
+                t.policy,
+                t.priority,
+                "FIFO",
+                f.measure_priority,
+                t.cpu_percent,
+                t.cpus
+            ),
+        );
+    }
+    // Kernel log lines that mean latency trouble, with their wall-clock time (the log
+    // counts seconds since boot) and how far they are from the latencies they might
+    // explain.
+    let worst_at = f
+        .monitor
+        .and_then(|m| m.cpus.iter().max_by_key(|c| c.max_ns))
+        .map(|c| (c.max_at_s, "the monitor's worst maximum"))
+        .or_else(|| {
+            f.last_run
+                .map(|(r, _)| (r.start_s, "the last self-test's start"))
+        });
     let mut seen = std::collections::BTreeSet::new();
-    for line in s.kernel_log.lines() {
+    for l in &s.kernel_lines {
         for (pat, what) in KERNEL_SIGNS {
-            if line.contains(pat) && seen.insert(*what) {
-                problem(&mut v, format!("kernel log: {what}: {}", line.trim()));
+            if l.text.contains(pat) && seen.insert(*what) {
+                let at = l.wall_ns.div_euclid(1_000_000_000);
+                let when = match worst_at {
+                    Some((t, name)) if (t - at).abs() <= 1 => format!(", at {name}"),
+                    Some((t, name)) if t > at => format!(", {} s before {name}", t - at),
+                    Some((t, name)) => format!(", {} s after {name}", at - t),
+                    None => String::new(),
+                };
+                problem(
+                    &mut v,
+                    format!(
+                        "kernel log at {} ({:.1} s after boot{when}): {what}: {}",
+                        crate::date::iso_ms(l.wall_ns),
+                        l.mono_ns as f64 / 1e9,
+                        l.text.trim()
+                    ),
+                );
             }
         }
     }

@@ -97,6 +97,11 @@ pub fn collect(plan: &DiagnosePlan, root: &SysRoot, now_s: i64) -> Bundle {
     journal(plan, root, journald, &mut files, &mut missing);
 
     let measured = plan.cfg.cyclic_cpus.union(&plan.cfg.monitor.cpus);
+    if let Some((r, _)) = &last_run {
+        if let Some(text) = explained_text(r) {
+            files.push(("rtbench/explained.txt".into(), text));
+        }
+    }
     let found = findings::findings(&Facts {
         sysinfo: &sysinfo,
         snapshot: &snapshot,
@@ -105,6 +110,12 @@ pub fn collect(plan: &DiagnosePlan, root: &SysRoot, now_s: i64) -> Bundle {
         tune: Some(&tune),
         journald,
         measured,
+        measure_priority: plan
+            .cfg
+            .cyclic
+            .priority
+            .max(plan.cfg.monitor.priority)
+            .max(1) as u32,
     });
     let summary = summary(&sysinfo, now_s, &found, &files, &missing);
     let stamp = crate::date::utc_stamp(now_s);
@@ -129,6 +140,60 @@ pub fn collect(plan: &DiagnosePlan, root: &SysRoot, now_s: i64) -> Bundle {
         b.add(name, text);
     }
     b
+}
+
+/// The explanations of `run`'s late samples for people: per test, each explained
+/// sample largest first (headline, breakdown), the trace excerpt around the largest,
+/// and the kernel log lines of the run with their wall-clock times; `None` when the
+/// run explained nothing.
+fn explained_text(run: &StoredRun) -> Option<String> {
+    let mut out = String::new();
+    for t in &run.tests {
+        let Some(x) = &t.explain else { continue };
+        let _ = writeln!(
+            out,
+            "== {}: {} explained, {} not (the recorder was busy); analysis at most {} ms",
+            t.test,
+            x.total(),
+            x.missed,
+            x.analysis_max_ms
+        );
+        let mut kept: Vec<_> = x.explained.iter().collect();
+        kept.sort_by_key(|e| std::cmp::Reverse(e.spike.latency_ns()));
+        for e in kept {
+            let _ = writeln!(
+                out,
+                "\n{} at {}: {} sample\n  {}",
+                crate::results::summary::thread_label(&t.test, e.spike.thread, Some(e.spike.cpu)),
+                e.spike.when(),
+                crate::duration::us(e.spike.latency_ns(), crate::duration::UsStyle::Text),
+                crate::explain::text::headline(e)
+            );
+            for d in crate::explain::text::details(e) {
+                let _ = writeln!(out, "  {d}");
+            }
+        }
+        if !x.excerpt.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n-- the trace of the largest (tracefs, trace_clock mono: seconds since boot) --"
+            );
+            for l in &x.excerpt {
+                let _ = writeln!(out, "{l}");
+            }
+        }
+        if !x.kernel_lines.is_empty() {
+            let _ = writeln!(out, "\n-- kernel log during the test --");
+            for l in &x.kernel_lines {
+                let _ = writeln!(out, "[{}] {}", crate::date::iso_ms(l.wall_ns), l.text);
+            }
+        }
+        for n in &x.notes {
+            let _ = writeln!(out, "note: {n}");
+        }
+        out.push('\n');
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 /// The newest stored runs (and the unstored run) into `files`; returns the run that

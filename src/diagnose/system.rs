@@ -47,7 +47,7 @@ pub struct Irq {
 }
 
 /// A task running under SCHED_FIFO, SCHED_RR or SCHED_DEADLINE.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RtTask {
     /// Process id.
     pub pid: u32,
@@ -61,6 +61,11 @@ pub struct RtTask {
     pub priority: u32,
     /// `Cpus_allowed_list`.
     pub cpus: String,
+    /// A kernel thread (`PF_KTHREAD`: migration, watchdog, irq threads, ktimers …).
+    pub kernel: bool,
+    /// CPU time since it started over the time since it started, percent of one CPU
+    /// (proc(5) `utime`, `stime`, `starttime` and `/proc/uptime`).
+    pub cpu_percent: f64,
 }
 
 /// One cpuidle state of one CPU (read by [`crate::sys::power`]).
@@ -83,8 +88,11 @@ pub struct Snapshot {
     pub rt_tasks: Vec<RtTask>,
     /// irqbalance's pid, if it runs.
     pub irqbalance: Option<u32>,
-    /// The kernel log, one record per line.
+    /// The kernel log, one record per line (`[seconds since boot] [wall-clock time]
+    /// message`).
     pub kernel_log: String,
+    /// The kernel log's records with their times.
+    pub kernel_lines: Vec<crate::explain::counters::KernelLine>,
     /// Parts that could not be read: `what: why`.
     pub missing: Vec<String>,
 }
@@ -133,20 +141,28 @@ pub fn collect(root: &SysRoot, files: &mut Vec<(String, String)>) -> Snapshot {
     s.idle = idle;
     files.push(("system/cpuidle.txt".into(), idle_text));
     s.rt_tasks = rt_tasks(root);
-    let mut rt = String::from("pid tid policy priority cpus comm\n");
+    let mut rt = String::from("pid tid policy priority cpus cpu% kernel comm\n");
     for t in &s.rt_tasks {
         let _ = writeln!(
             rt,
-            "{} {} {} {} {} {}",
-            t.pid, t.tid, t.policy, t.priority, t.cpus, t.comm
+            "{} {} {} {} {} {:.1} {} {}",
+            t.pid,
+            t.tid,
+            t.policy,
+            t.priority,
+            t.cpus,
+            t.cpu_percent,
+            if t.kernel { "kthread" } else { "user" },
+            t.comm
         );
     }
     files.push(("system/rt-tasks.txt".into(), rt));
     s.irqbalance = crate::tune::irq::find_process(root, "irqbalance");
     match kernel_log(root) {
-        Ok(log) => {
+        Ok((log, lines)) => {
             files.push(("system/kernel-log.txt".into(), log.clone()));
             s.kernel_log = log;
+            s.kernel_lines = lines;
         }
         Err(e) => s.missing.push(format!("/dev/kmsg: {e}")),
     }
@@ -325,6 +341,12 @@ fn cpuidle(root: &SysRoot, topo: &CpuTopology) -> (String, Vec<IdleState>) {
 /// Every thread with a real-time policy (`/proc/PID/task/TID/stat`).
 fn rt_tasks(root: &SysRoot) -> Vec<RtTask> {
     let mut out = Vec::new();
+    let hz = crate::sys::clock::clock_ticks_per_sec();
+    let uptime_s: f64 = root
+        .read("/proc/uptime")
+        .ok()
+        .and_then(|u| u.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0.0);
     let pids = root.list_dir("/proc").unwrap_or_default();
     for pid in pids.iter().filter_map(|p| p.parse::<u32>().ok()) {
         let tids = root
@@ -342,6 +364,16 @@ fn rt_tasks(root: &SysRoot) -> Vec<RtTask> {
             // policy field 41.
             let rest: Vec<&str> = stat[close + 1..].split_whitespace().collect();
             let num = |field: usize| rest.get(field - 3).and_then(|v| v.parse::<u32>().ok());
+            let big = |field: usize| rest.get(field - 3).and_then(|v| v.parse::<u64>().ok());
+            // PF_KTHREAD (include/linux/sched.h).
+            let kernel = big(9).is_some_and(|f| f & 0x0020_0000 != 0);
+            let ran_s = (big(14).unwrap_or(0) + big(15).unwrap_or(0)) as f64 / hz;
+            let alive_s = uptime_s - big(22).unwrap_or(0) as f64 / hz;
+            let cpu_percent = if alive_s > 0.0 {
+                (100.0 * ran_s / alive_s).min(100.0)
+            } else {
+                0.0
+            };
             let policy = match num(41) {
                 Some(1) => "FIFO",
                 Some(2) => "RR",
@@ -364,6 +396,8 @@ fn rt_tasks(root: &SysRoot) -> Vec<RtTask> {
                 policy,
                 priority: num(40).unwrap_or(0),
                 cpus,
+                kernel,
+                cpu_percent,
             });
         }
     }
@@ -371,10 +405,24 @@ fn rt_tasks(root: &SysRoot) -> Vec<RtTask> {
 }
 
 /// The kernel log ring buffer: `/dev/kmsg` read without blocking until it is empty,
-/// each record as `[seconds] message` (below a test root: the file as it is).
-fn kernel_log(root: &SysRoot) -> std::io::Result<String> {
+/// each record as `[seconds since boot] [wall-clock time] message`, and the records
+/// with their times (below a test root: the file as it is, each line a record). The
+/// printk clock is close to CLOCK_MONOTONIC, so the wall-clock time (boot time +
+/// seconds since boot) is approximate (Documentation/ABI/testing/dev-kmsg).
+fn kernel_log(
+    root: &SysRoot,
+) -> std::io::Result<(String, Vec<crate::explain::counters::KernelLine>)> {
+    use crate::explain::counters::{parse_kmsg, wall_offset_ns};
+    let offset = wall_offset_ns();
     if !root.is_host() {
-        return root.read("/dev/kmsg");
+        // A test tree's file: records as the kernel gives them, or as `dmesg` prints
+        // them (`[  12.345678] message`).
+        let text = root.read("/dev/kmsg")?;
+        let lines = text
+            .lines()
+            .filter_map(|l| parse_kmsg(l.as_bytes(), offset).or_else(|| dmesg_line(l, offset)))
+            .collect();
+        return Ok((text, lines));
     }
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
@@ -383,26 +431,24 @@ fn kernel_log(root: &SysRoot) -> std::io::Result<String> {
         .custom_flags(libc::O_NONBLOCK)
         .open("/dev/kmsg")?;
     let mut out = String::new();
+    let mut lines = Vec::new();
     let mut buf = vec![0u8; 8192];
     loop {
         match f.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => {
-                let rec = String::from_utf8_lossy(&buf[..n]);
-                // "prio,seq,usec,flags;message\n continuation lines"
-                let (head, msg) = rec.split_once(';').unwrap_or(("", &rec));
-                let usec: u64 = head
-                    .split(',')
-                    .nth(2)
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(0);
-                let first = msg.lines().next().unwrap_or("");
-                let _ = writeln!(
-                    out,
-                    "[{:>5}.{:06}] {first}",
-                    usec / 1_000_000,
-                    usec % 1_000_000
-                );
+                if let Some(l) = parse_kmsg(&buf[..n], offset) {
+                    let us = l.mono_ns / 1000;
+                    let _ = writeln!(
+                        out,
+                        "[{:>5}.{:06}] [{}] {}",
+                        us / 1_000_000,
+                        us % 1_000_000,
+                        crate::date::iso_ms(l.wall_ns),
+                        l.text
+                    );
+                    lines.push(l);
+                }
             }
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
             // A record overwritten while reading: go on with the next one.
@@ -410,7 +456,19 @@ fn kernel_log(root: &SysRoot) -> std::io::Result<String> {
             Err(e) => return Err(e),
         }
     }
-    Ok(out)
+    Ok((out, lines))
+}
+
+/// `[  12.345678] message` (dmesg's form) as a kernel log record.
+fn dmesg_line(l: &str, wall_offset_ns: i64) -> Option<crate::explain::counters::KernelLine> {
+    let (stamp, text) = l.strip_prefix('[')?.split_once(']')?;
+    let secs: f64 = stamp.trim().parse().ok()?;
+    let mono_ns = (secs * 1e9).round() as i64;
+    Some(crate::explain::counters::KernelLine {
+        mono_ns,
+        wall_ns: mono_ns.saturating_add(wall_offset_ns),
+        text: text.trim().to_string(),
+    })
 }
 
 /// IRQ counts on `cpus`: `(irq, name, count)` of every numbered IRQ that fired there,

@@ -15,6 +15,9 @@ use super::shared::Shared;
 use super::stats::{LiveSnapshot, LiveStats};
 use super::{RunControl, ThreadSpec, PREFAULT_STACK_BYTES, THREAD_STACK_BYTES};
 use crate::error::{exit, Error, Result};
+use crate::explain::explainer::{ExplainSpec, ExplainSummary, Explainer, ThreadInfo};
+use crate::explain::recorder::Trap;
+use crate::explain::Explanation;
 use crate::sys::clock::Clock;
 use crate::sys::pmqos::PmQosHolder;
 use crate::sys::signals::Signals;
@@ -38,6 +41,17 @@ pub trait Progress {
     fn notice(&mut self, line: &str);
     /// Something that may make the figures worse.
     fn warning(&mut self, line: &str);
+    /// A sample over its explain threshold, explained (main thread, as it is found).
+    /// Default: nothing (the run's [`RunEnd::explained`] keeps them).
+    fn explained(&mut self, e: &Explanation) {
+        let _ = e;
+    }
+    /// Asked after every look of the recorder: true sets the explain thresholds back
+    /// to their configured values (a new window of the monitor, whose explanations
+    /// are of each window's new maxima). Default: never.
+    fn reset_explain(&mut self) -> bool {
+        false
+    }
     /// Asked after every report period: true stops the run as the duration's end
     /// would (the monitor, whose log output is gone). Default: never.
     fn wants_stop(&mut self) -> bool {
@@ -87,9 +101,9 @@ impl StopCause {
     }
 }
 
-/// How a run ended, for every output: why, what `-b` caught, the PM QoS value held and
-/// the wall-clock start and end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a run ended, for every output: why, what `-b` caught, the PM QoS value held,
+/// the wall-clock start and end, and what the flight recorder explained.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunEnd {
     /// Why the run ended.
     pub stop: StopCause,
@@ -101,6 +115,9 @@ pub struct RunEnd {
     pub start_wall_s: i64,
     /// Wall-clock end, seconds since the epoch.
     pub end_wall_s: i64,
+    /// The explained samples, when the run explained any (`RunControl::explain`); why
+    /// nothing could be explained is in its notes.
+    pub explained: Option<ExplainSummary>,
 }
 
 impl RunEnd {
@@ -119,6 +136,33 @@ pub struct ThreadCtx {
     pub live: Arc<LiveStats>,
     /// `-b`.
     pub breaks: Option<Arc<BreakTrace>>,
+    /// The flight recorder's trap (thresholds `u64::MAX` when nothing is explained).
+    pub trap: Arc<Trap>,
+    /// This thread's slot in the trap.
+    pub slot: usize,
+}
+
+impl ThreadCtx {
+    /// The sample's explain threshold, **ns** (one relaxed load per sample).
+    #[inline(always)]
+    pub fn explain_threshold_ns(&self) -> u64 {
+        self.trap
+            .slot(self.slot)
+            .threshold_ns
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// A sample over [`ThreadCtx::explain_threshold_ns`]: freezes the recorder (see
+    /// [`Trap::trip`]). `timer_ns` is the deadline (or send time), `wake_ns` the clock
+    /// read, both in the thread's clock; `cpu` the CPU the thread is pinned to (an
+    /// unpinned thread asks `sched_getcpu(3)`, off the hot path).
+    #[cold]
+    #[inline(never)]
+    pub fn trip(&self, timer_ns: i64, wake_ns: i64, cpu: Option<usize>) {
+        // SAFETY: sched_getcpu has no arguments.
+        let cpu = cpu.unwrap_or_else(|| unsafe { libc::sched_getcpu() }.max(0) as usize);
+        self.trap.trip(self.slot, timer_ns, wake_ns, cpu);
+    }
 }
 
 /// One measuring thread's work. The harness runs it on a thread of its own that is
@@ -157,6 +201,9 @@ pub struct Harness {
     pm_qos: Option<PmQosHolder>,
     report_every: Option<Duration>,
     start_wall_s: i64,
+    root: SysRoot,
+    explain: Option<ExplainSpec>,
+    trap: Arc<Trap>,
 }
 
 impl Harness {
@@ -208,6 +255,9 @@ impl Harness {
             pm_qos,
             report_every: control.report_every,
             start_wall_s: Clock::wall_secs(),
+            root: root.clone(),
+            explain: control.explain.clone(),
+            trap: Arc::new(Trap::idle(threads)),
         })
     }
 
@@ -227,6 +277,8 @@ impl Harness {
             shared: Arc::clone(&self.shared),
             live: Arc::clone(&self.live[i]),
             breaks: self.breaks.clone(),
+            trap: Arc::clone(&self.trap),
+            slot: i,
         }
     }
 
@@ -238,16 +290,18 @@ impl Harness {
     /// Errors: the first setup error (the run is stopped before any sample), else the
     /// first error a worker returned; a panicking thread is [`Error::Refused`].
     pub fn run<W: Worker>(
-        self,
+        mut self,
         name: &str,
         threads: &[ThreadSpec],
         workers: Vec<W>,
         progress: &mut dyn Progress,
     ) -> Result<(Vec<W::Output>, RunEnd)> {
+        let mut explainer = self.start_explainer(threads, progress);
         let (setup_tx, setup_rx) = mpsc::channel::<Option<Error>>();
         let mut handles: Vec<JoinHandle<Result<W::Output>>> = Vec::with_capacity(threads.len());
-        for (t, mut w) in threads.iter().zip(workers) {
-            let ctx = self.ctx(t.index);
+        for (i, (t, mut w)) in threads.iter().zip(workers).enumerate() {
+            let mut ctx = self.ctx(t.index);
+            ctx.slot = i;
             let tx = setup_tx.clone();
             let spec = t.clone();
             let h = std::thread::Builder::new()
@@ -287,7 +341,7 @@ impl Harness {
         }
         self.shared.barrier.wait();
         let cause = if first_err.is_none() {
-            self.supervise(threads, &handles, progress)
+            self.supervise(threads, &handles, progress, explainer.as_mut())
         } else {
             None
         };
@@ -309,7 +363,16 @@ impl Harness {
             }
         }
         let pm_qos_us = self.pm_qos.as_ref().map(|h| h.latency_us);
-        drop(self.pm_qos);
+        drop(self.pm_qos.take());
+        // Samples caught in the last moments, then the recording ends (the trap's
+        // files close first: the instance is removed only when none is open).
+        self.trap = Arc::new(Trap::idle(0));
+        let explained = explainer.map(|mut x| {
+            for e in x.poll(&self.tids(), true) {
+                progress.explained(&e);
+            }
+            x.finish()
+        });
         if let Some(e) = first_err.or(run_err) {
             return Err(e);
         }
@@ -325,8 +388,62 @@ impl Harness {
             pm_qos_us,
             start_wall_s: self.start_wall_s,
             end_wall_s: Clock::wall_secs(),
+            explained,
         };
         Ok((outputs, end))
+    }
+
+    /// The ids of the threads whose wakeups are measured, in thread order (0 until a
+    /// thread has started): a pair's receiver (its peer), else the thread itself.
+    fn tids(&self) -> Vec<i32> {
+        self.live
+            .iter()
+            .map(|l| match l.peer_tid.load(Ordering::Relaxed) {
+                0 => l.tid.load(Ordering::Relaxed),
+                p => p as i32,
+            })
+            .collect()
+    }
+
+    /// The flight recorder for `threads` when the run explains samples; a recorder
+    /// that cannot start is one warning (`# cannot explain: …`) and the run goes on.
+    fn start_explainer(
+        &mut self,
+        threads: &[ThreadSpec],
+        progress: &mut dyn Progress,
+    ) -> Option<Explainer> {
+        let spec = self.explain.as_ref()?;
+        let info = threads
+            .iter()
+            .map(|t| ThreadInfo {
+                test: spec.test.clone(),
+                thread: t.index,
+                cpu: t.cpu,
+                prio: if t.policy.is_realtime() {
+                    99 - t.priority
+                } else {
+                    120
+                },
+                kind: spec.kind,
+                realtime: spec.realtime,
+            })
+            .collect();
+        let all = sched::get_affinity().unwrap_or_default();
+        match Explainer::start(&self.root, spec, info, &all) {
+            Ok(x) => {
+                for r in x.reclaimed() {
+                    progress.warning(&format!(
+                        "# tracefs instance {r} of an rtbench that is gone removed"
+                    ));
+                }
+                self.trap = x.trap();
+                Some(x)
+            }
+            Err(why) => {
+                progress.warning(&format!("# cannot explain: {why}"));
+                None
+            }
+        }
     }
 
     /// The supervision loop on the main thread, until every measuring thread has
@@ -337,6 +454,7 @@ impl Harness {
         threads: &[ThreadSpec],
         handles: &[JoinHandle<T>],
         progress: &mut dyn Progress,
+        mut explainer: Option<&mut Explainer>,
     ) -> Option<StopCause> {
         let shared = &self.shared;
         let snapshot = || self.live.iter().map(|l| l.snapshot()).collect::<Vec<_>>();
@@ -362,7 +480,20 @@ impl Harness {
                     shared.request_stop();
                 }
                 Some(libc::SIGUSR1) => progress.status(threads, &snapshot()),
+                Some(libc::SIGCONT) => {
+                    if let Some(x) = explainer.as_mut() {
+                        x.sigcont();
+                    }
+                }
                 _ => {}
+            }
+            if let Some(x) = explainer.as_mut() {
+                for e in x.poll(&self.tids(), false) {
+                    progress.explained(&e);
+                }
+                if progress.reset_explain() {
+                    x.reset_thresholds();
+                }
             }
             if let (Some(t), Some(every)) = (next_report, self.report_every) {
                 if Instant::now() >= t && !shared.stopped() {

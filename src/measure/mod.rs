@@ -83,4 +83,7 @@ pub struct RunControl {
     pub tracemark: bool,
     /// `-h N`: a linear histogram per thread.
     pub histogram: Option<HistogramSetting>,
+    /// `--explain US` (and `-b`, the self-test's and monitor's limits): the flight
+    /// recorder and the thresholds of the samples to explain (`crate::explain`).
+    pub explain: Option<crate::explain::explainer::ExplainSpec>,
 }

@@ -261,6 +261,7 @@ mod tests {
                 break_ns: None,
                 tracemark: false,
                 histogram: None,
+                explain: None,
             },
         };
         let windows = Arc::new(Windows::default());

@@ -3,7 +3,8 @@
 //! ([`super::monitor`]).
 //!
 //! The loop: `clock_nanosleep(clock, TIMER_ABSTIME, next)`, read the clock, record
-//! `latency = now − next` in **ns**, publish the live figures, stop at `-b`, advance
+//! `latency = now − next` in **ns**, publish the live figures, trip the flight
+//! recorder over the explain threshold (`crate::explain`), stop at `-b`, advance
 //! `next` by the interval. A wakeup later than the following deadline is an
 //! **overrun**: it is counted and `next` moves past `now` (cyclictest skips such
 //! periods silently). What a test adds is one [`Wakeup`] call per cycle, which says
@@ -80,7 +81,13 @@ impl Period {
             let Some(stats) = at.stats() else { break };
             let latency = (now - next).max(0) as u64;
             stats.record(latency);
+            stats.note_max_at(now);
             ctx.live.publish(stats);
+            // The flight recorder (`--explain`, the self-test's and monitor's limits):
+            // one load per sample, one write(2) when it trips.
+            if latency > ctx.explain_threshold_ns() {
+                ctx.trip(next, now, spec.cpu);
+            }
             if let Some(b) = &ctx.breaks {
                 if latency > b.limit_ns {
                     b.trip(

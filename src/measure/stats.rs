@@ -66,6 +66,10 @@ pub struct LatencyStats {
     pub min_ns: u64,
     /// Largest sample.
     pub max_ns: u64,
+    /// When the largest sample woke, in the thread's clock, **ns** (0 until noted by
+    /// [`LatencyStats::note_max_at`]): the monitor stamps a window's maximum with its
+    /// own time.
+    pub max_at_ns: i64,
     /// Most recent sample.
     pub last_ns: u64,
     /// Sum of all samples (for the mean).
@@ -89,6 +93,7 @@ impl LatencyStats {
             count: 0,
             min_ns: u64::MAX,
             max_ns: 0,
+            max_at_ns: 0,
             last_ns: 0,
             sum_ns: 0,
             overruns: 0,
@@ -115,6 +120,7 @@ impl LatencyStats {
         self.count = 0;
         self.min_ns = u64::MAX;
         self.max_ns = 0;
+        self.max_at_ns = 0;
         self.last_ns = 0;
         self.sum_ns = 0;
         self.overruns = 0;
@@ -124,6 +130,15 @@ impl LatencyStats {
             l.buckets.iter_mut().for_each(|b| *b = 0);
             l.overflows = 0;
             l.overflow_cycles.clear();
+        }
+    }
+
+    /// Notes `now_ns` as the time of the sample just recorded if it is the largest
+    /// (one comparison per sample).
+    #[inline(always)]
+    pub fn note_max_at(&mut self, now_ns: i64) {
+        if self.last_ns == self.max_ns {
+            self.max_at_ns = now_ns;
         }
     }
 
@@ -183,6 +198,9 @@ impl LatencyStats {
         self.count += other.count;
         self.sum_ns += other.sum_ns;
         self.min_ns = self.min_ns.min(other.min_ns);
+        if other.max_ns > self.max_ns {
+            self.max_at_ns = other.max_at_ns;
+        }
         self.max_ns = self.max_ns.max(other.max_ns);
         self.overruns += other.overruns;
         self.missed_periods += other.missed_periods;

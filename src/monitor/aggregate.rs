@@ -73,6 +73,8 @@ pub struct Aggregator<'a> {
     pub restored: String,
     /// The log output (standard error) is gone: a write returned EPIPE.
     pub log_closed: bool,
+    /// Spikes explained by this run, per (CPU, cause kind): the Prometheus counter.
+    explained: std::collections::BTreeMap<(usize, &'static str), u64>,
 }
 
 impl<'a> Aggregator<'a> {
@@ -161,6 +163,7 @@ impl<'a> Aggregator<'a> {
             failing: Vec::new(),
             restored,
             log_closed: false,
+            explained: Default::default(),
         }
     }
 
@@ -174,16 +177,26 @@ impl<'a> Aggregator<'a> {
         }
     }
 
+    /// Counts one explained spike for the Prometheus textfile.
+    pub fn count_explained(&mut self, e: &crate::explain::Explanation) {
+        *self
+            .explained
+            .entry((e.spike.cpu, e.cause.kind.as_str()))
+            .or_default() += 1;
+    }
+
     /// One window of every monitored CPU (`stats` in thread order) from `start_s` to
     /// `end_s` (wall clock), `duration_s` long (monotonic clock): journal entries, the
     /// window store, the history, the Prometheus textfile, the state file when a
-    /// slot is finished. Returns the window's record.
+    /// slot is finished. A CPU's maximum that `explained` holds (same CPU, same
+    /// sample) carries its cause. Returns the window's record.
     pub fn window(
         &mut self,
         stats: &[&LatencyStats],
         start_s: i64,
         end_s: i64,
         duration_s: f64,
+        explained: &[crate::explain::Explanation],
     ) -> WindowRecord {
         let seq = self.last_seq + 1;
         let mut record = WindowRecord {
@@ -195,8 +208,16 @@ impl<'a> Aggregator<'a> {
         };
         let mut checks = Vec::with_capacity(stats.len());
         let mut slot_done = false;
+        let offset = crate::explain::counters::wall_offset_ns();
         for (h, s) in self.history.iter_mut().zip(stats) {
-            let mut c = WindowCpu::from_stats(h.cpu, s);
+            let mut c = WindowCpu::from_stats(h.cpu, s, offset);
+            if let Some(e) = explained
+                .iter()
+                .find(|e| e.spike.cpu == h.cpu && e.spike.latency_ns() == c.max_ns)
+            {
+                c.cause = Some(crate::explain::text::headline(e));
+                c.cause_kind = Some(e.cause.kind.as_str().to_string());
+            }
             let over = exceeded(&c, &self.plan.limits);
             c.exceeded = over.iter().map(|o| o.0.to_string()).collect();
             slot_done |= h.add_window(s, &c, end_s);
@@ -222,6 +243,7 @@ impl<'a> Aggregator<'a> {
                 window: record.clone(),
                 long,
                 rolling_s: self.plan.rolling.as_secs(),
+                explained: self.explained.iter().map(|(k, n)| (k.0, k.1, *n)).collect(),
             };
             let written = output::write_file(p, &MonitorProm, &metrics);
             self.note(written, PROMETHEUS, p);

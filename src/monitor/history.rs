@@ -208,7 +208,7 @@ mod tests {
 
     fn add(h: &mut CpuHistory, values: &[u64], end_s: i64, over: bool) -> bool {
         let s = window(values);
-        let mut c = WindowCpu::from_stats(h.cpu, &s);
+        let mut c = WindowCpu::from_stats(h.cpu, &s, 0);
         if over {
             c.exceeded.push("max".into());
         }

@@ -41,6 +41,10 @@ struct Collector<'a> {
     /// `$NOTIFY_SOCKET`, if a service manager listens.
     notifier: Option<Notifier>,
     watchdog: bool,
+    /// Samples over the limit explained since the oldest window not yet summarised.
+    explained: Vec<crate::explain::Explanation>,
+    /// A window closed: the explain thresholds go back to the limit.
+    reset_explain: bool,
 }
 
 impl Collector<'_> {
@@ -89,7 +93,13 @@ impl Collector<'_> {
         // Rounded to the millisecond: the store holds 1.548, not 1.5475799019999998.
         let ms = (end.1.saturating_duration_since(start.1).as_micros() + 500) / 1000;
         let duration_s = ms as f64 / 1000.0;
-        let record = self.agg.window(&stats, start.0, end.0, duration_s);
+        let record = self
+            .agg
+            .window(&stats, start.0, end.0, duration_s, &self.explained);
+        // Explanations of samples in later windows stay for those.
+        let end_ms = end.0 * 1000;
+        self.explained
+            .retain(|e| e.spike.wall_ns / 1_000_000 > end_ms);
         let worst = record.cpus.iter().map(|c| c.max_ns).max().unwrap_or(0);
         let status = format!(
             "window {}: worst max {}; all-time max {}",
@@ -135,7 +145,22 @@ impl Progress for Collector<'_> {
             self.bounds.push_back((Clock::wall_secs(), self.next_close));
             self.windows.current.fetch_add(1, Ordering::Release);
             self.next_close += self.window;
+            self.reset_explain = true;
         }
+    }
+
+    fn explained(&mut self, e: &crate::explain::Explanation) {
+        self.agg.send(&journal::explained(e, &e.spike.when()));
+        self.agg.count_explained(e);
+        // Bounded: each window explains only new maxima (the thresholds rise), a few
+        // per CPU at most.
+        if self.explained.len() < 64 * self.links.len().max(1) {
+            self.explained.push(e.clone());
+        }
+    }
+
+    fn reset_explain(&mut self) -> bool {
+        std::mem::take(&mut self.reset_explain)
     }
 
     fn status(&mut self, threads: &[ThreadSpec], live: &[LiveSnapshot]) {
@@ -233,6 +258,8 @@ pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32
         ready: false,
         notifier: Notifier::from_env(),
         watchdog: watchdog.is_some(),
+        explained: Vec::new(),
+        reset_explain: false,
     };
     let result = monitor::run(&spec, threads, root, &mut c);
     let (how, state, prio, code) = match result {

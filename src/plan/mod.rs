@@ -240,6 +240,7 @@ impl RunOptions {
             break_ns,
             tracemark,
             histogram,
+            explain: None,
         }
     }
 }

@@ -2,9 +2,12 @@
 
 use super::{parse_cpus, usage};
 use crate::cli::monitor::MonitorArgs;
+use crate::config::explain::ExplainSection;
 use crate::config::monitor::{self as cfg, MonitorSection};
 use crate::config::selftest::OutputSection;
 use crate::error::Result;
+use crate::explain::explainer::ExplainSpec;
+use crate::explain::SpikeKind;
 use crate::measure::monitor::MonitorSpec;
 use crate::measure::{RunControl, ThreadSpec};
 use crate::monitor::MonitorPlan;
@@ -23,6 +26,7 @@ pub fn plan(
     args: &MonitorArgs,
     section: &MonitorSection,
     output: &OutputSection,
+    explain: &ExplainSection,
     topo: &CpuTopology,
 ) -> Result<MonitorPlan> {
     let cpus = match &args.cpus {
@@ -87,7 +91,7 @@ pub fn plan(
     // The main thread beside the measured CPUs and their SMT siblings, on an allowed
     // CPU, as for every measuring command (CpuTopology::companions).
     let placed = topo.companions(Some(&cpus));
-    let threads = cpus
+    let threads: Vec<ThreadSpec> = cpus
         .iter()
         .enumerate()
         .map(|(index, cpu)| ThreadSpec {
@@ -98,6 +102,22 @@ pub fn plan(
             interval_us,
         })
         .collect();
+    // Every window's new maxima over `[monitor.limits] max_us` (or `[explain]
+    // threshold_us`) are explained; the thresholds go back down at each window.
+    let explain = explain
+        .enabled
+        .then(|| explain.threshold_us.or(section.limits.max_us))
+        .flatten()
+        .map(|us| ExplainSpec {
+            test: "monitor".into(),
+            kind: SpikeKind::Timer,
+            realtime: false,
+            thresholds_ns: vec![us.saturating_mul(crate::sys::clock::NS_PER_US); threads.len()],
+            buffer_kib: explain.buffer_kib,
+            timerlat: explain.timerlat,
+            keep: 4,
+            raise: true,
+        });
     Ok(MonitorPlan {
         spec: MonitorSpec {
             threads,
@@ -111,6 +131,7 @@ pub fn plan(
                 break_ns: None,
                 tracemark: false,
                 histogram: None,
+                explain,
             },
         },
         window,
@@ -233,7 +254,7 @@ mod tests {
             cpus: topo.run_default(),
             ..cfg.monitor
         };
-        plan(&args, &section, &cfg.output, topo).unwrap()
+        plan(&args, &section, &cfg.output, &cfg.explain, topo).unwrap()
     }
 
     /// The planner every measuring command uses (CpuTopology::companions): the main

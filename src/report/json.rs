@@ -234,6 +234,9 @@ struct Extension<'a> {
     break_info: Option<crate::measure::breaktrace::BreakInfo>,
     sysinfo: &'a crate::sys::info::SysInfo,
     threads: Vec<ExtThread<'a>>,
+    /// `--explain`/`-b`: the explained samples (**ns**), their counts by cause.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    explain: Option<&'a crate::explain::explainer::ExplainSummary>,
 }
 
 struct ExtThread<'a> {
@@ -284,6 +287,7 @@ impl Sink<RunReport<'_>> for Json {
                 break_info: res.end.break_info,
                 sysinfo: si,
                 threads: res.threads.iter().map(|t| ExtThread { t }).collect(),
+                explain: res.end.explained.as_ref(),
             },
         };
         serde_json::to_writer_pretty(&mut *out, &doc)?;

@@ -66,6 +66,9 @@ pub struct MonitorMetrics {
     pub long: Vec<CpuLongTerm>,
     /// The period the rolling histogram covers, seconds.
     pub rolling_s: u64,
+    /// Spikes over the limit explained since the monitor started: (CPU, cause kind
+    /// as in [`crate::explain::CauseKind::as_str`], count), sorted.
+    pub explained: Vec<(usize, &'static str, u64)>,
 }
 
 /// The monitor's Prometheus textfile (node_exporter textfile collector), written
@@ -144,6 +147,14 @@ impl Sink<MonitorMetrics> for MonitorProm {
                 f.sample(&cpu(l.cpu), get(&l.alltime));
             }
         }
+        let mut f = x.family(
+            "rtbench_monitor_explained_total",
+            Kind::Counter,
+            "Samples over [monitor.limits] max_us explained since the monitor started, by cause kind.",
+        );
+        for (c, kind, n) in &m.explained {
+            f.sample(&cpu(*c).with("cause", kind), *n);
+        }
         x.family(
             "rtbench_monitor_window_end_timestamp_seconds",
             Kind::Gauge,
@@ -202,6 +213,15 @@ impl Sink<SinceSummary> for SinceTable {
                 c.windows_over_limit
             )?;
         }
+        for c in s.cpus.iter().filter(|c| c.max_cause.is_some()) {
+            writeln!(
+                out,
+                "CPU {} max {}: {}",
+                c.cpu,
+                us(c.max_ns, UsStyle::Text),
+                c.max_cause.as_deref().unwrap_or_default()
+            )?;
+        }
         let alltime: Vec<String> = s
             .cpus
             .iter()
@@ -242,6 +262,9 @@ mod tests {
                 max_ns: 12_000,
                 overruns: 1,
                 exceeded: vec![],
+                max_at_ms: None,
+                cause: None,
+                cause_kind: None,
             }],
         };
         let m = MonitorMetrics {
@@ -255,6 +278,7 @@ mod tests {
                 ..Default::default()
             }],
             rolling_s: 86_400,
+            explained: vec![(2, "task", 3)],
         };
         let mut out = Vec::new();
         MonitorProm.write(&m, &mut out).unwrap();
@@ -266,6 +290,52 @@ mod tests {
         assert!(text
             .contains("rtbench_monitor_window_latency_seconds{cpu=\"2\",quantile=\"1\"} 1.2e-5\n"));
         let types = text.lines().filter(|l| l.starts_with("# TYPE")).count();
-        assert_eq!(types, 9, "{text}");
+        assert_eq!(types, 10, "{text}");
+        assert!(text.contains("rtbench_monitor_explained_total{cpu=\"2\",cause=\"task\"} 3\n"));
+    }
+
+    #[test]
+    fn since_table_names_the_cause_of_an_explained_maximum() {
+        let cpu = |cpu, max_ns, cause: Option<&str>| WindowCpu {
+            cpu,
+            samples: 10,
+            min_ns: 1,
+            avg_ns: 5_000,
+            p99_ns: 9_000,
+            p999_ns: 9_500,
+            max_ns,
+            overruns: 0,
+            exceeded: vec![],
+            max_at_ms: Some(250_500),
+            cause: cause.map(str::to_string),
+            cause_kind: cause.map(|_| "task".to_string()),
+        };
+        let w = WindowRecord {
+            seq: 1,
+            start_s: 100,
+            end_s: 400,
+            duration_s: 300.0,
+            cpus: vec![
+                cpu(0, 12_000, None),
+                cpu(
+                    1,
+                    290_000,
+                    Some("CPU 1 ran burn (pid 7, FIFO 99) for 289 µs"),
+                ),
+            ],
+        };
+        let s = SinceSummary::new(vec![w], 0, 500).unwrap();
+        let mut out = Vec::new();
+        SinceTable.write(&s, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("CPU 1 max 290 µs: CPU 1 ran burn (pid 7, FIFO 99) for 289 µs\n"),
+            "{text}"
+        );
+        assert!(!text.contains("CPU 0 max"), "{text}");
+        assert!(
+            text.contains(" 19700101T000410Z "),
+            "max at its own time: {text}"
+        );
     }
 }

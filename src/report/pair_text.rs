@@ -236,7 +236,7 @@ pub fn as_cyclic(run: &PairRun) -> CyclicResult {
                 stats: p.forward.clone(),
             })
             .collect(),
-        end: run.end,
+        end: run.end.clone(),
     }
 }
 

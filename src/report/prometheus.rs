@@ -76,9 +76,14 @@ pub fn render(run: &StoredRun) -> String {
     let mut f = x.family(
         "rtbench_selftest_verdict",
         Kind::Gauge,
-        "Verdict of the last self-test: 1 for the verdict it had (pass, fail, unjudged), 0 for the others.",
+        "Verdict of the last self-test: 1 for the verdict it had (pass, fail, unjudged, invalid), 0 for the others.",
     );
-    for o in [Outcome::Pass, Outcome::Fail, Outcome::Unjudged] {
+    for o in [
+        Outcome::Pass,
+        Outcome::Fail,
+        Outcome::Unjudged,
+        Outcome::Invalid,
+    ] {
         f.sample(
             &Labels::new().with("verdict", o.as_str()),
             (run.verdict.outcome == o) as u8,
@@ -112,6 +117,37 @@ pub fn render(run: &StoredRun) -> String {
         "Measured duration of the last self-test.",
     )
     .sample(&none, run.duration_s);
+    // Explained samples by cause, for the tests that explained any (`[explain]`).
+    let explained: Vec<_> = run
+        .tests
+        .iter()
+        .filter_map(|t| t.explain.as_ref().map(|x| (t, x)))
+        .collect();
+    if !explained.is_empty() {
+        let mut f = x.family(
+            "rtbench_selftest_explained",
+            Kind::Gauge,
+            "Samples over their limit explained in the last self-test, by test and cause (task, preempt_off, irq, softirq, nmi, silent, stopped, cfs_throttled, rt_throttled, clock_step, untraced, unknown).",
+        );
+        for (t, ex) in &explained {
+            for (kind, n) in &ex.counts {
+                f.sample(
+                    &Labels::new()
+                        .with("test", &t.test)
+                        .with("cause", kind.as_str()),
+                    *n,
+                );
+            }
+        }
+        let mut f = x.family(
+            "rtbench_selftest_unexplained",
+            Kind::Gauge,
+            "Samples over their limit in the last self-test that found the recorder busy with another one, by test.",
+        );
+        for (t, ex) in &explained {
+            f.sample(&Labels::new().with("test", &t.test), ex.missed);
+        }
+    }
     x.family(
         "rtbench_kernel_preempt_rt",
         Kind::Gauge,

@@ -94,6 +94,17 @@ pub fn render(run: &StoredRun) -> String {
     };
     let _ = writeln!(s, "{}", clip(&format!("load: {load}"), 80));
     let _ = writeln!(s, "{}", clip(&format!("limits: {}", limits_line(run)), 80));
+    if let Some(h) = &run.hardware {
+        let parts: Vec<String> = [h.hwlat_text(), h.smi_text()]
+            .into_iter()
+            .filter(|t| !t.is_empty())
+            .collect();
+        if !parts.is_empty() {
+            for line in wrap(&format!("hardware: {}", parts.join("; ")), 80, "  ") {
+                let _ = writeln!(s, "{line}");
+            }
+        }
+    }
     let _ = writeln!(
         s,
         "{:<7}{:>4}{:>8}{:>8}{:>8}{:>9}{:>9}{:>9}{:>10}",
@@ -107,6 +118,8 @@ pub fn render(run: &StoredRun) -> String {
                 "unjudged"
             } else if checks.iter().all(|c| c.pass) {
                 "pass"
+            } else if checks.iter().all(|c| c.pass || c.invalid) {
+                "INVALID"
             } else {
                 "FAIL"
             };
@@ -128,8 +141,11 @@ pub fn render(run: &StoredRun) -> String {
             );
         }
     }
+    // A failure with its cause is longer than a line: wrapped, never cut.
     for f in run.verdict.failures() {
-        let _ = writeln!(s, "{}", clip(&format!("FAIL {f}"), 80));
+        for line in wrap(&format!("FAIL {f}"), 80, "     ") {
+            let _ = writeln!(s, "{line}");
+        }
     }
     let why = run.verdict.unjudged_reason();
     if !why.is_empty() {
@@ -142,6 +158,28 @@ pub fn render(run: &StoredRun) -> String {
 }
 
 /// `s` cut to `n` characters, ending in `…` when cut.
+/// `s` in lines of at most `width` characters, broken at spaces (a longer word is cut),
+/// the continuation lines starting with `indent`.
+fn wrap(s: &str, width: usize, indent: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    for word in s.split(' ') {
+        let len = cur.chars().count();
+        let add = word.chars().count() + usize::from(len > 0);
+        if len > 0 && len + add > width {
+            lines.push(std::mem::replace(&mut cur, indent.to_string()));
+        }
+        if !cur.is_empty() && !cur.ends_with(' ') {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+    }
+    if !cur.trim().is_empty() {
+        lines.push(cur);
+    }
+    lines.into_iter().map(|l| clip(&l, width)).collect()
+}
+
 fn clip(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         return s.to_string();
@@ -188,6 +226,7 @@ mod tests {
             msg_size: None,
             test: "cyclic".into(),
             threads: vec![th],
+            explain: None,
         }];
         let run = StoredRun {
             rtbench_version: "test".into(),
@@ -203,6 +242,7 @@ mod tests {
             origin: Default::default(),
             exit_code: None,
             store_error: None,
+            hardware: None,
         };
         let t = render(&run);
         for l in t.lines() {

@@ -160,6 +160,9 @@ pub struct StoredRun {
     /// Set only in the fallback copy: why the results store did not take this run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store_error: Option<String>,
+    /// The hwlat gate and the SMIs of the run (absent in files of older versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hardware: Option<crate::explain::hardware::HardwareCheck>,
 }
 
 impl StoredRun {
@@ -334,6 +337,7 @@ pub(crate) fn sample_run(start_s: i64) -> StoredRun {
         origin: Origin::current(),
         exit_code: Some(0),
         store_error: None,
+        hardware: None,
     }
 }
 

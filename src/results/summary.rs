@@ -119,6 +119,10 @@ pub struct TestSummary {
     pub msg_size: Option<usize>,
     /// Per-thread figures, in thread order.
     pub threads: Vec<ThreadSummary>,
+    /// Its samples over the explain threshold, explained from the kernel's trace
+    /// (`[explain]`, `crate::explain`); absent when nothing was to be explained.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain: Option<crate::explain::explainer::ExplainSummary>,
 }
 
 /// One judged figure.
@@ -138,6 +142,15 @@ pub struct Check {
     pub limit: u64,
     /// Whether `value <= limit`.
     pub pass: bool,
+    /// Why the sample behind a failed `max` was late, from its explanation
+    /// (`crate::explain::text::headline`); absent when it was not explained.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
+    /// The failed `max` was a sample that is not the system's latency (the process
+    /// stopped, throttling, a clock step: the explanation says which): the check
+    /// cannot judge the unit, it makes the run invalid rather than failed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub invalid: bool,
 }
 
 impl Check {
@@ -177,15 +190,22 @@ impl Check {
     }
 
     /// One line naming everything about a failed check, in **µs**:
-    /// `cyclic CPU 1 p99.9 2974.0 µs > limit 50 µs`, `pmq pair 0 CPU 1 max …`.
+    /// `cyclic CPU 1 p99.9 2974.0 µs > limit 50 µs`, `pmq pair 0 CPU 1 max …`, and
+    /// the cause when the sample was explained (`…: thread latency 790 µs, CPU 1 ran
+    /// kworker/1:2 (pid 123, FIFO 99) for 780 µs`).
     pub fn failure_text(&self) -> String {
-        format!(
+        let mut t = format!(
             "{} {} {} > limit {}",
             thread_label(&self.test, self.thread, self.cpu),
             self.statistic(),
             self.value_text(),
             self.limit_text()
-        )
+        );
+        if let Some(c) = &self.cause {
+            t.push_str(": ");
+            t.push_str(c);
+        }
+        t
     }
 }
 
@@ -228,15 +248,21 @@ pub enum Outcome {
     /// Nothing failed, but something measured was not judged (no `[limits]`, or no limit
     /// applies to a CPU): not a pass. Exit 1 unless `[selftest] allow_unjudged = true`.
     Unjudged,
+    /// Every limit exceeded was exceeded by a sample that is not the system's latency
+    /// (the process was stopped or frozen, CFS or RT throttling, a wall-clock step: its
+    /// explanation names it) and nothing else failed: neither a pass nor the unit's
+    /// failure. Exit 4: measure again.
+    Invalid,
 }
 
 impl Outcome {
-    /// `pass`, `fail` or `unjudged`.
+    /// `pass`, `fail`, `unjudged` or `invalid`.
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Pass => "pass",
             Outcome::Fail => "fail",
             Outcome::Unjudged => "unjudged",
+            Outcome::Invalid => "invalid",
         }
     }
 }
@@ -277,7 +303,7 @@ impl TuningFinding {
 /// when anything measured was not judged, else pass.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Verdict {
-    /// `pass`, `fail` or `unjudged`.
+    /// `pass`, `fail`, `unjudged` or `invalid`.
     pub outcome: Outcome,
     /// True only for [`Outcome::Pass`] (kept for readers of older results files).
     pub pass: bool,
@@ -353,8 +379,13 @@ impl Verdict {
 
     /// Derives `outcome` and `pass` from the parts.
     fn settle(&mut self) {
-        self.outcome = if !self.failures().is_empty() {
+        let failed = self.checks.iter().any(|c| !c.pass && !c.invalid)
+            || !self.tuning.is_empty()
+            || !self.problems.is_empty();
+        self.outcome = if failed {
             Outcome::Fail
+        } else if self.checks.iter().any(|c| c.invalid) {
+            Outcome::Invalid
         } else if !self.unjudged.is_empty() || self.checks.is_empty() {
             Outcome::Unjudged
         } else {
@@ -363,7 +394,7 @@ impl Verdict {
         self.pass = self.outcome == Outcome::Pass;
     }
 
-    /// `pass`, `fail` or `unjudged`, the value of `RTBENCH_VERDICT`.
+    /// `pass`, `fail`, `unjudged` or `invalid`, the value of `RTBENCH_VERDICT`.
     pub fn word(&self) -> &'static str {
         self.outcome.as_str()
     }
@@ -377,8 +408,9 @@ impl Verdict {
     }
 
     /// Everything that failed, one line each, in **µs**: failed checks (test, CPU,
-    /// statistic, value, limit), tuning deviations and failures (item, expected,
-    /// found), then the other problems.
+    /// statistic, value, limit, and the cause when explained; the invalid ones too),
+    /// tuning deviations and failures (item, expected, found), then the other
+    /// problems.
     pub fn failures(&self) -> Vec<String> {
         self.checks
             .iter()

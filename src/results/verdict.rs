@@ -89,6 +89,16 @@ pub enum Problem {
     },
     /// The load went wrong during the run (a worker died): `load: …`.
     Load(String),
+    /// The hwlat gate found a gap the OS did not cause over its limit: `hwlat: CPU 1
+    /// hardware latency 42 µs > limit 20 µs …`.
+    Hardware {
+        /// The CPU with the largest gap.
+        cpu: usize,
+        /// The gap, **µs**.
+        us: u64,
+        /// `[selftest] hwlat_limit_us`.
+        limit_us: u64,
+    },
     /// The run was cut short by a signal after `after_s` seconds: `interrupted
     /// (sigterm) after 3.2 s`.
     Interrupted {
@@ -110,6 +120,10 @@ impl fmt::Display for Problem {
             Problem::NotRun { test, why } => write!(f, "{test}: not run: {why}"),
             Problem::Skipped { test } => write!(f, "{test}: not run (interrupted before it)"),
             Problem::Load(line) => write!(f, "load: {}", line.trim_start_matches("# ")),
+            Problem::Hardware { cpu, us, limit_us } => write!(
+                f,
+                "hwlat: CPU {cpu} hardware latency {us} µs > limit {limit_us} µs (time the OS did not have, with interrupts off: SMI, firmware or a hypervisor; no tuning fixes it)"
+            ),
             Problem::Interrupted { stop, after_s } => {
                 let stop = format!("{stop:?}").to_lowercase();
                 write!(f, "interrupted ({stop}) after {after_s:.1} s")
@@ -152,6 +166,32 @@ pub fn tuning_findings(r: &TuningReport) -> Vec<TuningFinding> {
         .collect()
 }
 
+/// The cause of a failed maximum `max_ns` of `thread` from the test's explanations:
+/// its own explanation's headline (and whether it makes the check invalid), or, when
+/// the maximum itself was not explained (the recorder was frozen for another sample),
+/// the largest explained sample's, said as such (never invalid: the maximum is
+/// unexplained).
+fn explained_max(t: &TestSummary, thread: usize, max_ns: u64) -> (Option<String>, bool) {
+    let Some(x) = &t.explain else {
+        return (None, false);
+    };
+    match x.largest(&t.test, thread) {
+        Some(e) if e.spike.latency_ns() == max_ns => (
+            Some(crate::explain::text::headline(e)),
+            !e.cause.valid,
+        ),
+        Some(e) => (
+            Some(format!(
+                "the maximum was not explained (the recorder was busy), the largest explained sample, {}, was: {}",
+                crate::duration::us(e.spike.latency_ns(), crate::duration::UsStyle::Text),
+                crate::explain::text::headline(e)
+            )),
+            false,
+        ),
+        None => (None, false),
+    }
+}
+
 /// Judges every thread of every test against `limits` (a run with no other facts).
 pub fn judge(tests: &[TestSummary], limits: &LimitSet) -> Verdict {
     verdict(tests, limits, RunFacts::default())
@@ -192,6 +232,12 @@ pub fn verdict(tests: &[TestSummary], limits: &LimitSet, facts: RunFacts) -> Ver
             let before = checks.len();
             for (what, value, limit) in figures {
                 if let Some(limit) = limit {
+                    let pass = value <= limit;
+                    let (cause, invalid) = if !pass && what == "max" {
+                        explained_max(t, th.thread, value)
+                    } else {
+                        (None, false)
+                    };
                     checks.push(Check {
                         test: t.test.clone(),
                         thread: th.thread,
@@ -199,7 +245,9 @@ pub fn verdict(tests: &[TestSummary], limits: &LimitSet, facts: RunFacts) -> Ver
                         what: what.to_string(),
                         value,
                         limit,
-                        pass: value <= limit,
+                        pass,
+                        cause,
+                        invalid,
                     });
                 }
             }
@@ -261,6 +309,7 @@ mod tests {
             msg_size: None,
             test: "cyclic".into(),
             threads: vec![summary(0, 50_000), summary(1, 50_000)],
+            explain: None,
         }];
         let v = judge(&tests, &limits);
         assert!(!v.pass);
@@ -280,6 +329,7 @@ mod tests {
             msg_size: None,
             test: "cyclic".into(),
             threads: vec![summary(0, 50_000), summary(1, 50_000)],
+            explain: None,
         }];
         // No [limits] at all (also what a missing configuration file gives).
         let v = judge(&tests, &LimitSet::default());
@@ -328,6 +378,7 @@ mod tests {
                 1000,
                 &LatencyStats::new(None),
             )],
+            explain: None,
         }];
         let v = judge(&tests, &LimitSet::default());
         assert!(!v.pass);
@@ -347,6 +398,7 @@ mod tests {
                 1000,
                 &LatencyStats::new(None),
             )],
+            explain: None,
         }];
         let facts = RunFacts {
             problems: vec![

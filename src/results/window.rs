@@ -41,11 +41,23 @@ pub struct WindowCpu {
     /// The `[monitor.limits]` this window exceeded (`max`, `p999`, …); empty: none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exceeded: Vec<String>,
+    /// When the maximum woke, wall-clock **ms** since the epoch (absent in records of
+    /// older versions, which stamped the window's end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_at_ms: Option<i64>,
+    /// Why the maximum was late, when it was over the explain threshold and explained
+    /// (`crate::explain::text::headline`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
+    /// The cause's kind (`task`, `irq`, … `stopped`; `crate::explain::CauseKind`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause_kind: Option<String>,
 }
 
 impl WindowCpu {
-    /// The figures of `stats` for `cpu`.
-    pub fn from_stats(cpu: usize, stats: &LatencyStats) -> WindowCpu {
+    /// The figures of `stats` for `cpu`; `wall_offset_ns` (CLOCK_REALTIME −
+    /// CLOCK_MONOTONIC) turns the maximum's time into wall-clock time.
+    pub fn from_stats(cpu: usize, stats: &LatencyStats, wall_offset_ns: i64) -> WindowCpu {
         WindowCpu {
             cpu,
             samples: stats.count,
@@ -56,7 +68,17 @@ impl WindowCpu {
             max_ns: stats.max_ns,
             overruns: stats.overruns,
             exceeded: Vec::new(),
+            max_at_ms: (stats.count > 0 && stats.max_at_ns > 0)
+                .then(|| (stats.max_at_ns + wall_offset_ns).div_euclid(1_000_000)),
+            cause: None,
+            cause_kind: None,
         }
+    }
+
+    /// When the maximum woke, seconds since the epoch: its own time where the record
+    /// has it, else `end_s` (the window's end).
+    pub fn max_at_s(&self, end_s: i64) -> i64 {
+        self.max_at_ms.map_or(end_s, |ms| ms.div_euclid(1000))
     }
 }
 
@@ -70,7 +92,8 @@ pub struct AllTime {
     /// Largest latency ever seen on the CPU by the monitor.
     #[serde(rename = "alltime_max_ns")]
     pub max_ns: u64,
-    /// When (end of the window that had it), seconds since the epoch; 0 if never.
+    /// When, seconds since the epoch (the sample's own time; the end of its window
+    /// for windows of older versions); 0 if never.
     #[serde(rename = "alltime_max_at_s")]
     pub max_at_s: i64,
     /// Samples ever taken.
@@ -91,7 +114,7 @@ impl AllTime {
     /// MHz) is damaged, and stays at the maximum rather than wrapping to a small
     /// number.
     pub fn add_window(&mut self, c: &WindowCpu, end_s: i64) {
-        self.add_max(c.max_ns, end_s);
+        self.add_max(c.max_ns, c.max_at_s(end_s));
         self.samples = self.samples.saturating_add(c.samples);
         self.overruns = self.overruns.saturating_add(c.overruns);
         self.windows = self.windows.saturating_add(1);
@@ -347,8 +370,12 @@ pub struct CpuSince {
     pub samples: u64,
     /// Largest latency of the period.
     pub max_ns: u64,
-    /// End of the window that had it, seconds since the epoch.
+    /// When it woke, seconds since the epoch (the end of its window for windows of
+    /// older versions).
     pub max_at_s: i64,
+    /// Why it was late, when it was explained.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_cause: Option<String>,
     /// Largest window p99.9.
     pub worst_p999_ns: u64,
     /// Largest window p99.
@@ -410,6 +437,7 @@ impl SinceSummary {
                     samples: 0,
                     max_ns: 0,
                     max_at_s: 0,
+                    max_cause: None,
                     worst_p999_ns: 0,
                     worst_p99_ns: 0,
                     overruns: 0,
@@ -429,7 +457,8 @@ impl SinceSummary {
                     .ok_or_else(|| past("samples"))?;
                 if c.max_ns >= s.max_ns {
                     s.max_ns = c.max_ns;
-                    s.max_at_s = r.end_s;
+                    s.max_at_s = c.max_at_s(r.end_s);
+                    s.max_cause = c.cause.clone();
                 }
                 s.worst_p999_ns = s.worst_p999_ns.max(c.p999_ns);
                 s.worst_p99_ns = s.worst_p99_ns.max(c.p99_ns);
@@ -497,6 +526,9 @@ mod tests {
                 max_ns,
                 overruns: 1,
                 exceeded: if exceeded { vec!["max".into()] } else { vec![] },
+                max_at_ms: None,
+                cause: None,
+                cause_kind: None,
             }],
         }
     }

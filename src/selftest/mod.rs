@@ -7,13 +7,17 @@
 mod outputs;
 pub mod run;
 
+use crate::config::explain::ExplainSection;
 use crate::config::limits::LimitSet;
 use crate::config::pair::{PairPlacement, PairSection};
 use crate::config::{Located, TuningMode};
+use crate::explain::explainer::{ExplainSpec, DEFAULT_KEEP};
+use crate::explain::SpikeKind;
 use crate::measure::cyclic::CyclicSpec;
 use crate::measure::pair::PairSpec;
 use crate::measure::{RunControl, ThreadSpec};
 use crate::sys::clock::Clock;
+use crate::sys::clock::NS_PER_US;
 use crate::sys::cpus::{CpuTopology, Sharing};
 use crate::sys::sched::Policy;
 use std::path::PathBuf;
@@ -126,6 +130,13 @@ pub struct SelftestPlan {
     pub load: Option<crate::load::LoadSpec>,
     /// The main thread or the load sharing a core with a measured CPU (a warning each).
     pub sharing: Vec<Sharing>,
+    /// `[selftest] hwlat`: the hwlat gate's length, if it runs.
+    pub hwlat: Option<Duration>,
+    /// `[selftest] hwlat_limit_us`, **µs**.
+    pub hwlat_limit_us: u64,
+    /// Every CPU a test measures (the hwlat gate's and the SMI count's CPUs; all
+    /// online CPUs when a pair is unpinned).
+    pub measured_cpus: crate::cpuset::CpuSet,
 }
 
 /// The pairs of a `[pmq]`/`[pipe]` section: one per CPU (both ends pinned to it), or
@@ -145,6 +156,43 @@ fn pair_threads(p: &PairSection) -> Vec<ThreadSpec> {
             interval_us: p.interval_us,
         })
         .collect()
+}
+
+/// What `[explain]` asks of `test`: each thread's threshold is `threshold_us`, else
+/// its `max` limit (**µs** → **ns**); `None` when explaining is off or no thread has a
+/// threshold.
+fn explain_spec(
+    section: &ExplainSection,
+    limits: &LimitSet,
+    test: &str,
+    kind: SpikeKind,
+    threads: &[ThreadSpec],
+) -> Option<ExplainSpec> {
+    if !section.enabled {
+        return None;
+    }
+    let thresholds_ns: Vec<u64> = threads
+        .iter()
+        .map(|t| {
+            section
+                .threshold_us
+                .or_else(|| limits.effective(test, t.cpu).max_us)
+                .map_or(u64::MAX, |us| us.saturating_mul(NS_PER_US))
+        })
+        .collect();
+    thresholds_ns
+        .iter()
+        .any(|t| *t != u64::MAX)
+        .then(|| ExplainSpec {
+            test: test.to_string(),
+            kind,
+            realtime: false,
+            thresholds_ns,
+            buffer_kib: section.buffer_kib,
+            timerlat: section.timerlat,
+            keep: DEFAULT_KEEP,
+            raise: true,
+        })
 }
 
 /// Builds the plan from a validated configuration and the file it came from.
@@ -176,6 +224,7 @@ pub fn plan(located: &Located, topo: &CpuTopology) -> SelftestPlan {
         };
     }
     let measured = measured.filter(|m| !m.is_empty());
+    let measured_cpus = measured.clone().unwrap_or_else(|| topo.online.clone());
     let placed = topo.companions(measured.as_ref());
     let mut sharing: Vec<Sharing> = placed.main_shares.into_iter().collect();
     let mut load_spec = cfg.load_spec.clone();
@@ -183,6 +232,9 @@ pub fn plan(located: &Located, topo: &CpuTopology) -> SelftestPlan {
         l.cpus = placed.load;
         sharing.extend(placed.load_shares);
     }
+    let explain = |test: &str, kind: SpikeKind, threads: &[ThreadSpec]| {
+        explain_spec(&cfg.explain, &cfg.limits, test, kind, threads)
+    };
     let control = |duration: Option<Duration>| RunControl {
         duration: Some(duration.unwrap_or(cfg.duration)),
         loops: None,
@@ -193,10 +245,11 @@ pub fn plan(located: &Located, topo: &CpuTopology) -> SelftestPlan {
         break_ns: None,
         tracemark: false,
         histogram: None,
+        explain: None,
     };
     let mut tests = Vec::new();
     if cfg.cyclic.enabled {
-        let threads = cfg
+        let threads: Vec<ThreadSpec> = cfg
             .cyclic_cpus
             .iter()
             .enumerate()
@@ -208,21 +261,30 @@ pub fn plan(located: &Located, topo: &CpuTopology) -> SelftestPlan {
                 interval_us: cfg.cyclic.interval_us,
             })
             .collect();
+        let mut control = control(cfg.cyclic.duration);
+        control.explain = explain("cyclic", SpikeKind::Timer, &threads);
         tests.push(TestPlan::Cyclic(CyclicSpec {
             threads,
             clock: Clock::Monotonic,
-            control: control(cfg.cyclic.duration),
+            control,
         }));
     }
     for p in pairs {
+        let threads = pair_threads(p);
+        let mut control = control(p.duration);
+        control.explain = explain(
+            crate::config::pair::kind_name(p.kind),
+            SpikeKind::Message,
+            &threads,
+        );
         tests.push(TestPlan::Pair(PairSpec {
             kind: p.kind,
-            pairs: pair_threads(p),
+            pairs: threads,
             fork: false,
             timeout: None,
             force_timeout: None,
             msg_size: p.msg_size,
-            control: control(p.duration),
+            control,
         }));
     }
     SelftestPlan {
@@ -246,5 +308,8 @@ pub fn plan(located: &Located, topo: &CpuTopology) -> SelftestPlan {
         load_label: load.join("; "),
         load: load_spec,
         sharing,
+        hwlat: cfg.selftest.hwlat,
+        hwlat_limit_us: cfg.selftest.hwlat_limit_us,
+        measured_cpus,
     }
 }

@@ -20,6 +20,14 @@ pub fn write(
     journal: &mut Journal,
 ) -> StoredRun {
     for t in &run.tests {
+        // The explained samples, largest first, before the test's results.
+        if let Some(x) = &t.explain {
+            let mut kept: Vec<_> = x.explained.iter().collect();
+            kept.sort_by_key(|e| std::cmp::Reverse(e.spike.latency_ns()));
+            for e in kept {
+                journal.send(&entries::explained(e, &e.spike.when()));
+            }
+        }
         for th in &t.threads {
             journal.send(&entries::thread_result(&t.test, th, &run.verdict));
         }

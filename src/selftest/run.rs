@@ -9,6 +9,7 @@ use super::SelftestPlan;
 use super::TestPlan;
 use crate::config::TuningMode;
 use crate::error::{exit, Error};
+use crate::explain::hardware::{run_hwlat, smi_count, smi_delta, HardwareCheck, Hwlat};
 use crate::measure::cyclic::{self, CyclicSpec};
 use crate::measure::harness::{Progress, StopCause};
 use crate::measure::pair::{self, Channels, PairSpec};
@@ -107,8 +108,17 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         journal.send(&entries::placement(s));
     }
     let stages = tuning(plan, root, journal).and_then(|tuned| {
+        // The hardware gate before READY: nothing else may run while it holds the
+        // CPUs with interrupts off.
+        let hwlat = hwlat_gate(plan, root, &mut notify);
         ready(plan, &tuned, journal, &mut notify);
-        let measured = measure(plan, root, &mut notify)?;
+        let before = smi_count(root, &plan.measured_cpus);
+        let mut measured = measure(plan, root, &mut notify)?;
+        measured.hardware = HardwareCheck {
+            hwlat,
+            hwlat_limit_us: plan.hwlat.map(|_| plan.hwlat_limit_us),
+            smis: Some(smi_delta(&before, &smi_count(root, &plan.measured_cpus))),
+        };
         Ok((tuned, measured))
     });
     let (tuned, measured) = match stages {
@@ -138,6 +148,7 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         origin,
         exit_code: Some(code),
         store_error: None,
+        hardware: Some(measured.hardware),
     };
     let run = super::outputs::write(plan, run, stop, journal);
     let _ = out.text(&Table, &run);
@@ -210,6 +221,42 @@ fn tuning(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> Result<
     Ok(Tuned { report })
 }
 
+/// The hwlat gate (`[selftest] hwlat`), if configured: the kernel's hwlat tracer on the
+/// measured CPUs, in an instance of rtbench's own. SIGINT and SIGTERM are held while
+/// it runs and end it early; the instance is removed and the signal then has its
+/// usual effect (the process ends, as it would have before the measurement).
+fn hwlat_gate(plan: &SelftestPlan, root: &SysRoot, notify: &mut Notify) -> Option<Hwlat> {
+    let d = plan.hwlat?;
+    notify.send(&[&format!(
+        "STATUS=hwlat gate on CPUs {} for {}",
+        plan.measured_cpus,
+        crate::duration::format(d)
+    )]);
+    let signals = crate::sys::signals::Signals::block();
+    let caught = std::cell::Cell::new(None);
+    let h = run_hwlat(root, &plan.measured_cpus, d, &|| {
+        if let Some(s) = signals
+            .wait(Duration::ZERO)
+            .filter(|s| *s == libc::SIGINT || *s == libc::SIGTERM)
+        {
+            caught.set(Some(s));
+        }
+        caught.get().is_some()
+    });
+    if let Some(sig) = caught.get() {
+        // SAFETY: restores the default action and sends the signal to this process.
+        unsafe {
+            libc::signal(sig, libc::SIG_DFL);
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, sig);
+            libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+            libc::raise(sig);
+        }
+    }
+    Some(h)
+}
+
 /// Stage 2, READY: units ordered After=rtbench.service start on a tuned system now.
 fn ready(plan: &SelftestPlan, tuned: &Tuned, journal: &mut Journal, notify: &mut Notify) {
     let measuring = if plan.tests.is_empty() {
@@ -244,6 +291,8 @@ struct Measured {
     refused: Option<i32>,
     /// Tests that did not run, load problems.
     problems: Vec<Problem>,
+    /// The hwlat gate and the SMIs of the run.
+    hardware: HardwareCheck,
 }
 
 /// Stage 3, measuring: the pair tests' queues and pipes, then the load, then every test one
@@ -287,6 +336,7 @@ fn measure(plan: &SelftestPlan, root: &SysRoot, notify: &mut Notify) -> Result<M
         duration_s: 0.0,
         refused: None,
         problems: Vec::new(),
+        hardware: HardwareCheck::default(),
     };
     // The first test the system refused, if any.
     let mut refused: Option<(&'static str, Error)> = None;
@@ -360,6 +410,7 @@ fn measure_one(
                 test: name.into(),
                 msg_size: None,
                 threads: r.threads.iter().map(ThreadSummary::from_cyclic).collect(),
+                explain: r.end.explained.clone(),
             };
             (summary, r.end.stop)
         }
@@ -369,6 +420,7 @@ fn measure_one(
                 test: name.into(),
                 msg_size: Some(r.msg_size),
                 threads: r.pairs.iter().map(ThreadSummary::from_pair).collect(),
+                explain: r.end.explained.clone(),
             };
             (summary, r.end.stop)
         }
@@ -385,12 +437,22 @@ fn judge(plan: &SelftestPlan, tuned: &Tuned, m: &Measured) -> (Verdict, i32) {
         .report
         .as_ref()
         .is_some_and(|r| r.exit_code() != exit::OK && findings.is_empty());
+    let hardware = m.hardware.hwlat.as_ref().and_then(|h| {
+        h.worst_us()
+            .filter(|(_, us)| *us > plan.hwlat_limit_us)
+            .map(|(cpu, us)| Problem::Hardware {
+                cpu,
+                us,
+                limit_us: plan.hwlat_limit_us,
+            })
+    });
     let facts = RunFacts {
         problems: untuned
             .then(|| Problem::Tuning {
                 mode: plan.mode.as_str(),
             })
             .into_iter()
+            .chain(hardware)
             .chain(m.problems.iter().cloned())
             .collect(),
         tuning: findings,
@@ -430,6 +492,7 @@ fn exit_code(
         _ if refused.is_some() => refused.unwrap_or(exit::ENV),
         (None, Outcome::Pass) => exit::OK,
         (None, Outcome::Unjudged) if allow_unjudged => exit::OK,
+        (None, Outcome::Invalid) => exit::INVALID,
         _ => exit::FAIL,
     }
 }

@@ -1,5 +1,7 @@
 //! The signals rtbench takes synchronously on its main thread: SIGINT and SIGTERM end
-//! a run (or a load), SIGUSR1 asks for a status dump. They are blocked in every thread
+//! a run (or a load), SIGUSR1 asks for a status dump, SIGCONT says the process had been
+//! stopped (its samples of that time are not the system's latency; blocking SIGCONT
+//! does not keep it from continuing the process, signal(7)). They are blocked in every thread
 //! (a thread inherits the signal mask of the thread that spawns it) and
 //! taken with `sigtimedwait(2)`, so no asynchronous handler runs and no measuring
 //! thread is interrupted by them.
@@ -12,7 +14,7 @@ pub struct Signals {
 }
 
 impl Signals {
-    /// Blocks SIGINT, SIGTERM and SIGUSR1 in the calling thread (and so in every thread
+    /// Blocks SIGINT, SIGTERM, SIGUSR1 and SIGCONT in the calling thread (and so in every thread
     /// it spawns afterwards). Call before spawning measuring threads.
     pub fn block() -> Signals {
         // SAFETY: set is initialised by sigemptyset before use; pthread_sigmask only
@@ -20,7 +22,7 @@ impl Signals {
         unsafe {
             let mut set: libc::sigset_t = std::mem::zeroed();
             libc::sigemptyset(&mut set);
-            for s in [libc::SIGINT, libc::SIGTERM, libc::SIGUSR1] {
+            for s in [libc::SIGINT, libc::SIGTERM, libc::SIGUSR1, libc::SIGCONT] {
                 libc::sigaddset(&mut set, s);
             }
             libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());

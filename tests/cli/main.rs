@@ -13,6 +13,7 @@ mod cpuset_cgroup;
 mod cyclic_cli;
 mod cyclic_compat;
 mod every_command;
+mod explain;
 mod harness_compat;
 mod isolation;
 mod load;

@@ -126,6 +126,7 @@ mod cyclic {
                 pm_qos_us: Some(0),
                 start_wall_s: 1_700_000_000,
                 end_wall_s: 1_700_000_030,
+                explained: None,
             },
         }
     }
@@ -270,6 +271,7 @@ mod pair {
                 pm_qos_us: Some(0),
                 start_wall_s: 1_700_000_000,
                 end_wall_s: 1_700_000_030,
+                explained: None,
             },
         }
     }

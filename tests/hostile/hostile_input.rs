@@ -379,12 +379,14 @@ fn p2_report_shows_a_huge_maximum_as_it_is() {
             msg_size: None,
             test: "cyclic".into(),
             threads: vec![th],
+            explain: None,
         }],
         verdict: Verdict::new(vec![], vec![], vec![]),
         interrupted: false,
         origin: Origin::default(),
         exit_code: Some(0),
         store_error: None,
+        hardware: None,
     };
     let json = serde_json::to_string_pretty(&run).unwrap();
     write(&d, "run-000001-20010909T014640Z.json", &json);

@@ -1035,12 +1035,14 @@ fn stored_run() -> impl Strategy<Value = rtbench::results::store::StoredRun> {
                 msg_size: None,
                 test: "cyclic".into(),
                 threads,
+                explain: None,
             }],
             verdict: Verdict::new(vec![], vec![], vec![]),
             interrupted: false,
             origin: Default::default(),
             exit_code: Some(0),
             store_error: None,
+            hardware: None,
         }
     })
 }

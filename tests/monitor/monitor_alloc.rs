@@ -112,6 +112,7 @@ fn measuring_thread_allocates_nothing_across_window_hand_overs() {
             break_ns: None,
             tracemark: false,
             histogram: None,
+            explain: None,
         },
     };
     let windows = Arc::new(Windows::default());

@@ -163,6 +163,22 @@ fn summary_names_each_problem_of_a_misconfigured_board() {
         "proc/77/task/77/status",
         "Name:\tctrl loop\nCpus_allowed_list:\t2\n",
     );
+    // A vendor daemon at SCHED_FIFO 99, above the measuring threads' 98: 10 s of CPU
+    // (utime 500 + stime 500 ticks) in the 100 s since it started (starttime 100 ticks,
+    // uptime 101 s).
+    let mut fields = vec!["0".to_string(); 36];
+    fields[14 - 4] = "500".into();
+    fields[15 - 4] = "500".into();
+    fields[22 - 4] = "100".into();
+    f(
+        "proc/88/task/88/stat",
+        &format!("88 (vendord) S {} 99 1 0", fields.join(" ")),
+    );
+    f(
+        "proc/88/task/88/status",
+        "Name:\tvendord\nCpus_allowed_list:\t0-3\n",
+    );
+    f("proc/uptime", "101.00 50.00\n");
     let pol = "sys/devices/system/cpu/cpufreq/policy0";
     f(&format!("{pol}/affected_cpus"), "0 1 2 3\n");
     f(&format!("{pol}/scaling_governor"), "powersave\n");
@@ -200,7 +216,8 @@ fn summary_names_each_problem_of_a_misconfigured_board() {
     let s = std::fs::read_to_string(top.join("SUMMARY.txt")).unwrap();
     for want in [
         "PROBLEM  1 IRQ(s) fired on isolated CPUs 2-3: IRQ 24 eth0 ×512",
-        "PROBLEM  kernel log: a soft lockup: [ 345.678000] watchdog: BUG: soft lockup",
+        "(345.7 s after boot): a soft lockup: watchdog: BUG: soft lockup",
+        "PROBLEM  vendord (pid 88, FIFO 99) outranks the measuring threads (FIFO 98) and used 10.0 % of a CPU since it started (CPUs 0-3)",
         "note     irqbalance runs (pid 4242)",
         "note     RT throttling on: real-time tasks get 950000 µs per 1000000 µs period",
         "note     cpufreq governor not performance on measured CPUs: policy0 powersave",
@@ -213,7 +230,11 @@ fn summary_names_each_problem_of_a_misconfigured_board() {
     // Problems come before notes.
     assert!(s.find("PROBLEM").unwrap() < s.find("note ").unwrap());
     let rt = std::fs::read_to_string(top.join("system/rt-tasks.txt")).unwrap();
-    assert!(rt.contains("77 77 FIFO 80 2 ctrl loop"), "{rt}");
+    assert!(rt.contains("77 77 FIFO 80 2 0.0 user ctrl loop"), "{rt}");
+    assert!(
+        !s.contains("ctrl loop (pid 77"),
+        "FIFO 80 is below the measuring threads: {s}"
+    );
     let cpus = std::fs::read_to_string(top.join("system/cpus.txt")).unwrap();
     assert!(cpus.contains("isolated     2-3"), "{cpus}");
     assert!(cpus.contains("housekeeping 0-1"), "{cpus}");

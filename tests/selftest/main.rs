@@ -9,6 +9,7 @@
 mod common;
 
 mod diagnose;
+mod explain;
 mod notify;
 mod report_sinks;
 mod selftest;

@@ -48,6 +48,7 @@ fn measured_run(max_us: u64) -> StoredRun {
             break_ns: None,
             tracemark: false,
             histogram: None,
+            explain: None,
         },
     };
     let start_s = Clock::wall_secs();
@@ -56,6 +57,7 @@ fn measured_run(max_us: u64) -> StoredRun {
         msg_size: None,
         test: "cyclic".into(),
         threads: r.threads.iter().map(ThreadSummary::from_cyclic).collect(),
+        explain: None,
     }];
     let limits = LimitSet {
         default: Limits {
@@ -79,6 +81,7 @@ fn measured_run(max_us: u64) -> StoredRun {
         origin: rtbench::results::store::Origin::current(),
         exit_code: None,
         store_error: None,
+        hardware: None,
     }
 }
 

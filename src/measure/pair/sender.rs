@@ -220,6 +220,14 @@ impl Sender {
             r.receiver_cpu = reply[3];
             ctx.live.publish(&r.forward);
             ctx.live.timeouts.store(r.timeouts, Relaxed);
+            if fwd > ctx.explain_threshold_ns() {
+                // The receiver woke late: its message was sent at t0, it ran at reply[0].
+                ctx.trip(
+                    t0,
+                    reply[0],
+                    Some(self.spec.cpu.unwrap_or(reply[3].max(0) as usize)),
+                );
+            }
             if let Some(b) = &ctx.breaks {
                 if fwd > b.limit_ns {
                     b.trip(

@@ -2,8 +2,8 @@
 //! the fields each MESSAGE_ID always carries, as `systemd/rtbench.catalog` uses them.
 
 use super::{
-    Entry, Priority, MSG_ABORTED, MSG_CONFIG, MSG_DEFAULTS, MSG_OUTPUT, MSG_PLACEMENT, MSG_READY,
-    MSG_RESULT, MSG_SUMMARY, MSG_TUNING,
+    Entry, Priority, MSG_ABORTED, MSG_CONFIG, MSG_DEFAULTS, MSG_EXPLAINED, MSG_OUTPUT,
+    MSG_PLACEMENT, MSG_READY, MSG_RESULT, MSG_SUMMARY, MSG_TUNING,
 };
 use crate::duration::{us, UsStyle::Text};
 use crate::error::ConfigError;
@@ -65,8 +65,13 @@ pub fn thread_result(test: &str, th: &ThreadSummary, verdict: &Verdict) -> Entry
         .iter()
         .filter(|c| !c.pass)
         .map(|c| {
+            let cause = c
+                .cause
+                .as_ref()
+                .map(|w| format!(": {w}"))
+                .unwrap_or_default();
             format!(
-                "{} {} > limit {}",
+                "{} {} > limit {}{cause}",
                 c.statistic(),
                 c.value_text(),
                 c.limit_text()
@@ -77,6 +82,8 @@ pub fn thread_result(test: &str, th: &ThreadSummary, verdict: &Verdict) -> Entry
         "unjudged"
     } else if failed.is_empty() {
         "pass"
+    } else if checks.iter().all(|c| c.pass || c.invalid) {
+        "invalid"
     } else {
         "fail"
     };
@@ -93,6 +100,7 @@ pub fn thread_result(test: &str, th: &ThreadSummary, verdict: &Verdict) -> Entry
     let who = crate::results::summary::thread_label(test, th.thread, th.cpu);
     let outcome = match word {
         "fail" => format!("FAIL: {}", failed.join("; ")),
+        "invalid" => format!("INVALID (not the system's latency): {}", failed.join("; ")),
         "unjudged" => "unjudged (no limit applies)".to_string(),
         _ => format!("pass (limits: {limits})"),
     };
@@ -258,6 +266,22 @@ pub fn summary(run: &StoredRun, stop: StopCause, storage: Storage<'_>) -> Entry 
     .field("RTBENCH_RESULTS_FILE", results_file)
     .field("RTBENCH_BOOT_ID", &run.origin.boot_id)
     .field("RTBENCH_TRIGGER", &run.origin.trigger)
+    .field(
+        "RTBENCH_HWLAT",
+        run.hardware
+            .as_ref()
+            .map(|h| h.hwlat_text())
+            .filter(|t| !t.is_empty())
+            .unwrap_or_else(|| "not run".into()),
+    )
+    .field(
+        "RTBENCH_SMIS",
+        run.hardware
+            .as_ref()
+            .map(|h| h.smi_text())
+            .filter(|t| !t.is_empty())
+            .unwrap_or_else(|| "not counted".into()),
+    )
 }
 
 /// An invalid configuration, its fields taken from the error: `RTBENCH_CONFIG` (the
@@ -362,4 +386,50 @@ pub fn placement(s: &crate::sys::cpus::Sharing) -> Entry {
     .field("RTBENCH_PLACEMENT", s.who)
     .field("RTBENCH_CPUS", s.cpus.to_list())
     .field("RTBENCH_MEASURED_CPUS", s.measured.to_list())
+}
+
+/// One explained sample (`crate::explain`): who was late and by how much (**ns**
+/// fields), the cause's kind and words, the culprit task when one is named, whether the
+/// sample is the system's latency at all, and the breakdown (`RTBENCH_EXPLAIN_DETAILS`,
+/// lines joined by `; `). `when` is the sample's wall-clock time for the message.
+pub fn explained(e: &crate::explain::Explanation, when: &str) -> Entry {
+    use crate::explain::text::{details, headline};
+    let s = &e.spike;
+    let who = crate::results::summary::thread_label(&s.test, s.thread, Some(s.cpu));
+    let none = |v: Option<u64>| v.map_or_else(|| "none".to_string(), |n| n.to_string());
+    Entry::new(
+        MSG_EXPLAINED,
+        if e.cause.valid {
+            Priority::Warning
+        } else {
+            Priority::Info
+        },
+        format!(
+            "{who}: {} sample at {when} explained: {}",
+            us(s.latency_ns(), Text),
+            headline(e)
+        ),
+    )
+    .field("RTBENCH_TEST", &s.test)
+    .field("RTBENCH_CPU", s.cpu)
+    .field("RTBENCH_THREAD", s.thread)
+    .field("RTBENCH_TID", s.tid)
+    .field("RTBENCH_LATENCY_NS", s.latency_ns())
+    .field("RTBENCH_IRQ_LATENCY_NS", none(e.irq_latency_ns))
+    .field("RTBENCH_THREAD_LATENCY_NS", none(e.thread_latency_ns))
+    .field("RTBENCH_EXPLAIN_KIND", e.cause.kind.as_str())
+    .field("RTBENCH_EXPLAIN_VALID", e.cause.valid as u8)
+    .field("RTBENCH_EXPLANATION", headline(e))
+    .field(
+        "RTBENCH_CULPRIT_PID",
+        e.cause
+            .pid
+            .map_or_else(|| "none".to_string(), |p| p.to_string()),
+    )
+    .field(
+        "RTBENCH_CULPRIT_COMM",
+        e.cause.comm.as_deref().unwrap_or("none"),
+    )
+    .field("RTBENCH_EXPLAIN_DETAILS", details(e).join("; "))
+    .field("RTBENCH_SAMPLE_TIME", when)
 }

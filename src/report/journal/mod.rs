@@ -41,6 +41,10 @@ pub const MSG_OUTPUT: &str = "4ac37d680e7a4865822e0b39e581b9e0";
 /// The self-test stopped before a verdict (tuning, load or measurement refused).
 pub const MSG_ABORTED: &str = "11388322edd8448fb26766740685d2fb";
 
+/// One sample over its limit, explained from the kernel's trace (the self-test's or
+/// the monitor's; `crate::explain`).
+pub const MSG_EXPLAINED: &str = "8d09e443b62944249b71ee2f6aa7adff";
+
 /// The main thread or the load shares a core with a measured CPU (the self-test's or
 /// the monitor's).
 pub const MSG_PLACEMENT: &str = "e677ff564d274fdaa78418a6ad5240c9";
@@ -59,8 +63,9 @@ pub const MSG_MONITOR_OUTPUT: &str = "37e4093074a449328d450b9a6e3f66f8";
 
 /// Every MESSAGE_ID rtbench logs, the self-test's and the monitor's
 /// (`scripts/lint-packaging.sh` checks that the catalog compiles with each of them).
-pub const ALL_IDS: [&str; 14] = [
+pub const ALL_IDS: [&str; 15] = [
     MSG_RESULT,
+    MSG_EXPLAINED,
     MSG_SUMMARY,
     MSG_TUNING,
     MSG_CONFIG,

@@ -101,11 +101,20 @@ pub fn monitor_limit(w: &WindowRecord, c: &WindowCpu, checks: &[(&str, u64, u64)
             }
         })
         .collect();
+    let when = c.max_at_ms.map_or_else(
+        || "none".to_string(),
+        |ms| crate::date::iso_ms(ms * 1_000_000),
+    );
+    let cause = c
+        .cause
+        .as_ref()
+        .map(|x| format!("; the maximum at {when}: {x}"))
+        .unwrap_or_default();
     Entry::new(
         MSG_MONITOR_LIMIT,
         Priority::Warning,
         format!(
-            "monitor CPU {}: window {} exceeded its limits: {}",
+            "monitor CPU {}: window {} exceeded its limits: {}{cause}",
             c.cpu,
             w.seq,
             text.join(", ")
@@ -126,6 +135,8 @@ pub fn monitor_limit(w: &WindowRecord, c: &WindowCpu, checks: &[(&str, u64, u64)
             .find(|c| c.0 == "max")
             .map_or_else(|| "none".to_string(), |c| c.2.to_string()),
     )
+    .field("RTBENCH_MAX_TIME", when)
+    .field("RTBENCH_EXPLANATION", c.cause.as_deref().unwrap_or("none"))
 }
 
 /// The monitor's end: why, windows, whether the state was saved.
