@@ -11,6 +11,8 @@
 #   --config PATH   installed as /etc/rtbench/rtbench.toml
 #   --catalog PATH  journal message catalog, installed as /usr/lib/systemd/catalog/rtbench.catalog
 #   --append ARGS   more kernel command line (after the isolation arguments)
+#   --culprit       also install and start tests/vm/culprit/ (vendord: periodic SCHED_FIFO
+#                   99 bursts on CPU 1 once rtbench.service is READY), for the explain boot
 #   --timeout S     host-side limit for the whole boot (default 600); the guest waits for the
 #                   unit up to S - 60 s, then collects anyway
 #   --out DIR       run directory (default $RTBENCH_VM_DIR/runs/<UTC time>-<pid>); must be
@@ -50,7 +52,7 @@ isolation=${RTBENCH_VM_CMDLINE:-isolcpus=1 nohz_full=1 rcu_nocbs=1 irqaffinity=0
 say() { printf '[boot %3ss] %s\n' "$SECONDS" "$*" >&2; }
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//' >&2; exit 1; }
 
-bin="" unit="" config="" catalog="" append="" timeout=600 out="" keep_disk=0
+bin="" unit="" config="" catalog="" append="" timeout=600 out="" keep_disk=0 culprit=0
 while [ $# -gt 0 ]; do
   case $1 in
     --bin | --unit | --config | --catalog | --append | --timeout | --out)
@@ -62,6 +64,7 @@ while [ $# -gt 0 ]; do
       esac
       shift 2 ;;
     --keep-disk) keep_disk=1; shift ;;
+    --culprit) culprit=1; shift ;;
     -h | --help) usage ;;
     *) echo "boot.sh: unknown argument '$1' (see --help)" >&2; exit 1 ;;
   esac
@@ -158,6 +161,12 @@ for f in rtbench-vm.target rtbench-vm-before.service rtbench-vm-collect.service;
 done
 install_file "$here/guest/before" /usr/libexec/rtbench-vm/before 755
 install_file "$here/guest/collect" /usr/libexec/rtbench-vm/collect 755
+if [ $culprit = 1 ]; then
+  install_file "$here/culprit/vendord" /usr/libexec/rtbench-vm/vendord 755
+  install_file "$here/culprit/vendord-burn" /usr/libexec/rtbench-vm/vendord-burn 755
+  install_file "$here/culprit/rtbench-vm-vendord.service" /etc/systemd/system/rtbench-vm-vendord.service 644
+  enable_link /etc/systemd/system/rtbench-vm.target.wants rtbench-vm-vendord.service
+fi
 # Where the collector sends the archive and the boot journal: x86 has four UARTs, arm64 "virt"
 # one (the console), so there they are virtio-serial ports (named below, udev's symlinks).
 case $arch in

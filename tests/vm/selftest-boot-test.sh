@@ -13,12 +13,16 @@
 #   fail  tests/vm/fail.toml (max_us = 1): verdict fail, unit failed with exit status 1, the
 #         failed check named (test, CPU, statistic, µs) in the summary and in `rtbench report`
 #   unjudged  tests/vm/unjudged.toml (no [limits]): verdict unjudged with its reason, exit 1
+#   explain   tests/vm/explain.toml with a culprit (tests/vm/culprit/vendord: 300 ms busy at
+#         SCHED_FIFO 99 on CPU 1 every 2 s): the failure and a "late sample explained" entry
+#         name the culprit task (vendord-burn, kind task, CPU 1), the results file has
+#         timerlat's figures beside rtbench's, the hwlat gate ran, no tracefs instance is left
 # Every boot: the run's boot ID and trigger (systemd, rtbench.service) in the results file,
 # `rtbench report`'s exit code, and no bare @FIELD@ in `journalctl -x`.
 # Assertions are on journal fields and unit state, never on latency values (TCG emulation).
 #
 #   tests/vm/selftest-boot-test.sh [BIN] [--arch x86_64|aarch64] [--unit PATH] [--catalog PATH]
-#                                  [--only pass|fail|unjudged] [--timeout S]
+#                                  [--only pass|fail|unjudged|explain] [--timeout S]
 #     BIN        rtbench binary (default target/release/rtbench), built for --arch
 #     --arch     the guest: x86_64 (default; Debian's linux-image-rt-amd64) or aarch64 (arm64
 #                guest, linux-image-rt-arm64, qemu-system-aarch64 -M virt); the same assertions
@@ -26,7 +30,7 @@
 #     --catalog  default systemd/rtbench.catalog when it exists; its MESSAGE_IDs are checked
 #     --only     run one of the boots
 #     --timeout  per boot, default 600 s
-#     --pass-run DIR, --fail-run DIR, --unjudged-run DIR   check an existing run directory of
+#     --pass-run DIR, --fail-run DIR, --unjudged-run DIR, --explain-run DIR   check an existing run directory of
 #                boot.sh instead of booting (for working on the assertions)
 # Run as root from anywhere in the repository. One PASS/FAIL line per assertion on stdout;
 # exit 0 when all pass, 1 when any fails, 2 when the test could not run.
@@ -38,7 +42,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 bin=$repo/target/release/rtbench unit=$repo/systemd/rtbench.service catalog="" only="" timeout=600
 export RTBENCH_VM_ARCH=${RTBENCH_VM_ARCH:-x86_64}
-pass_run="" fail_run="" unjudged_run=""
+pass_run="" fail_run="" unjudged_run="" explain_run=""
 [ -f "$repo/systemd/rtbench.catalog" ] && catalog=$repo/systemd/rtbench.catalog
 while [ $# -gt 0 ]; do
   case $1 in
@@ -50,12 +54,13 @@ while [ $# -gt 0 ]; do
     --pass-run) pass_run=$(cd "$2" && pwd); shift 2 ;;
     --fail-run) fail_run=$(cd "$2" && pwd); shift 2 ;;
     --unjudged-run) unjudged_run=$(cd "$2" && pwd); shift 2 ;;
+    --explain-run) explain_run=$(cd "$2" && pwd); shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "selftest-boot-test.sh: unknown option '$1'" >&2; exit 2 ;;
     *) bin=$1; shift ;;
   esac
 done
-case $only in "" | pass | fail | unjudged) ;; *) echo "--only $only: expected pass, fail or unjudged" >&2; exit 2 ;; esac
+case $only in "" | pass | fail | unjudged | explain) ;; *) echo "--only $only: expected pass, fail, unjudged or explain" >&2; exit 2 ;; esac
 case $RTBENCH_VM_ARCH in x86_64 | aarch64) ;; *) echo "--arch $RTBENCH_VM_ARCH: expected x86_64 or aarch64" >&2; exit 2 ;; esac
 for f in "$bin" "$unit" ${catalog:+"$catalog"}; do
   [ -f "$f" ] || { echo "selftest-boot-test.sh: $f: no such file" >&2; exit 2; }
@@ -66,6 +71,7 @@ ID_SUMMARY=7b1dd0eea94d4cc4bd8f9e6c91b6465d
 ID_CPU=b338a16c561342608e6e5ef41b0a0813
 ID_READY=6a9954f26ad8443b8423171c8abd3682
 ID_JOB_DONE=39f53479d3a045ac8e11786248231fbf   # systemd: "Started <unit>" (start job done)
+ID_EXPLAINED=8d09e443b62944249b71ee2f6aa7adff
 
 failures=0 total=0
 pass() { total=$((total + 1)); printf 'PASS %s\n' "$1"; }
@@ -126,12 +132,14 @@ catalog_gaps() {  # "<MESSAGE_ID> <FIELD>" for each @FIELD@ of the catalog that 
   done | sort -u | tr '\n' ' '
 }
 
-boot() {  # boot NAME CONFIG [RUN-DIR]: sets $run, returns non-zero when the boot gave no results
-  local name=$1 config=$2 t0=$SECONDS
-  if [ -n "${3:-}" ]; then run=$3; echo "--- '$name': checking $run (no boot)"; return 0; fi
+boot() {  # boot NAME CONFIG [RUN-DIR] [BOOT.SH ARGS...]: sets $run, returns non-zero when the
+          # boot gave no results
+  local name=$1 config=$2 existing=${3:-} t0=$SECONDS
+  shift 2; [ $# -gt 0 ] && shift
+  if [ -n "$existing" ]; then run=$existing; echo "--- '$name': checking $run (no boot)"; return 0; fi
   echo "--- boot '$name': $(basename "$config") ($RTBENCH_VM_ARCH guest, qemu TCG, ~1 min)"
   if run=$("$here/boot.sh" --bin "$bin" --unit "$unit" --config "$config" \
-             ${catalog:+--catalog "$catalog"} --timeout "$timeout"); then
+             ${catalog:+--catalog "$catalog"} --timeout "$timeout" "$@"); then
     pass "$name: guest booted, ran rtbench.service and sent its results ($((SECONDS - t0)) s, $run)"
   else
     fail "$name: guest booted, ran rtbench.service and sent its results" \
@@ -280,7 +288,32 @@ cpuset_checks() {  # pass boot: rtbench cyclic -S in a cgroup v2 cpuset of CPU 1
         test "$rc" = 0 -a "$tlines" = 1 -a "$cpu" = 1 -a "$version" = v2
 }
 
-if [ -z "$pass_run$fail_run$unjudged_run" ]; then
+explain_checks() {  # explain boot: the culprit named, timerlat beside, hwlat ran, nothing left
+  local explained failed
+  explained=$(entries $ID_EXPLAINED)
+  check "explain: a late-sample entry (MESSAGE_ID=$ID_EXPLAINED) names the culprit: RTBENCH_CULPRIT_COMM=vendord-burn, RTBENCH_EXPLAIN_KIND=task, RTBENCH_CPU=1, valid" \
+        "explained entries: $(jq -c '[.[] | {RTBENCH_CPU, RTBENCH_EXPLAIN_KIND, RTBENCH_CULPRIT_COMM, RTBENCH_EXPLANATION}]' <<< "$explained" | head -c 800)$(elsewhere $ID_EXPLAINED)" \
+        jq -e '[.[] | select(.RTBENCH_CULPRIT_COMM == "vendord-burn" and .RTBENCH_EXPLAIN_KIND == "task"
+                             and .RTBENCH_CPU == "1" and .RTBENCH_EXPLAIN_VALID == "1")] | length >= 1' <<< "$explained"
+  failed=$(entries $ID_SUMMARY | jq -r '.[0].RTBENCH_FAILED // ""')
+  check "explain: the summary's failure for CPU 1 names the cause (CPU 1 ran vendord-burn)" \
+        "$(head -c 600 <<< "$failed")" \
+        grep -qE 'cyclic CPU 1 max [0-9.]+ µs > limit 150000 µs: .*CPU 1 ran vendord-burn \(pid [0-9]+, (FIFO|RT) 99\)' <<< "$failed"
+  check "explain: the kernel's timerlat tracer gave its figures beside rtbench's (results file: an explanation with timerlat samples)" \
+        "tracers: $(tr '\n' ' ' < "$run/tracers.txt" 2>/dev/null); timerlat: $(jq -c '[.tests[] | select(.test == "cyclic") | .explain.explained[]? | .timerlat]' "$run/results.json" 2>&1 | head -c 300); notes: $(jq -c '[.tests[].explain.notes?]' "$run/results.json" 2>&1 | head -c 300)" \
+        jq -e '[.tests[] | select(.test == "cyclic") | .explain.explained[]? | select(.timerlat.samples > 0)] | length >= 1' "$run/results.json"
+  local hwlat_field
+  hwlat_field=$(entries $ID_SUMMARY | jq -r '.[0].RTBENCH_HWLAT // "absent"')
+  check "explain: the hwlat gate ran before the tests (results file hardware.hwlat, journal RTBENCH_HWLAT)" \
+        "hardware: $(jq -c .hardware "$run/results.json" 2>&1 | head -c 300); RTBENCH_HWLAT=$hwlat_field" \
+        bash -c "jq -e '.hardware.hwlat.ran_ms > 0 and (.hardware.hwlat.unsupported == null)' '$run/results.json' &&
+                 [[ \"$hwlat_field\" == hwlat* ]]"
+  check "explain: no rtbench tracefs instance is left after the self-test" \
+        "instances: $(tr '\n' ' ' < "$run/instances.txt" 2>/dev/null)" \
+        bash -c "test -f '$run/instances.txt' && ! grep -q '^rtbench-' '$run/instances.txt'"
+}
+
+if [ -z "$pass_run$fail_run$unjudged_run$explain_run" ]; then
   "$here/build-image.sh" > /dev/null || { echo "FAIL: building the guest image"; exit 2; }
 fi
 
@@ -343,6 +376,13 @@ if [ -z "$only" ] || [ "$only" = unjudged ]; then
     check "unjudged: fails closed: unit Result=exit-code, ExecMainStatus=1" \
           "Result=$(show Result) ExecMainStatus=$(show ExecMainStatus) ActiveState=$(show ActiveState)" \
           test "$(show Result)" = exit-code -a "$(show ExecMainStatus)" = 1 -a "$(show ActiveState)" = failed
+  fi
+fi
+
+if [ -z "$only" ] || [ "$only" = explain ]; then
+  if boot explain "$here/explain.toml" "$explain_run" --culprit; then
+    common_checks explain fail
+    explain_checks
   fi
 fi
 
