@@ -707,7 +707,7 @@ _rtbench() {
             return 0
             ;;
         rtbench__pipe)
-            opts="-i -d -a -b -h -l -p -S -t -T -f -D -N -q -V --interval --distance --fork --affinity --breaktrace --histogram --loops --priority --smp --threads --timeout --forcetimeout --msg-size --duration --json --mainaffinity --no-mlockall --nsecs --quiet --report-interval --latency --default-system --load --load-cmd --load-cpus --help --version"
+            opts="-i -d -a -b -h -l -p -S -t -T -f -D -N -q -V --interval --distance --fork --affinity --breaktrace --explain --histogram --loops --priority --smp --threads --timeout --forcetimeout --msg-size --duration --json --mainaffinity --no-mlockall --nsecs --quiet --report-interval --latency --default-system --load --load-cmd --load-cpus --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -742,6 +742,10 @@ _rtbench() {
                     return 0
                     ;;
                 -b)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --explain)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -875,7 +879,7 @@ _rtbench() {
             return 0
             ;;
         rtbench__pmq)
-            opts="-d -i -a -b -h -l -p -S -t -T -f -D -N -q -V --distance --interval --affinity --breaktrace --histogram --loops --priority --smp --threads --timeout --forcetimeout --msg-size --duration --json --mainaffinity --no-mlockall --nsecs --quiet --report-interval --latency --default-system --load --load-cmd --load-cpus --help --version"
+            opts="-d -i -a -b -h -l -p -S -t -T -f -D -N -q -V --distance --interval --affinity --breaktrace --explain --histogram --loops --priority --smp --threads --timeout --forcetimeout --msg-size --duration --json --mainaffinity --no-mlockall --nsecs --quiet --report-interval --latency --default-system --load --load-cmd --load-cpus --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -910,6 +914,10 @@ _rtbench() {
                     return 0
                     ;;
                 -b)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --explain)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

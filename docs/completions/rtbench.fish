@@ -159,6 +159,7 @@ complete -c rtbench -n "__fish_rtbench_using_subcommand pmq" -s d -l distance -d
 complete -c rtbench -n "__fish_rtbench_using_subcommand pmq" -s i -l interval -d 'Receiver\'s delay before it asks for the next message, µs (pmqtest\'s interval)' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand pmq" -s a -l affinity -d 'Pin: pair N on CPU N without CPUSET, else round-robin over CPUSET (a single CPU pins every pair there, as pmqtest -a NUM); both ends of a pair share the CPU' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand pmq" -s b -l breaktrace -d 'Stop (and stop tracing) when a latency exceeds USEC µs; exit 1' -r
+complete -c rtbench -n "__fish_rtbench_using_subcommand pmq" -l explain -d 'Explain every new maximum over USEC µs from the kernel\'s trace events: what ran on the receiver\'s CPU between the send and the receipt (a tracefs instance of rtbench\'s own; root). -b explains the sample that stops the run' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand pmq" -s h -l histogram -d 'Latency histogram of US buckets (1 µs, or 1 ns with -N), printed at exit' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand pmq" -s l -l loops -d 'Number of messages (cycles) per pair; 0 = endless' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand pmq" -s p -l priority -d 'Priority (1..99 SCHED_FIFO; 0 = SCHED_OTHER); default 98' -r
@@ -185,6 +186,7 @@ complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -s i -l interval -
 complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -s d -l distance -d 'Distance of pair pauses in µs (pair i: interval + i*DIST)' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -s a -l affinity -d 'Pin: pair N on CPU N without CPUSET, else round-robin over CPUSET (a single CPU pins every pair there, as pmqtest -a NUM); both ends of a pair share the CPU' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -s b -l breaktrace -d 'Stop (and stop tracing) when a latency exceeds USEC µs; exit 1' -r
+complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -l explain -d 'Explain every new maximum over USEC µs from the kernel\'s trace events: what ran on the receiver\'s CPU between the send and the receipt (a tracefs instance of rtbench\'s own; root). -b explains the sample that stops the run' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -s h -l histogram -d 'Latency histogram of US buckets (1 µs, or 1 ns with -N), printed at exit' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -s l -l loops -d 'Number of messages (cycles) per pair; 0 = endless' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -s p -l priority -d 'Priority (1..99 SCHED_FIFO; 0 = SCHED_OTHER); default 98' -r

@@ -6,6 +6,7 @@ use crate::cli::pmq::PmqArgs;
 use crate::error::Result;
 use crate::measure::pair;
 use crate::plan::pair::PairPlan;
+use crate::report::explain::ExplainLines;
 use crate::report::histogram::HistogramDump;
 use crate::report::output::{Output, Target};
 use crate::report::pair_json::PairJson;
@@ -67,6 +68,14 @@ fn run_pair(plan: PairPlan, argv: &[String]) -> Result<i32> {
         let _ = out.to_stderr(&PairSummary, &report);
     } else {
         out.text(&PairSummary, &report)?;
+    }
+    if let Some(x) = &run.end.explained {
+        // Standard output stays pmqtest's when called as pmqtest.
+        if plan.output.rt_tests_stdout {
+            let _ = out.to_stderr(&ExplainLines, x);
+        } else {
+            out.text(&ExplainLines, x)?;
+        }
     }
     if let Some(p) = &plan.output.json {
         out.document(&Target::from_path(p), &PairJson, &report)?;

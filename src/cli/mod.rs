@@ -178,6 +178,12 @@ pub struct PairFlags {
     #[arg(short = 'b', long = "breaktrace", value_name = "USEC", value_parser = number::u64_arg)]
     pub breaktrace: Option<u64>,
 
+    /// Explain every new maximum over USEC µs from the kernel's trace events: what ran
+    /// on the receiver's CPU between the send and the receipt (a tracefs instance of
+    /// rtbench's own; root). -b explains the sample that stops the run.
+    #[arg(long = "explain", value_name = "USEC", value_parser = number::u64_arg)]
+    pub explain: Option<u64>,
+
     /// Latency histogram of US buckets (1 µs, or 1 ns with -N), printed at exit
     #[arg(short = 'h', long = "histogram", value_name = "US", value_parser = number::usize_arg)]
     pub histogram: Option<usize>,

@@ -1,5 +1,6 @@
-//! The `# Explained:` block of `rtbench cyclic --explain`/`-b`: the explanations of
-//! late samples (`crate::explain`, their words in `crate::explain::text`), in **µs**.
+//! The `# Explained:` block of `rtbench cyclic`, `pmq` and `pipe` with `--explain`/`-b`:
+//! the explanations of late samples (`crate::explain`, their words in
+//! `crate::explain::text`), in **µs**.
 
 use crate::duration::UsStyle;
 use crate::explain::explainer::ExplainSummary;
@@ -9,8 +10,8 @@ fn us(ns: u64) -> String {
     crate::duration::us(ns, UsStyle::Text)
 }
 
-/// `rtbench cyclic`'s `# Explained:` block: per explanation a headline line and its
-/// breakdown, then the counts.
+/// The `# Explained:` block: per explanation a headline line (`T:` is the thread, or
+/// the pair for pmq/pipe) and its breakdown, then the counts.
 pub struct ExplainLines;
 
 impl super::Sink<ExplainSummary> for ExplainLines {

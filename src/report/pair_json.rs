@@ -99,6 +99,9 @@ struct Extension<'a> {
     load: Option<&'a LoadInfo>,
     sysinfo: &'a SysInfo,
     pairs: Vec<ExtPair<'a>>,
+    /// `--explain`/`-b`: the explained samples (**ns**), their counts by cause.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    explain: Option<&'a crate::explain::explainer::ExplainSummary>,
 }
 
 fn is_default_msg_size(bytes: &usize) -> bool {
@@ -190,6 +193,7 @@ fn write_json(r: &PairReport<'_>, out: &mut dyn Write) -> io::Result<()> {
             load: r.load,
             sysinfo: si,
             pairs: run.pairs.iter().map(ExtPair).collect(),
+            explain: run.end.explained.as_ref(),
         },
     };
     serde_json::to_writer_pretty(&mut *out, &doc)?;
