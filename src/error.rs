@@ -2,6 +2,7 @@
 //!
 //! Exit codes: 0 success/pass, 1 limits exceeded or deviations found, 2 usage or
 //! configuration error, 3 the environment refused (no SCHED_FIFO, no mlock, not root),
+//! 4 the self-test's measurement was invalid (see [`exit::INVALID`]),
 //! 130 interrupted by SIGINT and 143 by SIGTERM, after writing partial results (the
 //! shell's 128 + signal number). docs/ARCHITECTURE.md lists which command returns what.
 //!

@@ -116,9 +116,9 @@ impl SelftestToml {
         let hwlat_limit_us = src.in_range(
             &self.hwlat_limit_us,
             "selftest.hwlat_limit_us",
-            1..=1_000_000,
+            10..=1_000_000,
             DEFAULT_HWLAT_LIMIT_US,
-            "expected 1..1000000 µs",
+            "expected 10..1000000 µs (the hwlat tracer reports gaps above 10 µs)",
         )?;
         let section = SelftestSection {
             mode: self.mode.unwrap_or_default(),

@@ -347,6 +347,12 @@ impl<'a, 's> Walk<'a, 's> {
                 }
                 if next_pid == tid {
                     self.asleep = false;
+                    // It ran again before this sample's deadline: a stop or a freezer's
+                    // trap seen earlier in the buffer ended before this sample.
+                    if e.ts_ns < s.start_ns {
+                        self.stopped_at = None;
+                        self.slept_without_timer = None;
+                    }
                 }
                 if prev_pid == tid {
                     let sleeps = prev_state.starts_with('S') || prev_state.starts_with('D');
@@ -546,6 +552,8 @@ impl<'a, 's> Walk<'a, 's> {
         if lost > 0 {
             notes.push(format!("the ring buffer lost {lost} events"));
         }
+        // (A recording frozen for another thread's sample before this one's wakeup is
+        // found before the analysis: `Explainer::explain`.)
         let covered = first_ts.is_some_and(|f| f <= s.start_ns);
         if !covered {
             notes.push(match first_ts {
@@ -706,7 +714,8 @@ impl<'a, 's> Walk<'a, 's> {
         if let Some(step) = &ctx.clock_step {
             return Cause::invalid(CauseKind::ClockStep, step.clone(), gap);
         }
-        if let Some((at, state)) = self.stopped_at {
+        // Evidence from the trace counts only where the trace covers the whole gap.
+        if let Some((at, state)) = self.stopped_at.filter(|_| covered) {
             let how = if state.starts_with('t') {
                 "stopped by a debugger (ptrace)"
             } else {
@@ -727,7 +736,7 @@ impl<'a, 's> Walk<'a, 's> {
             let trapped = self.timer.is_some()
                 && self.slept_without_timer.is_some()
                 && (self.rearmed_late.is_some() || self.expiry.is_none());
-            let frozen = frozen_in_sleep || trapped;
+            let frozen = covered && (frozen_in_sleep || trapped);
             if frozen || ctx.continued {
                 let how = if ctx.continued {
                     "rtbench was stopped and continued (SIGCONT)"
@@ -752,12 +761,12 @@ impl<'a, 's> Walk<'a, 's> {
         if s.prio >= 100 {
             // A fair thread, woken, with the CPU idle for over a millisecond, in a
             // cgroup that was throttled: its quota was spent.
-            if let Some(c) = &ctx.cfs_throttled {
+            if let Some(c) = ctx.cfs_throttled.as_ref().filter(|_| covered) {
                 if after_wake_idle > 1_000_000 || woken_not_run > gap / 2 {
                     return Cause::invalid(CauseKind::CfsThrottled, c.clone(), woken_not_run);
                 }
             }
-        } else if let Some((runtime, period)) = ctx.rt_throttling {
+        } else if let Some((runtime, period)) = ctx.rt_throttling.filter(|_| covered) {
             // A real-time thread held back for over a millisecond while lower-priority
             // work (or nothing) ran, on a CPU whose recorded past was real-time work
             // almost only: the RT bandwidth limit (RT throttling, or from Linux 6.12
@@ -768,7 +777,10 @@ impl<'a, 's> Walk<'a, 's> {
                 (Some(t), Some(r)) => t <= r && r - t <= 1_000_000 && t >= s.start_ns,
                 _ => false,
             };
-            if woken_not_run > 1_000_000 && handed_back {
+            // The recorded past before the deadline: real-time work almost only (90 %).
+            let rt_ns: u64 = self.hist_rt.iter().map(|h| h.3).sum();
+            let rt_past = self.hist_ns > 0 && rt_ns.saturating_mul(10) >= self.hist_ns * 9;
+            if woken_not_run > 1_000_000 && handed_back && rt_past {
                 let mut hogs = self.hist_rt.clone();
                 hogs.sort_by_key(|h| std::cmp::Reverse(h.3));
                 let own_hog = hogs

@@ -208,15 +208,17 @@ pub fn parse(line: &str) -> Line<'_> {
     parse_event(line).map_or(Line::Skip, Line::Event)
 }
 
-/// The `[NNN] ` CPU column: its start and the CPU.
-fn cpu_column(line: &str) -> Option<(usize, usize)> {
+/// The next ` [NNN]` that may be the CPU column at or after byte `from`: its start and
+/// the CPU. A task name may hold one too (`x [3]`): the caller tries each in turn.
+fn cpu_column(line: &str, from: usize) -> Option<(usize, usize)> {
     let b = line.as_bytes();
-    let mut from = 0;
-    while let Some(i) = line[from..].find(" [").map(|i| i + from) {
+    let mut from = from;
+    while let Some(i) = line.get(from..)?.find(" [").map(|i| i + from) {
         let digits = b[i + 2..].iter().take_while(|c| c.is_ascii_digit()).count();
         if digits > 0 && b.get(i + 2 + digits) == Some(&b']') {
-            let cpu = line[i + 2..i + 2 + digits].parse().ok()?;
-            return Some((i, cpu));
+            if let Ok(cpu) = line[i + 2..i + 2 + digits].parse() {
+                return Some((i, cpu));
+            }
         }
         from = i + 2;
     }
@@ -241,32 +243,34 @@ fn timestamp(tok: &str) -> Option<i64> {
 fn flags(tok: &str) -> Flags {
     // The columns are positional; only the first says irqs-off / BH-off (a `b` in the
     // second is a need-resched state).
-    let mut f = Flags {
-        bh_off: matches!(tok.chars().next(), Some('D' | 'b')),
-        ..Flags::default()
-    };
-    for c in tok.chars() {
-        match c {
-            'd' | 'D' | 'X' => f.irqs_off = true,
-            'h' => f.hardirq = true,
-            's' => f.softirq = true,
-            'H' => {
-                f.hardirq = true;
-                f.softirq = true
-            }
-            'z' => f.nmi = true,
-            'Z' => {
-                f.nmi = true;
-                f.hardirq = true
-            }
-            _ => {}
-        }
+    // Columns: irqs-off, need-resched, hardirq/softirq, preempt depth (hex), and
+    // migrate-disable (Documentation/trace/ftrace.rst, "Output format"). `X` (the
+    // architecture cannot tell) is not "off".
+    let b = tok.as_bytes();
+    let first = b.first().copied();
+    let ctx = b.get(2).copied();
+    Flags {
+        irqs_off: matches!(first, Some(b'd' | b'D')),
+        bh_off: matches!(first, Some(b'D' | b'b')),
+        hardirq: matches!(ctx, Some(b'h' | b'H' | b'Z')),
+        softirq: matches!(ctx, Some(b's' | b'H')),
+        nmi: matches!(ctx, Some(b'z' | b'Z')),
     }
-    f
 }
 
 fn parse_event(line: &str) -> Option<Event<'_>> {
-    let (col, cpu) = cpu_column(line)?;
+    let mut from = 0;
+    while let Some((col, cpu)) = cpu_column(line, from) {
+        if let Some(e) = parse_at(line, col, cpu) {
+            return Some(e);
+        }
+        from = col + 2;
+    }
+    None
+}
+
+/// The event of `line` with its CPU column at byte `col`, if the rest fits.
+fn parse_at(line: &str, col: usize, cpu: usize) -> Option<Event<'_>> {
     let task = line[..col].trim();
     let (comm, pid) = task.rsplit_once('-')?;
     let pid: i32 = pid.parse().ok()?;
@@ -321,6 +325,27 @@ fn field<'a>(fields: &'a str, key: &str) -> Option<&'a str> {
     Some(v[..end].trim_end())
 }
 
+/// The value of `key` (with its `=`) at its last occurrence after a space in `fields`,
+/// up to the next ` name=` or the end: for the fields after a task name.
+fn field_last<'a>(fields: &'a str, key: &str) -> Option<&'a str> {
+    let mut end = fields.len();
+    let start = loop {
+        let i = fields[..end].rfind(key)?;
+        if i > 0 && fields.as_bytes()[i - 1] == b' ' {
+            break i + key.len();
+        }
+        end = i;
+    };
+    let v = &fields[start..];
+    let e = next_key(v).unwrap_or(v.len());
+    Some(v[..e].trim_end())
+}
+
+/// [`field_last`] as a number.
+fn num_last<T: std::str::FromStr>(fields: &str, key: &str) -> Option<T> {
+    field_last(fields, key)?.parse().ok()
+}
+
 /// Where the next ` name=` (or ` ==> `) starts in `v`.
 fn next_key(v: &str) -> Option<usize> {
     let b = v.as_bytes();
@@ -350,23 +375,29 @@ fn num<T: std::str::FromStr>(fields: &str, key: &str) -> Option<T> {
 fn event_kind<'a>(name: &'a str, f: &'a str) -> Kind<'a> {
     let other = Kind::Other { name };
     let k = match name {
+        // A task name is any 15 bytes (`prctl(PR_SET_NAME)`), "x prev_pid=1" too: the
+        // fields after a name are found from the right, where no name can reach.
         "sched_switch" => (|| {
-            let (prev, next) = f.split_once(" ==> ")?;
+            let i = f.rfind(" ==> next_comm=")?;
+            let (prev, next) = (&f[..i], &f[i + 5..]);
+            let pid_at = prev.rfind(" prev_pid=")?;
+            let comm_at = next.rfind(" next_pid=")?;
             Some(Kind::Switch {
-                prev_comm: field(prev, "prev_comm=")?,
-                prev_pid: num(prev, "prev_pid=")?,
-                prev_prio: num(prev, "prev_prio=")?,
-                prev_state: field(prev, "prev_state=")?,
-                next_comm: field(next, "next_comm=")?,
-                next_pid: num(next, "next_pid=")?,
-                next_prio: num(next, "next_prio=")?,
+                prev_comm: prev[..pid_at].strip_prefix("prev_comm=")?,
+                prev_pid: num_last(prev, "prev_pid=")?,
+                prev_prio: num_last(prev, "prev_prio=")?,
+                prev_state: field_last(prev, "prev_state=")?,
+                next_comm: next[..comm_at].strip_prefix("next_comm=")?,
+                next_pid: num_last(next, "next_pid=")?,
+                next_prio: num_last(next, "next_prio=")?,
             })
         })(),
         "sched_waking" | "sched_wakeup" => (|| {
+            let pid_at = f.rfind(" pid=")?;
             Some(Kind::Wake {
-                comm: field(f, "comm=")?,
-                pid: num(f, "pid=")?,
-                prio: num(f, "prio=")?,
+                comm: f[..pid_at].strip_prefix("comm=")?,
+                pid: num_last(f, "pid=")?,
+                prio: num_last(f, "prio=")?,
                 waking: name == "sched_waking",
             })
         })(),
@@ -607,5 +638,51 @@ mod tests {
         // `b` as the need-resched state (second column) is not BH off.
         assert!(!flags("db.2.").bh_off);
         assert!(!flags("d..2.").bh_off);
+    }
+
+    #[test]
+    fn task_names_that_look_like_columns_or_fields_are_read_as_names() {
+        // A name with a CPU column in it.
+        let e = ev("           x [3]-4242    [001] d..2.   833.626755: sched_switch: prev_comm=x [3] prev_pid=4242 prev_prio=120 prev_state=T ==> next_comm=swapper/1 next_pid=0 next_prio=120");
+        assert_eq!((e.comm, e.pid, e.cpu), ("x [3]", 4242, 1));
+        // A name that spells another field: the real fields are the last ones.
+        let e = ev("  a prev_pid=500-77      [001] d..2.   833.626755: sched_switch: prev_comm=a prev_pid=500 prev_pid=77 prev_prio=120 prev_state=T ==> next_comm=b next_pid=9 next_pid=8 next_prio=120");
+        match e.kind {
+            Kind::Switch {
+                prev_comm,
+                prev_pid,
+                next_comm,
+                next_pid,
+                prev_state,
+                ..
+            } => {
+                assert_eq!(
+                    (prev_comm, prev_pid, prev_state),
+                    ("a prev_pid=500", 77, "T")
+                );
+                assert_eq!((next_comm, next_pid), ("b next_pid=9", 8));
+            }
+            k => panic!("{k:?}"),
+        }
+        let e = ev("          <idle>-0       [001] dNh3.   833.626755: sched_wakeup: comm=x pid=1 pid=500 prio=1 target_cpu=001");
+        match e.kind {
+            Kind::Wake { comm, pid, .. } => assert_eq!((comm, pid), ("x pid=1", 500)),
+            k => panic!("{k:?}"),
+        }
+    }
+
+    #[test]
+    fn flags_are_read_by_column() {
+        // `X`: the architecture cannot tell, not "interrupts off"; `d` as a hex preempt
+        // depth (13) in the fourth column is not either.
+        assert!(!flags("X..1.").irqs_off);
+        assert!(!flags("...d.").irqs_off);
+        assert!(flags("d.h1.").hardirq && !flags("d.h1.").softirq);
+        assert!(flags("..s1.").softirq);
+        assert!(flags("d.H1.").hardirq && flags("d.H1.").softirq);
+        assert!(flags("d.Z1.").nmi && flags("d.Z1.").hardirq);
+        assert!(flags("d.z1.").nmi);
+        // Kernels before 5.x print four columns.
+        assert!(flags("d.h1").hardirq);
     }
 }

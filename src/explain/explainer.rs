@@ -4,7 +4,10 @@
 //! recorder; the measurement goes on meanwhile.
 //!
 //! Each explained sample raises its thread's threshold to itself
-//! ([`ExplainSpec::raise`]): only new maxima over the limit are explained, so analyses
+//! ([`ExplainSpec::raise`]) — unless its cause is not the system's latency (stopped,
+//! throttled: so every later real sample over the limit is still explained, and the
+//! verdict never excuses one it did not see) —: only new maxima over the limit are
+//! explained, so analyses
 //! are rare, the recorder is armed almost always, and a run ends with its maximum
 //! explained unless the recorder was frozen for another sample at that moment (a
 //! sample that finds it frozen is counted as missed). [`Explainer::reset_thresholds`]
@@ -98,12 +101,46 @@ pub struct ExplainSummary {
     /// Limits of the recording (events the kernel lacks, timerlat unavailable).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Per measuring thread that tripped: what the verdict needs to excuse a maximum
+    /// as invalid, also for explanations not kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub threads: Vec<ThreadTally>,
+}
+
+/// One thread's explained samples, summed up for the verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ThreadTally {
+    /// Test name.
+    pub test: String,
+    /// Thread or pair index.
+    pub thread: usize,
+    /// The largest sample whose explanation does not make it invalid (a cause that is
+    /// the system's latency, unknown, or untraced), **ns**; 0 when none.
+    pub largest_valid_ns: u64,
+    /// Samples over its threshold not explained because the recorder was busy.
+    pub missed: u64,
 }
 
 impl ExplainSummary {
     /// How many samples were explained (kept or not).
     pub fn total(&self) -> u64 {
         self.counts.values().sum()
+    }
+
+    /// The tally of thread `thread` of `test`, if it tripped.
+    pub fn tally(&self, test: &str, thread: usize) -> Option<&ThreadTally> {
+        self.threads
+            .iter()
+            .find(|t| t.test == test && t.thread == thread)
+    }
+
+    /// Whether every sample of thread `thread` of `test` over `limit_ns` that the
+    /// recorder saw was explained, and explained as not the system's latency: the
+    /// largest valid explanation is within the limit and no sample was missed. Only
+    /// then may a maximum over the limit be called invalid (fail closed).
+    pub fn only_invalid_over(&self, test: &str, thread: usize, limit_ns: u64) -> bool {
+        self.tally(test, thread)
+            .is_some_and(|t| t.largest_valid_ns <= limit_ns && t.missed == 0)
     }
 
     /// The explanation of thread `thread` of `test` with the largest sample.
@@ -132,6 +169,9 @@ pub struct Explainer {
     resumed_ns: i64,
     /// The largest explained sample so far, **ns** (its excerpt is kept).
     largest_ns: u64,
+    /// rtbench's own threads seen so far (at the last look after the run they are
+    /// gone from `/proc/self/task`).
+    own_tids: Vec<i32>,
     summary: ExplainSummary,
 }
 
@@ -189,6 +229,7 @@ impl Explainer {
             last_analysis: None,
             resumed_ns: 0,
             largest_ns: 0,
+            own_tids: Vec::new(),
             summary: ExplainSummary {
                 notes,
                 ..ExplainSummary::default()
@@ -207,8 +248,12 @@ impl Explainer {
         &self.recorder.reclaimed
     }
 
-    /// Notes that SIGCONT reached the process now: it had been stopped.
+    /// Notes that SIGCONT reached the process now: it had been stopped. The newest 64
+    /// are kept.
     pub fn sigcont(&mut self) {
+        if self.continued_at.len() >= 64 {
+            self.continued_at.remove(0);
+        }
         self.continued_at
             .push(crate::sys::clock::Clock::Monotonic.now_ns());
     }
@@ -235,6 +280,11 @@ impl Explainer {
             }
         }
         self.counters.look();
+        for t in own_tids().into_iter().chain(self.tids.iter().copied()) {
+            if t != 0 && !self.own_tids.contains(&t) {
+                self.own_tids.push(t);
+            }
+        }
         if !self.raise && self.last_analysis.is_some_and(|t| t.elapsed() < MIN_GAP) && !final_look {
             return Vec::new();
         }
@@ -249,7 +299,7 @@ impl Explainer {
         let mut cpus: Vec<usize> = caught.iter().map(|c| c.cpu).collect();
         cpus.sort_unstable();
         cpus.dedup();
-        let own_tids = own_tids();
+        let own_tids = self.own_tids.clone();
         for cpu in cpus {
             let text = self.recorder.read_cpu(cpu);
             for c in caught.iter().filter(|c| c.cpu == cpu) {
@@ -281,26 +331,57 @@ impl Explainer {
                 out.push((c.thread, e));
             }
         }
-        self.recorder.trap().release(&caught);
-        self.resumed_ns = crate::sys::clock::Clock::Monotonic.now_ns();
-        if let Err(e) = self.recorder.rearm() {
-            self.summary
-                .notes
-                .push(format!("the recorder could not be re-armed: {e}"));
-        }
-        let ms = t0.elapsed().as_millis() as u64;
-        self.summary.analysis_max_ms = self.summary.analysis_max_ms.max(ms);
         for (slot, e) in &out {
             *self.summary.counts.entry(e.cause.kind).or_insert(0) += 1;
-            // An unrecorded sample raises nothing: the next one like it is explained.
-            if self.raise && e.cause.kind != CauseKind::Untraced {
+            self.tally(e);
+            // Raised before the slots are free and the recorder re-armed, so the same
+            // thread cannot freeze it again on a smaller sample. Not by a sample that
+            // is not the system's latency: a real one after it, even smaller, must
+            // still be seen (and the verdict excuses nothing it did not see).
+            if self.raise && e.cause.valid {
                 let slot = self.recorder.trap().slot(*slot);
                 slot.threshold_ns
                     .fetch_max(e.spike.latency_ns(), Ordering::Relaxed);
             }
             self.keep_largest(e);
         }
+        self.recorder.trap().release(&caught);
+        if let Err(e) = self.recorder.rearm() {
+            self.summary
+                .notes
+                .push(format!("the recorder could not be re-armed: {e}"));
+        }
+        // Recording again from here (after the write returned): an earlier deadline
+        // fell into the freeze.
+        self.resumed_ns = crate::sys::clock::Clock::Monotonic.now_ns();
+        let ms = t0.elapsed().as_millis() as u64;
+        self.summary.analysis_max_ms = self.summary.analysis_max_ms.max(ms);
         out.into_iter().map(|(_, e)| e).collect()
+    }
+
+    /// Adds `e` to its thread's tally.
+    fn tally(&mut self, e: &Explanation) {
+        let s = &e.spike;
+        let i = match self
+            .summary
+            .threads
+            .iter()
+            .position(|t| t.test == s.test && t.thread == s.thread)
+        {
+            Some(i) => i,
+            None => {
+                self.summary.threads.push(ThreadTally {
+                    test: s.test.clone(),
+                    thread: s.thread,
+                    ..ThreadTally::default()
+                });
+                self.summary.threads.len() - 1
+            }
+        };
+        if e.cause.valid {
+            let t = &mut self.summary.threads[i];
+            t.largest_valid_ns = t.largest_valid_ns.max(s.latency_ns());
+        }
     }
 
     /// Keeps `e` if it is among the [`ExplainSpec::keep`] largest so far.
@@ -351,6 +432,22 @@ impl Explainer {
                 ),
             );
         }
+        let (by, at) = self.recorder.trap().frozen();
+        let by_realtime = self.threads.get(by).is_some_and(|t| t.realtime);
+        let frozen_at = if by_realtime {
+            at - wall_offset_ns()
+        } else {
+            at
+        };
+        if by != c.thread && spike.wake_ns > frozen_at {
+            return self.untraced(
+                c,
+                format!(
+                    "not recorded to its end: the recording stopped for another thread's sample {} before this one's wakeup",
+                    crate::duration::us((spike.wake_ns - frozen_at) as u64, crate::duration::UsStyle::Text)
+                ),
+            );
+        }
         let realtime = self.threads[c.thread].realtime;
         let ctx = Context {
             own_tids: own_tids.to_vec(),
@@ -362,7 +459,9 @@ impl Explainer {
             continued: self
                 .continued_at
                 .iter()
-                .any(|at| *at >= spike.start_ns && *at <= spike.wake_ns + 200_000_000),
+                // Taken by the supervisor at its next look: up to one poll (50 ms) and
+                // an analysis after the thread woke.
+                .any(|at| *at >= spike.start_ns && *at <= spike.wake_ns + 100_000_000),
             policy_of: Some(task_sched),
         };
         let mut e = analyse(&spike, text, &ctx);
@@ -389,7 +488,18 @@ impl Explainer {
 
     /// Ends the recording (the instance is removed) and returns what it found.
     pub fn finish(mut self) -> ExplainSummary {
-        self.summary.missed = self.recorder.trap().missed().iter().sum();
+        let missed = self.recorder.trap().missed();
+        self.summary.missed = missed.iter().sum();
+        for (info, n) in self.threads.iter().zip(&missed) {
+            if let Some(t) = self
+                .summary
+                .threads
+                .iter_mut()
+                .find(|t| t.test == info.test && t.thread == info.thread)
+            {
+                t.missed = *n;
+            }
+        }
         self.summary.kernel_lines = self.counters.kernel_lines.clone();
         self.summary
     }

@@ -53,10 +53,15 @@ impl Hwlat {
 /// (the kernel's `per-cpu` mode where it has `hwlat_detector/mode`, 5.14+: every CPU
 /// in turn otherwise), then reads what it found. `stop` is asked between polls (a
 /// signal ends the gate early).
+///
+/// Fails closed: a gate that could not look — no tracer, a write or the read of its
+/// trace refused, or a global `tracing_thresh` above `limit_us` (**µs**; the tracer
+/// reports only gaps above it) — returns [`Hwlat::unsupported`] with why.
 pub fn run_hwlat(
     root: &SysRoot,
     cpus: &CpuSet,
     duration: Duration,
+    limit_us: u64,
     stop: &dyn Fn() -> bool,
 ) -> Hwlat {
     let fs = match Tracefs::open(root) {
@@ -65,6 +70,16 @@ pub fn run_hwlat(
     };
     if !fs.has_tracer("hwlat") {
         return Hwlat::unsupported("unsupported: CONFIG_HWLAT_TRACER");
+    }
+    // Read, never written: the threshold is every tracer's, not rtbench's.
+    let thresh_us = std::fs::read_to_string(fs.dir.join("tracing_thresh"))
+        .ok()
+        .and_then(|t| t.trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    if thresh_us > limit_us {
+        return Hwlat::unsupported(format!(
+            "tracing_thresh is {thresh_us} µs: the hwlat tracer reports no gap below it, above hwlat_limit_us {limit_us} µs"
+        ));
     }
     let inst = match Instance::create(&fs) {
         Ok(i) => i,
@@ -91,19 +106,26 @@ pub fn run_hwlat(
         let _ = std::fs::write(&mode_file, "per-cpu");
     }
     let t0 = Instant::now();
-    let _ = inst.write("tracing_on", "1");
-    while t0.elapsed() < duration && !stop() {
-        std::thread::sleep(Duration::from_millis(50).min(duration));
+    let started = inst.write("tracing_on", "1");
+    if started.is_ok() {
+        while t0.elapsed() < duration && !stop() {
+            std::thread::sleep(Duration::from_millis(50).min(duration));
+        }
     }
     let _ = inst.write("tracing_on", "0");
-    let text = inst.read("trace", 4 << 20).unwrap_or_default();
+    let text = inst.read("trace", 4 << 20);
     let _ = inst.write("current_tracer", "nop");
     if let Some(m) = old_mode {
         let _ = std::fs::write(&mode_file, m);
     }
     drop(inst);
-    let mut h = parse_hwlat(&text);
-    h.ran_ms = t0.elapsed().as_millis() as u64;
+    let ran_ms = t0.elapsed().as_millis() as u64;
+    let mut h = match (started, text) {
+        (Ok(()), Ok(text)) => parse_hwlat(&text),
+        (Err(e), _) => Hwlat::unsupported(format!("the hwlat tracer did not start: {e}")),
+        (_, Err(e)) => Hwlat::unsupported(format!("cannot read the hwlat trace: {e}")),
+    };
+    h.ran_ms = ran_ms;
     h
 }
 
@@ -224,7 +246,14 @@ pub fn smi_count(root: &SysRoot, cpus: &CpuSet) -> SmiCount {
         let f = match std::fs::File::open(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return SmiCount::Unsupported("no msr device: modprobe msr".into())
+                // The driver is there (loaded or built in) but not its device: this
+                // process has a /dev of its own.
+                let why = if root.path("/sys/module/msr").exists() {
+                    "no /dev/cpu/N/msr here though the msr driver is loaded: a private /dev (systemd PrivateDevices=, a container)"
+                } else {
+                    "no msr device: modprobe msr"
+                };
+                return SmiCount::Unsupported(why.into());
             }
             Err(e) if matches!(e.raw_os_error(), Some(libc::EPERM) | Some(libc::EACCES)) => {
                 return SmiCount::Unsupported(format!(

@@ -19,7 +19,7 @@ use crate::sys::tracefs::{Instance, Tracefs};
 use crate::sys::SysRoot;
 use std::fs::File;
 use std::os::fd::AsRawFd;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 /// The events recorded: `(system, event, required)`. Without a required one nothing
 /// can be explained; the others make the attribution finer where the kernel has them
@@ -103,6 +103,12 @@ pub struct Caught {
 pub struct Trap {
     tracing_on: Option<File>,
     frozen: AtomicBool,
+    /// Who froze the recording last and when: the thread (`usize::MAX`: the main
+    /// thread) and its wakeup on its own clock, **ns** (the main thread's: monotonic).
+    /// The write follows within microseconds; a sample that woke later was not
+    /// recorded to its end.
+    frozen_by: AtomicUsize,
+    frozen_at_ns: AtomicI64,
     slots: Box<[Slot]>,
 }
 
@@ -113,6 +119,8 @@ impl Trap {
         let t = Trap {
             tracing_on: None,
             frozen: AtomicBool::new(false),
+            frozen_by: AtomicUsize::new(usize::MAX),
+            frozen_at_ns: AtomicI64::new(i64::MAX),
             slots: (0..threads).map(|_| Slot::default()).collect(),
         };
         for s in t.slots.iter() {
@@ -141,12 +149,15 @@ impl Trap {
         s.wake_ns.store(wake_ns, Ordering::Relaxed);
         s.cpu.store(cpu as u32, Ordering::Relaxed);
         s.pending.store(true, Ordering::Release);
-        self.freeze();
+        self.freeze(thread, wake_ns);
     }
 
-    /// Stops the recording (one `write(2)` of `0` to `tracing_on`), once.
-    fn freeze(&self) {
+    /// Stops the recording (one `write(2)` of `0` to `tracing_on`), once; notes who
+    /// and when (`at_ns`, on `by`'s clock).
+    fn freeze(&self, by: usize, at_ns: i64) {
         if !self.frozen.swap(true, Ordering::AcqRel) {
+            self.frozen_by.store(by, Ordering::Relaxed);
+            self.frozen_at_ns.store(at_ns, Ordering::Relaxed);
             if let Some(f) = &self.tracing_on {
                 // SAFETY: a valid open file descriptor and a 1-byte buffer.
                 unsafe { libc::write(f.as_raw_fd(), b"0".as_ptr().cast(), 1) };
@@ -169,9 +180,18 @@ impl Trap {
             }
         }
         if !v.is_empty() {
-            self.freeze();
+            self.freeze(usize::MAX, crate::sys::clock::Clock::Monotonic.now_ns());
         }
         v
+    }
+
+    /// Who froze the recording and when (see the field): `(thread or usize::MAX,
+    /// ns on its clock)`. Read after [`Trap::take`].
+    pub fn frozen(&self) -> (usize, i64) {
+        (
+            self.frozen_by.load(Ordering::Relaxed),
+            self.frozen_at_ns.load(Ordering::Relaxed),
+        )
     }
 
     /// Frees the slots of `caught` for new samples.
@@ -236,7 +256,18 @@ impl Recorder {
         set("trace_clock", "mono").map_err(|e| {
             format!("{e} (the trace clock must be CLOCK_MONOTONIC, `mono`, to compare with the deadlines)")
         })?;
-        set("buffer_size_kb", &spec.buffer_kib.to_string())?;
+        // Memory only for the measured CPUs: every other CPU's buffer shrinks to the
+        // kernel's minimum (a page or two), each measured CPU's is `buffer_kib`
+        // (per_cpu/cpuN/buffer_size_kb; the instance-wide file where that fails).
+        let kib = spec.buffer_kib.to_string();
+        let per_cpu = set("buffer_size_kb", "4").is_ok()
+            && spec
+                .cpus
+                .iter()
+                .all(|c| set(&format!("per_cpu/cpu{c}/buffer_size_kb"), &kib).is_ok());
+        if !per_cpu {
+            set("buffer_size_kb", &kib)?;
+        }
         if let Some(last) = spec.cpus.last() {
             set("tracing_cpumask", &spec.cpus.to_mask(last + 1))?;
         }

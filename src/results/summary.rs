@@ -245,11 +245,12 @@ pub enum Outcome {
     /// A limit was exceeded, a tuning item deviated or failed, or the run itself went
     /// wrong (no samples, load problems, interrupted).
     Fail,
-    /// Nothing failed, but something measured was not judged (no `[limits]`, or no limit
-    /// applies to a CPU): not a pass. Exit 1 unless `[selftest] allow_unjudged = true`.
+    /// Nothing failed, but something measured was not judged (no `[limits]`, no limit
+    /// applies to a CPU, or a configured hwlat gate could not look): not a pass. Exit 1 unless `[selftest] allow_unjudged = true`.
     Unjudged,
-    /// Every limit exceeded was exceeded by a sample that is not the system's latency
-    /// (the process was stopped or frozen, CFS or RT throttling, a wall-clock step: its
+    /// Every limit exceeded was exceeded only by samples that are not the system's
+    /// latency (the process was stopped or frozen, RT throttling; for SCHED_OTHER or
+    /// CLOCK_REALTIME threads also CFS throttling or a wall-clock step: its
     /// explanation names it) and nothing else failed: neither a pass nor the unit's
     /// failure. Exit 4: measure again.
     Invalid,

@@ -38,6 +38,12 @@ pub enum Unjudged {
     },
     /// `[cyclic]`, `[pmq]` and `[pipe]` are all disabled.
     NoTestEnabled,
+    /// `[selftest] hwlat` is set and the gate could not check what it was asked to:
+    /// `hwlat gate not run: unsupported: CONFIG_HWLAT_TRACER`.
+    HwlatNotRun {
+        /// Why.
+        why: String,
+    },
 }
 
 impl fmt::Display for Unjudged {
@@ -55,6 +61,7 @@ impl fmt::Display for Unjudged {
             Unjudged::NoTestEnabled => {
                 f.write_str("no test enabled ([cyclic], [pmq] and [pipe] are all disabled)")
             }
+            Unjudged::HwlatNotRun { why } => write!(f, "hwlat gate not run: {why}"),
         }
     }
 }
@@ -146,6 +153,9 @@ pub struct RunFacts {
     pub config_missing_at: Option<String>,
     /// The run was cut short ([`Problem::Interrupted`]), said after every other problem.
     pub interrupted: Option<Problem>,
+    /// The configured hwlat gate did not check (why): a check that checks nothing is
+    /// not a pass.
+    pub hwlat_not_run: Option<String>,
 }
 
 /// The deviations and failures of a tuning report, by item (recovered, then this run's,
@@ -166,19 +176,27 @@ pub fn tuning_findings(r: &TuningReport) -> Vec<TuningFinding> {
         .collect()
 }
 
-/// The cause of a failed maximum `max_ns` of `thread` from the test's explanations:
-/// its own explanation's headline (and whether it makes the check invalid), or, when
-/// the maximum itself was not explained (the recorder was frozen for another sample),
-/// the largest explained sample's, said as such (never invalid: the maximum is
-/// unexplained).
-fn explained_max(t: &TestSummary, thread: usize, max_ns: u64) -> (Option<String>, bool) {
+/// The cause of a failed maximum `max_ns` of `thread` over `limit_ns` from the test's
+/// explanations: its own explanation's headline, and whether the check is invalid —
+/// only when that explanation is not the system's latency *and* no sample of the
+/// thread over the limit was explained as the system's latency or missed
+/// ([`crate::explain::explainer::ExplainSummary::only_invalid_over`]: a stop after a
+/// real failure excuses nothing). When the maximum itself was not explained (the
+/// recorder was frozen for another sample), the largest explained sample's, said as
+/// such (never invalid: the maximum is unexplained).
+fn explained_max(
+    t: &TestSummary,
+    thread: usize,
+    max_ns: u64,
+    limit_ns: u64,
+) -> (Option<String>, bool) {
     let Some(x) = &t.explain else {
         return (None, false);
     };
     match x.largest(&t.test, thread) {
         Some(e) if e.spike.latency_ns() == max_ns => (
             Some(crate::explain::text::headline(e)),
-            !e.cause.valid,
+            !e.cause.valid && x.only_invalid_over(&t.test, thread, limit_ns),
         ),
         Some(e) => (
             Some(format!(
@@ -234,7 +252,7 @@ pub fn verdict(tests: &[TestSummary], limits: &LimitSet, facts: RunFacts) -> Ver
                 if let Some(limit) = limit {
                     let pass = value <= limit;
                     let (cause, invalid) = if !pass && what == "max" {
-                        explained_max(t, th.thread, value)
+                        explained_max(t, th.thread, value, limit)
                     } else {
                         (None, false)
                     };
@@ -262,6 +280,9 @@ pub fn verdict(tests: &[TestSummary], limits: &LimitSet, facts: RunFacts) -> Ver
     }
     if facts.no_test_enabled {
         unjudged.push(Unjudged::NoTestEnabled);
+    }
+    if let Some(why) = facts.hwlat_not_run {
+        unjudged.push(Unjudged::HwlatNotRun { why });
     }
     problems.extend(facts.problems);
     problems.extend(facts.interrupted);
@@ -321,6 +342,75 @@ mod tests {
             v.failures(),
             vec!["cyclic CPU 1 max 50 µs > limit 20 µs".to_string()]
         );
+    }
+
+    /// An explanation of thread 0's sample of `latency_ns`, valid or not.
+    fn explained(latency_ns: u64, valid: bool) -> crate::explain::Explanation {
+        let mut e = crate::explain::Explanation::default();
+        e.spike.test = "cyclic".into();
+        e.spike.wake_ns = latency_ns as i64;
+        e.cause.kind = if valid {
+            crate::explain::CauseKind::Task
+        } else {
+            crate::explain::CauseKind::Stopped
+        };
+        e.cause.valid = valid;
+        e.cause.text = if valid { "CPU 0 ran burn" } else { "stopped" }.into();
+        e
+    }
+
+    /// Thread 0 with a maximum of 5 s, whose explanation is a stop, and `others`
+    /// explained besides; `missed` samples the recorder did not see (`u64::MAX`: no
+    /// tally at all).
+    fn stopped_run(others: &[(u64, bool)], missed: u64) -> Verdict {
+        use crate::explain::explainer::{ExplainSummary, ThreadTally};
+        let mut x = ExplainSummary::default();
+        let mut all = vec![(5_000_000_000, false)];
+        all.extend_from_slice(others);
+        for (ns, valid) in &all {
+            x.explained.push(explained(*ns, *valid));
+        }
+        if missed != u64::MAX {
+            x.threads.push(ThreadTally {
+                test: "cyclic".into(),
+                thread: 0,
+                largest_valid_ns: all.iter().filter(|e| e.1).map(|e| e.0).max().unwrap_or(0),
+                missed,
+            });
+        }
+        let tests = vec![TestSummary {
+            msg_size: None,
+            test: "cyclic".into(),
+            threads: vec![summary(0, 5_000_000_000)],
+            explain: Some(x),
+        }];
+        let limits = LimitSet {
+            default: Limits {
+                max_us: Some(100),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        judge(&tests, &limits)
+    }
+
+    #[test]
+    fn a_stop_excuses_a_maximum_only_when_nothing_real_exceeded_the_limit() {
+        // Only the stop (and a real sample within the limit): invalid, never pass.
+        let v = stopped_run(&[(80_000, true)], 0);
+        assert_eq!(v.word(), "invalid", "{v:?}");
+        assert!(v.checks[0].invalid);
+        // A real 300 µs sample over the 100 µs limit before the stop: the unit failed.
+        let v = stopped_run(&[(300_000, true)], 0);
+        assert_eq!(v.word(), "fail", "{v:?}");
+        assert!(!v.checks[0].invalid);
+        assert!(v.failures()[0].contains("stopped"), "{:?}", v.failures());
+        // A sample over the threshold the recorder was too busy to see: fail closed.
+        let v = stopped_run(&[], 1);
+        assert_eq!(v.word(), "fail", "{v:?}");
+        // No tally (results of an older version): fail closed.
+        let v = stopped_run(&[], u64::MAX);
+        assert_eq!(v.word(), "fail", "{v:?}");
     }
 
     #[test]
@@ -419,6 +509,7 @@ mod tests {
                 stop: StopCause::Sigterm,
                 after_s: 3.25,
             }),
+            hwlat_not_run: Some("unsupported: CONFIG_HWLAT_TRACER".into()),
         };
         let v = verdict(&tests, &LimitSet::default(), facts);
         assert_eq!(
@@ -438,6 +529,7 @@ mod tests {
                 "no configuration file at /etc/rtbench/rtbench.toml: no [limits] configured: \
                  measured, nothing judged",
                 "no test enabled ([cyclic], [pmq] and [pipe] are all disabled)",
+                "hwlat gate not run: unsupported: CONFIG_HWLAT_TRACER",
             ]
         );
         assert_eq!(v.word(), "fail");

@@ -95,7 +95,8 @@ impl Progress for NotifyProgress<'_> {
 /// Runs the self-test `plan` (already validated) and returns the exit code: 0 pass
 /// (or unjudged with `allow_unjudged`), 1 fail or unjudged, 3 environment refused (a
 /// tuning write or guard, the load, the measurement's scheduling, locking or threads —
-/// also after READY), 130/143 interrupted.
+/// also after READY), 4 invalid (only samples that are not the system's latency
+/// exceeded a limit), 130/143 interrupted.
 pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i32 {
     let sysinfo = SysInfo::read(root);
     let origin = Origin::current();
@@ -227,14 +228,22 @@ fn tuning(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> Result<
 /// usual effect (the process ends, as it would have before the measurement).
 fn hwlat_gate(plan: &SelftestPlan, root: &SysRoot, notify: &mut Notify) -> Option<Hwlat> {
     let d = plan.hwlat?;
-    notify.send(&[&format!(
-        "STATUS=hwlat gate on CPUs {} for {}",
-        plan.measured_cpus,
-        crate::duration::format(d)
-    )]);
+    // The gate runs before READY: tell systemd the start takes that much longer than
+    // TimeoutStartSec= (sd_notify(3), EXTEND_TIMEOUT_USEC=).
+    notify.send(&[
+        &format!(
+            "STATUS=hwlat gate on CPUs {} for {}",
+            plan.measured_cpus,
+            crate::duration::format(d)
+        ),
+        &format!(
+            "EXTEND_TIMEOUT_USEC={}",
+            (d + Duration::from_secs(30)).as_micros()
+        ),
+    ]);
     let signals = crate::sys::signals::Signals::block();
     let caught = std::cell::Cell::new(None);
-    let h = run_hwlat(root, &plan.measured_cpus, d, &|| {
+    let h = run_hwlat(root, &plan.measured_cpus, d, plan.hwlat_limit_us, &|| {
         if let Some(s) = signals
             .wait(Duration::ZERO)
             .filter(|s| *s == libc::SIGINT || *s == libc::SIGTERM)
@@ -465,6 +474,11 @@ fn judge(plan: &SelftestPlan, tuned: &Tuned, m: &Measured) -> (Verdict, i32) {
             stop: m.stop,
             after_s: m.duration_s,
         }),
+        hwlat_not_run: m
+            .hardware
+            .hwlat
+            .as_ref()
+            .and_then(|h| h.unsupported.clone()),
     };
     let verdict = verdict::verdict(&m.tests, &plan.limits, facts);
     let refused = m.refused.or(tuned.refused().then_some(exit::ENV));

@@ -7,7 +7,11 @@
 //! own events and settings: `mkdir instances/NAME` makes it, `rmdir` removes it (EBUSY
 //! while one of its files is open). rtbench never writes the top-level buffer's
 //! settings or another instance's; its instances are named `rtbench-PID[-N]`, so one
-//! left by a crashed rtbench is found by its pid and removed at the next start.
+//! left by a crashed rtbench is found by its pid and removed at the next start. tracefs
+//! is one for the whole machine while pids are per pid namespace: in a container (not
+//! the initial pid namespace) the name carries the namespace, `rtbench-PID-nsINODE[-N]`
+//! (the inode of `/proc/self/ns/pid`, namespaces(7)), and an rtbench reclaims only
+//! instances of its own namespace, where `kill(PID, 0)` means what it says.
 //!
 //! tracefs that is not mounted is mounted at `/sys/kernel/tracing`, as libtracefs
 //! does for rtla and trace-cmd (`tracefs_tracing_dir()`), and stays mounted.
@@ -82,20 +86,22 @@ impl Tracefs {
             .is_ok_and(|t| t.split_whitespace().any(|n| n == name))
     }
 
-    /// Removes the instances named `rtbench-PID…` whose process is gone (a crashed
+    /// Removes the instances named `rtbench-PID[-N]` (in a container
+    /// `rtbench-PID-nsINODE[-N]` of this namespace) whose process is gone (a crashed
     /// or killed rtbench) and returns their names. An instance of a running rtbench,
-    /// or any other name, is never touched.
+    /// of another pid namespace, or any other name is never touched.
     pub fn reclaim(&self) -> Vec<String> {
         let Ok(rd) = std::fs::read_dir(self.dir.join("instances")) else {
             return Vec::new();
         };
+        let ns = own_pid_ns();
         let mut gone = Vec::new();
         for e in rd.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
-            let Some(pid) = instance_pid(&name) else {
+            let Some((pid, their_ns)) = parse_instance(&name) else {
                 continue;
             };
-            if pid_alive(pid) {
+            if their_ns != ns || pid_alive(pid) {
                 continue;
             }
             if remove_instance(&e.path()).is_ok() {
@@ -106,11 +112,44 @@ impl Tracefs {
     }
 }
 
-/// The pid in `rtbench-PID` or `rtbench-PID-N`.
-pub fn instance_pid(name: &str) -> Option<i32> {
-    let rest = name.strip_prefix(INSTANCE_PREFIX)?;
-    let pid = rest.split('-').next()?;
-    pid.parse().ok().filter(|p| *p > 0)
+/// The pid and the pid namespace (`None`: the initial one) of an instance name
+/// rtbench makes: `rtbench-PID`, `rtbench-PID-N`, `rtbench-PID-nsINODE`,
+/// `rtbench-PID-nsINODE-N`; `None` for any other name.
+pub fn parse_instance(name: &str) -> Option<(i32, Option<u64>)> {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
+    let mut parts = name.strip_prefix(INSTANCE_PREFIX)?.split('-');
+    let pid = parts
+        .next()
+        .filter(|p| digits(p))?
+        .parse()
+        .ok()
+        .filter(|p| *p > 0)?;
+    let mut ns = None;
+    let mut next = parts.next();
+    if let Some(n) = next.and_then(|p| p.strip_prefix("ns")) {
+        ns = Some(n.parse().ok().filter(|_| digits(n))?);
+        next = parts.next();
+    }
+    if let Some(n) = next {
+        if !digits(n) {
+            return None;
+        }
+    }
+    parts.next().is_none().then_some((pid, ns))
+}
+
+/// The inode of this process's pid namespace, `None` for the initial one
+/// (`PROC_PID_INIT_INO`, 0xEFFFFFFC) or when `/proc` cannot say.
+fn own_pid_ns() -> Option<u64> {
+    const PROC_PID_INIT_INO: u64 = 0xEFFF_FFFC;
+    let link = std::fs::read_link("/proc/self/ns/pid").ok()?;
+    let ino: u64 = link
+        .to_str()?
+        .strip_prefix("pid:[")?
+        .strip_suffix(']')?
+        .parse()
+        .ok()?;
+    (ino != PROC_PID_INIT_INO).then_some(ino)
 }
 
 fn pid_alive(pid: i32) -> bool {
@@ -166,18 +205,20 @@ pub struct Instance {
 }
 
 impl Instance {
-    /// Makes `instances/rtbench-PID` (`-N` appended when this process already has
-    /// one: the self-test runs one recorder per test).
+    /// Makes `instances/rtbench-PID` (`-nsINODE` in a container's pid namespace, `-N`
+    /// appended when this process already has one: the self-test runs one recorder per
+    /// test).
     ///
     /// Errors: the `mkdir` error (EACCES/EPERM without privilege, ENOMEM).
     pub fn create(fs: &Tracefs) -> std::io::Result<Instance> {
         let pid = std::process::id();
+        let ns = own_pid_ns().map_or(String::new(), |i| format!("-ns{i}"));
         let mut last = None;
         for n in 0..64 {
             let name = if n == 0 {
-                format!("{INSTANCE_PREFIX}{pid}")
+                format!("{INSTANCE_PREFIX}{pid}{ns}")
             } else {
-                format!("{INSTANCE_PREFIX}{pid}-{n}")
+                format!("{INSTANCE_PREFIX}{pid}{ns}-{n}")
             };
             let dir = fs.instance_dir(&name);
             match std::fs::create_dir(&dir) {
@@ -206,13 +247,16 @@ impl Instance {
     }
 
     /// Reads file `rel`, at most `max` bytes (a `trace` file is as large as its
-    /// buffer's events rendered as text).
+    /// buffer's events rendered as text); bytes that are not UTF-8 (a task name is any
+    /// bytes) become U+FFFD.
     pub fn read(&self, rel: &str, max: u64) -> std::io::Result<String> {
-        let mut s = String::new();
-        File::open(self.path(rel))?
-            .take(max)
-            .read_to_string(&mut s)?;
-        Ok(s)
+        let mut b = Vec::new();
+        File::open(self.path(rel))?.take(max).read_to_end(&mut b)?;
+        // Task names are bytes: one that is not UTF-8 must not cost the whole trace.
+        Ok(match String::from_utf8(b) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        })
     }
 
     /// Opens file `rel` for writing (kept open: `tracing_on`, `free_buffer`).
@@ -243,12 +287,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn instance_names_give_their_pid() {
-        assert_eq!(instance_pid("rtbench-123"), Some(123));
-        assert_eq!(instance_pid("rtbench-123-4"), Some(123));
-        assert_eq!(instance_pid("rtbench-x"), None);
-        assert_eq!(instance_pid("rtla-123"), None);
-        assert_eq!(instance_pid("rtbench-0"), None);
+    fn instance_names_give_their_pid_and_namespace() {
+        assert_eq!(parse_instance("rtbench-123"), Some((123, None)));
+        assert_eq!(parse_instance("rtbench-123-4"), Some((123, None)));
+        assert_eq!(
+            parse_instance("rtbench-123-ns4026532201"),
+            Some((123, Some(4026532201)))
+        );
+        assert_eq!(
+            parse_instance("rtbench-123-ns4026532201-2"),
+            Some((123, Some(4026532201)))
+        );
+        // Anything else is someone else's.
+        for other in [
+            "rtbench-x",
+            "rtla-123",
+            "rtbench-0",
+            "rtbench-123-mine",
+            "rtbench-123-4-5",
+            "rtbench-123-ns",
+            "rtbench-123-nsx",
+            "rtbench--123",
+            "rtbench-+123",
+        ] {
+            assert_eq!(parse_instance(other), None, "{other}");
+        }
     }
 
     #[test]

@@ -157,11 +157,19 @@ fn a_higher_priority_periodic_task_is_named() {
     c.wait().unwrap();
     let (x, err) = stop(run, &json);
     let v = explained(&x);
+    // Named by its pid (its name is "sh" until the exec, "python3" after: the first
+    // burst may be its start-up) and its priority (kernel priority 9 = FIFO 90).
     assert!(
         by_kind(&v, "task")
             .iter()
             .any(|e| e["cause"]["pid"] == sh_pid
-                && e["cause"]["text"].as_str().unwrap().contains("python3")),
+                && e["cause"]["text"]
+                    .as_str()
+                    .unwrap()
+                    .contains(&format!("(pid {sh_pid}, "))
+                && e["tasks"]
+                    .as_array()
+                    .is_some_and(|t| t.iter().any(|t| t["pid"] == sh_pid && t["prio"] == 9))),
         "the periodic task (pid {sh_pid}) is not named: {x:#}\n{err}"
     );
 }
@@ -346,9 +354,7 @@ fn rt_throttling_by_a_busy_fifo_pipe_pair_is_an_invalid_sample() {
 /// bottom halves disabled (`local_bh_disable`) — both are named.
 ///
 /// The effect is about half a millisecond, the size of this VM's own hiccups; only new
-/// maxima are explained, so a hiccup before the flood can hide it. A run whose
-/// explanations name only idle or silent time (the host) is run again, up to three
-/// times; any other cause fails at once.
+/// maxima are explained, so a hiccup before the flood can hide it: up to three runs.
 #[test]
 fn a_softirq_flood_is_named_as_net_rx() {
     let _machine = exclusive();
@@ -366,10 +372,12 @@ fn a_softirq_flood_is_named_as_net_rx() {
         assert!(st.success() || st.code() == Some(124), "{st:?}");
         let (x, err) = stop(run, &json);
         let v = explained(&x);
+        // The flood's own tasks (SCHED_OTHER: they cannot outrank the thread) keep the
+        // CPU in the network stack, or its softirq runs.
         let named = v.iter().any(|e| {
             let text = e["cause"]["text"].as_str().unwrap_or("");
             text.contains("NET_RX")
-                || (text.contains("stress-ng") && text.contains("softirqs disabled"))
+                || (e["cause"]["kind"] == "preempt_off" && text.contains("stress-ng"))
                 || e["softirqs"]
                     .as_array()
                     .is_some_and(|s| s.iter().any(|i| i["name"] == "NET_RX"))
@@ -377,16 +385,6 @@ fn a_softirq_flood_is_named_as_net_rx() {
         if named {
             return;
         }
-        let host_only = v.iter().all(|e| {
-            e["cause"]["kind"] == "silent"
-                || e["tasks"]
-                    .as_array()
-                    .is_some_and(|t| t.iter().all(|t| t["pid"] == 0))
-        });
-        assert!(
-            host_only,
-            "a cause other than the network stack or the host: {x:#}\n{err}"
-        );
         seen.push(format!("{x:#}\n{err}"));
     }
     panic!(
@@ -578,5 +576,138 @@ fn without_permission_nothing_is_explained_and_the_run_goes_on() {
     assert!(
         lines[0].contains("Permission denied") || lines[0].contains("tracefs"),
         "{err}"
+    );
+}
+
+/// tracefs is the machine's, pids are a namespace's: an rtbench in a container (its own
+/// pid namespace, `unshare --pid`) names its instance by its namespace and leaves a
+/// dead-looking `rtbench-PID` of the initial namespace alone (that pid may be alive
+/// out there); an rtbench of the initial namespace reclaims it.
+#[test]
+fn an_rtbench_in_another_pid_namespace_reclaims_only_its_own_namespace() {
+    let _machine = exclusive();
+    // A pid of the initial namespace that is gone, and an instance named for it.
+    let mut gone = Command::new("true").spawn().unwrap();
+    let gone_pid = gone.id();
+    gone.wait().unwrap();
+    let planted = instance_of(gone_pid);
+    std::fs::create_dir(&planted).expect("mkdir of a tracefs instance");
+    struct Rm(PathBuf);
+    impl Drop for Rm {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir(&self.0);
+        }
+    }
+    let _rm = Rm(planted.clone());
+    let args = [
+        "cyclic",
+        "-m",
+        "-a",
+        "1",
+        "-p",
+        "98",
+        "-i",
+        "1000",
+        "-D",
+        "1s",
+        "-q",
+        "--explain",
+        "100000",
+    ];
+    let contained = Command::new("unshare")
+        .args(["--pid", "--fork", "--mount-proc"])
+        .arg(crate::common::exe())
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("unshare (util-linux)");
+    // Its instance carries its namespace.
+    let named = wait_for(Duration::from_secs(20), || {
+        std::fs::read_dir("/sys/kernel/tracing/instances")
+            .ok()?
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .find(|n| n.starts_with("rtbench-1-ns"))
+    });
+    let out = contained.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(named.is_some(), "no rtbench-1-nsINODE instance seen: {err}");
+    assert!(
+        planted.exists(),
+        "the container's rtbench removed another namespace's instance"
+    );
+    assert!(!err.contains("removed"), "{err}");
+    // On the host it is an instance of an rtbench that is gone.
+    let out = rtbench().args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!planted.exists(), "{err}");
+}
+
+/// `rtbench pipe --explain`: a back-to-back FIFO pair on CPU 1 beside a fair busy loop
+/// there is held back by RT bandwidth control (RT throttling; from Linux 6.12 the fair
+/// server) about once a second; the explanation says so, names rtbench's own pair as the
+/// real-time load, and marks the sample as not the system's latency — in the JSON and
+/// the `# Explained:` block. (A culprit that outranks the pair on its own CPU holds
+/// back the sender too, so it delays no message.) The stall lands on the message or on
+/// the reply, which is not explained (the forward latency is the one judged, as by
+/// `-b`): up to three runs of 3 s.
+#[test]
+fn pipe_explains_a_late_message_as_rt_throttling_by_its_own_pair() {
+    let _machine = exclusive();
+    let d = TempDir::new("pipe");
+    let json = d.join("r.json");
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let (fair, _) = culprit(&["-o", "0"], "10", "while :; do :; done", &d);
+        let out = rtbench()
+            .args([
+                "pipe",
+                "-a",
+                "1",
+                "-p",
+                "80",
+                "-q",
+                "--mainaffinity",
+                "0",
+                "-D",
+                "3s",
+                "--explain",
+                "10000",
+                "--json",
+            ])
+            .arg(&json)
+            .output()
+            .expect("rtbench runs");
+        // timeout passes SIGTERM on to the loop it runs.
+        signal(fair.id(), libc::SIGTERM);
+        let _ = fair.wait_with_output();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{err}");
+        let doc: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        let v = explained(&doc["rtbench"]["explain"]);
+        let t = by_kind(&v, "rt_throttled");
+        if let Some(t) = t.first() {
+            assert_eq!(t["spike"]["test"], "pipe");
+            assert_eq!(t["cause"]["valid"], false);
+            assert!(
+                t["cause"]["text"]
+                    .as_str()
+                    .unwrap()
+                    .contains("caused by rtbench's own threads"),
+                "{t:#}"
+            );
+            assert!(text.contains("# Explained: T:0 ("), "{text}");
+            assert!(text.contains("RT throttling"), "{text}");
+            return;
+        }
+        seen.push(format!("{v:#?}\n{text}"));
+    }
+    panic!(
+        "no RT throttling named in three runs:\n{}",
+        seen.join("\n---\n")
     );
 }

@@ -53,11 +53,16 @@ fn culprit(chrt: &[&str], secs: &str, script: &str, dir: &Path) -> (Child, i32) 
 /// A self-test configuration measuring CPU 1 for `secs` with `max_us`, results under
 /// `dir`; journal entries as logfmt lines on standard error.
 fn selftest(dir: &Path, secs: u32, max_us: u64) -> Child {
+    selftest_with(dir, secs, max_us, "")
+}
+
+/// [`selftest`] with `extra` lines in `[selftest]`.
+fn selftest_with(dir: &Path, secs: u32, max_us: u64, extra: &str) -> Child {
     let cfg = dir.join("rtbench.toml");
     std::fs::write(
         &cfg,
         format!(
-            "[selftest]\nmode = \"off\"\nduration = \"{secs}s\"\n[cyclic]\ncpus = \"1\"\n\
+            "[selftest]\nmode = \"off\"\nduration = \"{secs}s\"\n{extra}[cyclic]\ncpus = \"1\"\n\
              [limits]\nmax_us = {max_us}\n[output]\nresults_dir = \"{0}/results\"\n\
              fallback_dir = \"{0}/run\"\n",
             dir.display()
@@ -148,6 +153,73 @@ fn a_stopped_self_test_is_invalid_with_exit_4_not_a_failed_unit() {
     assert_eq!(out.status.code(), Some(4));
     assert!(
         summary["RTBENCH_FAILED"].contains("not the system's latency"),
+        "{summary:#?}"
+    );
+}
+
+/// A stop after a real failure excuses nothing: a FIFO 99 busy loop of 0.2 s over the
+/// 20 ms limit, then a SIGSTOP of 0.3 s (the larger maximum): the unit failed, exit 1,
+/// and the failure names the busy loop's explanation beside the stop.
+#[test]
+fn a_stop_after_a_real_failure_is_still_a_failure() {
+    let _machine = exclusive();
+    let d = TempDir::new("st-real-then-stop");
+    let st = selftest(&d, 30, 20_000);
+    wait_ready(&st);
+    let (mut c, _) = culprit(&["-f", "99"], "0.2", "while :; do :; done", &d);
+    c.wait().unwrap();
+    let pid = st.id();
+    signal(pid, libc::SIGSTOP);
+    wait_for(Duration::from_secs(10), || {
+        crate::common::proc_info(pid as i32)
+            .filter(|p| p.state == 'T')
+            .map(|_| ())
+    })
+    .expect("stopped");
+    std::thread::sleep(Duration::from_millis(300));
+    signal(pid, libc::SIGCONT);
+    // Past the stop's analysis (the recorder re-armed) before ending the run.
+    std::thread::sleep(Duration::from_millis(500));
+    signal(pid, libc::SIGTERM);
+    let out = st.wait_with_output().unwrap();
+    let es = entries_of(&out);
+    let summary = es
+        .iter()
+        .find(|e| e["MESSAGE_ID"] == "7b1dd0eea94d4cc4bd8f9e6c91b6465d")
+        .unwrap_or_else(|| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(summary["RTBENCH_VERDICT"], "fail", "{summary:#?}");
+    let explained: Vec<_> = es
+        .iter()
+        .filter(|e| e["MESSAGE_ID"] == "8d09e443b62944249b71ee2f6aa7adff")
+        .map(|e| e["RTBENCH_EXPLAIN_KIND"].as_str())
+        .collect();
+    assert!(explained.contains(&"task"), "{explained:?}");
+}
+
+/// `[selftest] hwlat` on a kernel without the hwlat tracer (this machine): the gate
+/// checked nothing, so the verdict is not a pass — unjudged, exit 1, naming why.
+#[test]
+fn a_configured_hwlat_gate_that_cannot_run_is_not_a_pass() {
+    let _machine = exclusive();
+    if std::fs::read_to_string("/sys/kernel/tracing/available_tracers")
+        .is_ok_and(|t| t.split_whitespace().any(|t| t == "hwlat"))
+    {
+        eprintln!("skipped: this kernel has the hwlat tracer");
+        return;
+    }
+    let d = TempDir::new("st-hwlat");
+    let st = selftest_with(&d, 1, 1_000_000, "hwlat = \"1s\"\n");
+    let out = st.wait_with_output().unwrap();
+    let es = entries_of(&out);
+    let summary = es
+        .iter()
+        .find(|e| e["MESSAGE_ID"] == "7b1dd0eea94d4cc4bd8f9e6c91b6465d")
+        .unwrap_or_else(|| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(summary["RTBENCH_VERDICT"], "unjudged", "{summary:#?}");
+    assert_eq!(out.status.code(), Some(1));
+    let all: String = summary.values().cloned().collect::<Vec<_>>().join(" ");
+    assert!(
+        all.contains("hwlat gate not run: unsupported: CONFIG_HWLAT_TRACER"),
         "{summary:#?}"
     );
 }

@@ -320,3 +320,107 @@ fn a_bh_disabled_section_is_named_as_such() {
     );
     assert!(e.tasks.iter().all(|t| !t.bh_off));
 }
+
+/// A stop that ended before the deadline (the thread ran again, SIGSTOP then SIGCONT,
+/// or a debugger's attach) is no evidence for a later sample: a FIFO 99 task that held
+/// the CPU over the deadline is the cause, and the sample is valid.
+#[test]
+fn a_stop_that_ended_before_the_deadline_excuses_nothing() {
+    let tid = 500;
+    let d = 10_000_000_000i64; // the deadline, ns
+    let us = |x: i64| d / 1000 + x; // µs after the deadline
+    let sw = |from: (&str, i32, i32, &str), to: (&str, i32, i32)| {
+        format!(
+            "sched_switch: prev_comm={} prev_pid={} prev_prio={} prev_state={} ==> next_comm={} next_pid={} next_prio={}",
+            from.0, from.1, from.2, from.3, to.0, to.1, to.2
+        )
+    };
+    let mut t = String::new();
+    // 300 ms before: stopped (state T), then continued and running again.
+    t += &line(
+        us(-300_000),
+        tid,
+        "rtbench-T0",
+        "d..2.",
+        &sw(("rtbench-T0", tid, 1, "T"), ("swapper/1", 0, 120)),
+    );
+    t += &line(
+        us(-200_000),
+        0,
+        "<idle>",
+        "d..2.",
+        &sw(("swapper/1", 0, 120, "R"), ("rtbench-T0", tid, 1)),
+    );
+    t += &line(
+        us(-199_990),
+        tid,
+        "rtbench-T0",
+        "d..1.",
+        &format!("hrtimer_start: hrtimer=00000000b47ff48b function=hrtimer_wakeup expires={d} softexpires={d} mode=ABS was_armed=0"),
+    );
+    t += &line(
+        us(-199_980),
+        tid,
+        "rtbench-T0",
+        "d..2.",
+        &sw(("rtbench-T0", tid, 1, "S"), ("swapper/1", 0, 120)),
+    );
+    // A FIFO 99 loop takes the CPU before the deadline and keeps it 400 µs past it.
+    t += &line(
+        us(-100),
+        0,
+        "<idle>",
+        "d..2.",
+        &sw(("swapper/1", 0, 120, "R"), ("burn", 77, 0)),
+    );
+    t += &line(us(1), 77, "burn", "d.h1.", "local_timer_entry: vector=236");
+    t += &line(
+        us(2),
+        77,
+        "burn",
+        "d.h1.",
+        &format!(
+            "hrtimer_expire_entry: hrtimer=00000000b47ff48b function=hrtimer_wakeup now={}",
+            d + 2_000
+        ),
+    );
+    t += &line(
+        us(3),
+        77,
+        "burn",
+        "d.h3.",
+        &format!("sched_wakeup: comm=rtbench-T0 pid={tid} prio=1 target_cpu=001"),
+    );
+    t += &line(
+        us(4),
+        77,
+        "burn",
+        "d.h1.",
+        "hrtimer_expire_exit: hrtimer=00000000b47ff48b",
+    );
+    t += &line(us(5), 77, "burn", "d.h1.", "local_timer_exit: vector=236");
+    t += &line(
+        us(400),
+        77,
+        "burn",
+        "d..2.",
+        &sw(("burn", 77, 0, "S"), ("rtbench-T0", tid, 1)),
+    );
+    let s = spike(tid, d, d + 401_000);
+    let e = analyse(&s, &t, &Context::default());
+    assert_eq!(e.cause.kind, CauseKind::Task, "{e:#?}");
+    assert!(e.cause.valid);
+    assert_eq!(e.cause.pid, Some(77));
+    // The same trace without the run between the stop and the deadline: the thread was
+    // still stopped at its deadline (here the stop is the cause).
+    let still: String = t
+        .lines()
+        .filter(|l| {
+            !l.contains("next_comm=rtbench-T0 next_pid=500 next_prio=1") || l.contains("burn-77")
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let e = analyse(&s, &still, &Context::default());
+    assert_eq!(e.cause.kind, CauseKind::Stopped, "{e:#?}");
+    assert!(!e.cause.valid);
+}
