@@ -154,7 +154,7 @@ check "status after a pass: exit 3 (not running), shows verdict" \
 	test "$rc" -eq 3 -a "$out" = "rtbench self-test is not running; last verdict: pass (exit 0)"
 
 # 2. Failing limits (exit 1) and configuration error (exit 2).
-for case in "1 fail or unjudged" "2 configuration error" "3 environment refused"; do
+for case in "1 fail or unjudged" "2 configuration error" "3 environment refused" "4 invalid measurement, measure again"; do
 	code=${case%% *}
 	word=${case#* }
 	reset
