@@ -929,6 +929,21 @@ impl<'a, 's> Walk<'a, 's> {
             };
             consider(CauseKind::Silent, e.silent_ns, text, None);
         }
+        // A share far smaller than the gap explains nothing: say so, and what it was.
+        if best.kind != CauseKind::Unknown && best.ns.saturating_mul(5) < gap {
+            return Cause {
+                kind: CauseKind::Unknown,
+                valid: true,
+                ns: 0,
+                text: format!(
+                    "no single cause in the trace (the largest share, {} for {}, is under a fifth of the {} gap)",
+                    best.text,
+                    crate::duration::us(best.ns, crate::duration::UsStyle::Text),
+                    crate::duration::us(gap, crate::duration::UsStyle::Text)
+                ),
+                ..Cause::default()
+            };
+        }
         best
     }
 }

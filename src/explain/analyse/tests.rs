@@ -310,6 +310,18 @@ fn a_bh_disabled_section_is_named_as_such() {
         e.cause.text
     );
     assert!(e.tasks.iter().any(|t| t.pid == 15597 && t.bh_off), "{e:#?}");
+    // The same stretch in a 10 ms gap explains a twentieth of it: no single cause,
+    // and the share is said.
+    let long = spike(15594, 7_380_158_755_000, 7_380_168_755_000);
+    let e = analyse(&long, t, &Context::default());
+    assert_eq!(e.cause.kind, CauseKind::Unknown, "{e:#?}");
+    assert!(
+        e.cause
+            .text
+            .contains("the largest share, stress-ng-sock (pid 15597"),
+        "{}",
+        e.cause.text
+    );
     // Without the BH flag the same stretch is preemption or interrupts disabled.
     let plain = t.replace("] D", "] d");
     let e = analyse(&s, &plain, &Context::default());
