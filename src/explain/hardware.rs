@@ -56,7 +56,7 @@ impl Hwlat {
 ///
 /// Fails closed: a gate that could not look — no tracer, a write or the read of its
 /// trace refused, or a global `tracing_thresh` above `limit_us` (**µs**; the tracer
-/// reports only gaps above it) — returns [`Hwlat::unsupported`] with why.
+/// reports only gaps above it) — returns a [`Hwlat`] whose `unsupported` says why.
 pub fn run_hwlat(
     root: &SysRoot,
     cpus: &CpuSet,
