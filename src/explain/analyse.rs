@@ -43,8 +43,12 @@ pub struct Context {
     pub cfs_throttled: Option<String>,
     /// A wall-clock step inside the sample, for measurements on CLOCK_REALTIME.
     pub clock_step: Option<String>,
-    /// SIGCONT reached rtbench inside the sample: the process had been stopped.
+    /// SIGCONT reached rtbench around the sample (said in the notes; no evidence of a
+    /// stop by itself: anyone in the session may send it).
     pub continued: bool,
+    /// When the recording was frozen for earlier samples, CLOCK_MONOTONIC **ns**
+    /// `(from, to)`: the buffer holds no events of that time, which is no one's.
+    pub unrecorded: Vec<(i64, i64)>,
     /// Looks up a task's scheduling policy and kernel priority while it exists
     /// ([`super::explainer::task_sched`]): trace events show the priority only where
     /// a switch or wakeup names the task, and never the policy.
@@ -137,6 +141,7 @@ struct Current<'a> {
 /// CPUs' lines are ignored), and what `ctx` knows from outside the trace.
 pub fn analyse(spike: &Spike, trace: &str, ctx: &Context) -> Explanation {
     let mut w = Walk::new(spike);
+    w.unrecorded = &ctx.unrecorded;
     let mut lost = 0u64;
     let mut first_ts = None;
     let mut last_ts = None;
@@ -197,6 +202,8 @@ struct Walk<'a, 's> {
     /// real-time task (prio < 100) its share of it.
     hist_cursor: Option<i64>,
     hist_ns: u64,
+    /// The recording's freezes ([`Context::unrecorded`]): not counted in the past.
+    unrecorded: &'s [(i64, i64)],
     hist_rt: Vec<(i32, &'a str, i32, u64)>,
     /// Priorities seen in switch and wakeup events, by pid.
     prios: Vec<(i32, i32)>,
@@ -234,6 +241,7 @@ impl<'a, 's> Walk<'a, 's> {
             idle_after_wake_ns: 0,
             hist_cursor: None,
             hist_ns: 0,
+            unrecorded: &[],
             hist_rt: Vec::new(),
             prios: Vec::new(),
             throttle_end: None,
@@ -265,7 +273,15 @@ impl<'a, 's> Walk<'a, 's> {
         let tid = s.tid;
         // Before the window: who had the CPU (for RT throttling's evidence).
         if e.ts_ns < s.start_ns {
-            if let (Some(from), Some(cur)) = (self.hist_cursor, self.current) {
+            let frozen_between = |from: i64| {
+                self.unrecorded
+                    .iter()
+                    .any(|(a, b)| *a < e.ts_ns && *b > from)
+            };
+            if let (Some(from), Some(cur)) = (
+                self.hist_cursor.filter(|f| !frozen_between(*f)),
+                self.current,
+            ) {
                 let dt = (e.ts_ns - from).max(0) as u64;
                 self.hist_ns += dt;
                 if cur.prio < 100 && cur.pid != 0 {
@@ -295,6 +311,12 @@ impl<'a, 's> Walk<'a, 's> {
             });
             if e.pid == tid {
                 self.asleep = false;
+                // It ran before this sample's deadline (an event in its context): a
+                // stop or a freezer's trap seen earlier ended.
+                if e.ts_ns < s.start_ns {
+                    self.stopped_at = None;
+                    self.slept_without_timer = None;
+                }
                 if e.ts_ns >= s.start_ns && self.woken() {
                     self.run = Some(e.ts_ns);
                 }

@@ -119,6 +119,9 @@ pub struct ThreadTally {
     pub largest_valid_ns: u64,
     /// Samples over its threshold not explained because the recorder was busy.
     pub missed: u64,
+    /// Its configured threshold, **ns**: samples below it were never looked at.
+    #[serde(default)]
+    pub threshold_ns: u64,
 }
 
 impl ExplainSummary {
@@ -134,13 +137,15 @@ impl ExplainSummary {
             .find(|t| t.test == test && t.thread == thread)
     }
 
-    /// Whether every sample of thread `thread` of `test` over `limit_ns` that the
-    /// recorder saw was explained, and explained as not the system's latency: the
-    /// largest valid explanation is within the limit and no sample was missed. Only
-    /// then may a maximum over the limit be called invalid (fail closed).
+    /// Whether every sample of thread `thread` of `test` over `limit_ns` was looked at
+    /// (its threshold is not above the limit), explained, and explained as not the
+    /// system's latency: the largest valid explanation is within the limit and no
+    /// sample was missed. Only then may a maximum over the limit be called invalid
+    /// (fail closed).
     pub fn only_invalid_over(&self, test: &str, thread: usize, limit_ns: u64) -> bool {
-        self.tally(test, thread)
-            .is_some_and(|t| t.largest_valid_ns <= limit_ns && t.missed == 0)
+        self.tally(test, thread).is_some_and(|t| {
+            t.threshold_ns <= limit_ns && t.largest_valid_ns <= limit_ns && t.missed == 0
+        })
     }
 
     /// The explanation of thread `thread` of `test` with the largest sample.
@@ -169,6 +174,9 @@ pub struct Explainer {
     resumed_ns: i64,
     /// The largest explained sample so far, **ns** (its excerpt is kept).
     largest_ns: u64,
+    /// The recording's freezes so far, the newest 32: CLOCK_MONOTONIC **ns** `(frozen,
+    /// resumed)`.
+    freezes: Vec<(i64, i64)>,
     /// rtbench's own threads seen so far (at the last look after the run they are
     /// gone from `/proc/self/task`).
     own_tids: Vec<i32>,
@@ -230,6 +238,7 @@ impl Explainer {
             resumed_ns: 0,
             largest_ns: 0,
             own_tids: Vec::new(),
+            freezes: Vec::new(),
             summary: ExplainSummary {
                 notes,
                 ..ExplainSummary::default()
@@ -294,6 +303,7 @@ impl Explainer {
         }
         let t0 = Instant::now();
         self.last_analysis = Some(t0);
+        let frozen_mono = self.frozen_mono();
         self.counters.look_cgroup(&self.root);
         let mut out = Vec::with_capacity(caught.len());
         let mut cpus: Vec<usize> = caught.iter().map(|c| c.cpu).collect();
@@ -354,6 +364,10 @@ impl Explainer {
         // Recording again from here (after the write returned): an earlier deadline
         // fell into the freeze.
         self.resumed_ns = crate::sys::clock::Clock::Monotonic.now_ns();
+        if self.freezes.len() >= 32 {
+            self.freezes.remove(0);
+        }
+        self.freezes.push((frozen_mono, self.resumed_ns));
         let ms = t0.elapsed().as_millis() as u64;
         self.summary.analysis_max_ms = self.summary.analysis_max_ms.max(ms);
         out.into_iter().map(|(_, e)| e).collect()
@@ -370,9 +384,16 @@ impl Explainer {
         {
             Some(i) => i,
             None => {
+                let threshold_ns = self
+                    .threads
+                    .iter()
+                    .position(|t| t.test == s.test && t.thread == s.thread)
+                    .and_then(|i| self.base.get(i).copied())
+                    .unwrap_or(u64::MAX);
                 self.summary.threads.push(ThreadTally {
                     test: s.test.clone(),
                     thread: s.thread,
+                    threshold_ns,
                     ..ThreadTally::default()
                 });
                 self.summary.threads.len() - 1
@@ -432,22 +453,14 @@ impl Explainer {
                 ),
             );
         }
-        let (by, at) = self.recorder.trap().frozen();
-        let by_realtime = self.threads.get(by).is_some_and(|t| t.realtime);
-        let frozen_at = if by_realtime {
-            at - wall_offset_ns()
-        } else {
-            at
-        };
-        if by != c.thread && spike.wake_ns > frozen_at {
-            return self.untraced(
-                c,
-                format!(
-                    "not recorded to its end: the recording stopped for another thread's sample {} before this one's wakeup",
-                    crate::duration::us((spike.wake_ns - frozen_at) as u64, crate::duration::UsStyle::Text)
-                ),
-            );
-        }
+        let (by, _) = self.recorder.trap().frozen();
+        let frozen_at = self.frozen_mono();
+        let cut = (by != c.thread && spike.wake_ns > frozen_at).then(|| {
+            format!(
+                "not recorded to its end: the recording stopped for another thread's sample {} before this one's wakeup",
+                crate::duration::us((spike.wake_ns - frozen_at) as u64, crate::duration::UsStyle::Text)
+            )
+        });
         let realtime = self.threads[c.thread].realtime;
         let ctx = Context {
             own_tids: own_tids.to_vec(),
@@ -463,8 +476,19 @@ impl Explainer {
                 // an analysis after the thread woke.
                 .any(|at| *at >= spike.start_ns && *at <= spike.wake_ns + 100_000_000),
             policy_of: Some(task_sched),
+            unrecorded: self.freezes.clone(),
         };
         let mut e = analyse(&spike, text, &ctx);
+        if let Some(why) = cut {
+            // A stop of the whole process wakes every thread at once, and the first to
+            // measure freezes the recording for all: the others' end is not recorded.
+            // Their own stop (switched out in state T before the deadline and not run
+            // again up to the freeze) is still in the recorded part, and is the cause.
+            if e.cause.kind != CauseKind::Stopped {
+                return self.untraced(c, why);
+            }
+            e.notes.push(why);
+        }
         let lines = self
             .counters
             .lines_near(spike.start_ns, spike.wake_ns, 1_000_000_000);
@@ -472,6 +496,16 @@ impl Explainer {
             e.notes.push(format!("kernel: {}", l.text));
         }
         e
+    }
+
+    /// When the recording was frozen, CLOCK_MONOTONIC **ns**.
+    fn frozen_mono(&self) -> i64 {
+        let (by, at) = self.recorder.trap().frozen();
+        if self.threads.get(by).is_some_and(|t| t.realtime) {
+            at - wall_offset_ns()
+        } else {
+            at
+        }
     }
 
     fn untraced(&self, c: &Caught, why: String) -> Explanation {

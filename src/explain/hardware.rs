@@ -72,10 +72,15 @@ pub fn run_hwlat(
         return Hwlat::unsupported("unsupported: CONFIG_HWLAT_TRACER");
     }
     // Read, never written: the threshold is every tracer's, not rtbench's.
-    let thresh_us = std::fs::read_to_string(fs.dir.join("tracing_thresh"))
+    let thresh_us = match std::fs::read_to_string(fs.dir.join("tracing_thresh"))
         .ok()
         .and_then(|t| t.trim().parse::<u64>().ok())
-        .unwrap_or(0);
+    {
+        Some(t) => t,
+        None => {
+            return Hwlat::unsupported("tracing_thresh unreadable: the gate's threshold is unknown")
+        }
+    };
     if thresh_us > limit_us {
         return Hwlat::unsupported(format!(
             "tracing_thresh is {thresh_us} µs: the hwlat tracer reports no gap below it, above hwlat_limit_us {limit_us} µs"
@@ -87,7 +92,11 @@ pub fn run_hwlat(
     };
     let _ = inst.write("tracing_on", "0");
     if let Some(last) = cpus.last() {
-        let _ = inst.write("tracing_cpumask", &cpus.to_mask(last + 1));
+        if let Err(e) = inst.write("tracing_cpumask", &cpus.to_mask(last + 1)) {
+            return Hwlat::unsupported(format!(
+                "cannot restrict the hwlat tracer to CPUs {cpus} ({e})"
+            ));
+        }
     }
     // The mode is the hwlat tracer's own setting, shared by every instance: set it only
     // while the tracer runs here, and put it back.

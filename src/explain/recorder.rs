@@ -98,15 +98,18 @@ pub struct Caught {
     pub cpu: usize,
 }
 
+/// [`Trap`]'s "nobody froze it yet" (armed).
+const UNSET: usize = usize::MAX - 1;
+
 /// The measuring threads' side of the recorder (shared with them).
 #[derive(Debug)]
 pub struct Trap {
     tracing_on: Option<File>,
     frozen: AtomicBool,
     /// Who froze the recording last and when: the thread (`usize::MAX`: the main
-    /// thread) and its wakeup on its own clock, **ns** (the main thread's: monotonic).
-    /// The write follows within microseconds; a sample that woke later was not
-    /// recorded to its end.
+    /// thread; [`UNSET`] while armed) and its wakeup on its own clock, **ns** (the main
+    /// thread's: monotonic). The write follows within microseconds; a sample that woke
+    /// later was not recorded to its end.
     frozen_by: AtomicUsize,
     frozen_at_ns: AtomicI64,
     slots: Box<[Slot]>,
@@ -119,7 +122,7 @@ impl Trap {
         let t = Trap {
             tracing_on: None,
             frozen: AtomicBool::new(false),
-            frozen_by: AtomicUsize::new(usize::MAX),
+            frozen_by: AtomicUsize::new(UNSET),
             frozen_at_ns: AtomicI64::new(i64::MAX),
             slots: (0..threads).map(|_| Slot::default()).collect(),
         };
@@ -156,8 +159,8 @@ impl Trap {
     /// and when (`at_ns`, on `by`'s clock).
     fn freeze(&self, by: usize, at_ns: i64) {
         if !self.frozen.swap(true, Ordering::AcqRel) {
-            self.frozen_by.store(by, Ordering::Relaxed);
             self.frozen_at_ns.store(at_ns, Ordering::Relaxed);
+            self.frozen_by.store(by, Ordering::Release);
             if let Some(f) = &self.tracing_on {
                 // SAFETY: a valid open file descriptor and a 1-byte buffer.
                 unsafe { libc::write(f.as_raw_fd(), b"0".as_ptr().cast(), 1) };
@@ -186,12 +189,18 @@ impl Trap {
     }
 
     /// Who froze the recording and when (see the field): `(thread or usize::MAX,
-    /// ns on its clock)`. Read after [`Trap::take`].
+    /// ns on its clock)`. Read after [`Trap::take`]; the thread that won the freeze
+    /// may be between its swap and its note of who it is (nanoseconds): waited for.
     pub fn frozen(&self) -> (usize, i64) {
-        (
-            self.frozen_by.load(Ordering::Relaxed),
-            self.frozen_at_ns.load(Ordering::Relaxed),
-        )
+        let mut by = self.frozen_by.load(Ordering::Acquire);
+        for _ in 0..1_000_000 {
+            if by != UNSET {
+                break;
+            }
+            std::thread::yield_now();
+            by = self.frozen_by.load(Ordering::Acquire);
+        }
+        (by, self.frozen_at_ns.load(Ordering::Relaxed))
     }
 
     /// Frees the slots of `caught` for new samples.
@@ -350,6 +359,7 @@ impl Recorder {
     /// analysis reads from the next sample's deadline on.
     pub fn rearm(&self) -> std::io::Result<()> {
         self.instance.write("tracing_on", "1")?;
+        self.trap.frozen_by.store(UNSET, Ordering::Relaxed);
         self.trap.frozen.store(false, Ordering::Release);
         Ok(())
     }

@@ -363,6 +363,11 @@ mod tests {
     /// explained besides; `missed` samples the recorder did not see (`u64::MAX`: no
     /// tally at all).
     fn stopped_run(others: &[(u64, bool)], missed: u64) -> Verdict {
+        stopped_run_at(others, missed, 100_000)
+    }
+
+    /// [`stopped_run`] with the recorder's threshold at `threshold_ns`.
+    fn stopped_run_at(others: &[(u64, bool)], missed: u64, threshold_ns: u64) -> Verdict {
         use crate::explain::explainer::{ExplainSummary, ThreadTally};
         let mut x = ExplainSummary::default();
         let mut all = vec![(5_000_000_000, false)];
@@ -376,6 +381,7 @@ mod tests {
                 thread: 0,
                 largest_valid_ns: all.iter().filter(|e| e.1).map(|e| e.0).max().unwrap_or(0),
                 missed,
+                threshold_ns,
             });
         }
         let tests = vec![TestSummary {
@@ -407,6 +413,9 @@ mod tests {
         assert!(v.failures()[0].contains("stopped"), "{:?}", v.failures());
         // A sample over the threshold the recorder was too busy to see: fail closed.
         let v = stopped_run(&[], 1);
+        assert_eq!(v.word(), "fail", "{v:?}");
+        // A threshold above the limit: samples between them were never looked at.
+        let v = stopped_run_at(&[], 0, 1_000_000);
         assert_eq!(v.word(), "fail", "{v:?}");
         // No tally (results of an older version): fail closed.
         let v = stopped_run(&[], u64::MAX);

@@ -94,7 +94,10 @@ impl Tracefs {
         let Ok(rd) = std::fs::read_dir(self.dir.join("instances")) else {
             return Vec::new();
         };
-        let ns = own_pid_ns();
+        // Which pids `kill(2)` can see is unknown without the namespace: reclaim nothing.
+        let Some(ns) = own_pid_ns() else {
+            return Vec::new();
+        };
         let mut gone = Vec::new();
         for e in rd.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
@@ -138,9 +141,10 @@ pub fn parse_instance(name: &str) -> Option<(i32, Option<u64>)> {
     parts.next().is_none().then_some((pid, ns))
 }
 
-/// The inode of this process's pid namespace, `None` for the initial one
-/// (`PROC_PID_INIT_INO`, 0xEFFFFFFC) or when `/proc` cannot say.
-fn own_pid_ns() -> Option<u64> {
+/// This process's pid namespace: `Some(None)` for the initial one
+/// (`PROC_PID_INIT_INO`, 0xEFFFFFFC), `Some(Some(inode))` for another, `None` when
+/// `/proc` cannot say.
+fn own_pid_ns() -> Option<Option<u64>> {
     const PROC_PID_INIT_INO: u64 = 0xEFFF_FFFC;
     let link = std::fs::read_link("/proc/self/ns/pid").ok()?;
     let ino: u64 = link
@@ -149,7 +153,7 @@ fn own_pid_ns() -> Option<u64> {
         .strip_suffix(']')?
         .parse()
         .ok()?;
-    (ino != PROC_PID_INIT_INO).then_some(ino)
+    Some((ino != PROC_PID_INIT_INO).then_some(ino))
 }
 
 fn pid_alive(pid: i32) -> bool {
@@ -212,7 +216,9 @@ impl Instance {
     /// Errors: the `mkdir` error (EACCES/EPERM without privilege, ENOMEM).
     pub fn create(fs: &Tracefs) -> std::io::Result<Instance> {
         let pid = std::process::id();
-        let ns = own_pid_ns().map_or(String::new(), |i| format!("-ns{i}"));
+        let ns = own_pid_ns()
+            .flatten()
+            .map_or(String::new(), |i| format!("-ns{i}"));
         let mut last = None;
         for n in 0..64 {
             let name = if n == 0 {

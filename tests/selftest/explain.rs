@@ -58,11 +58,16 @@ fn selftest(dir: &Path, secs: u32, max_us: u64) -> Child {
 
 /// [`selftest`] with `extra` lines in `[selftest]`.
 fn selftest_with(dir: &Path, secs: u32, max_us: u64, extra: &str) -> Child {
+    selftest_on(dir, secs, max_us, extra, "1")
+}
+
+/// [`selftest_with`] measuring `cpus`.
+fn selftest_on(dir: &Path, secs: u32, max_us: u64, extra: &str, cpus: &str) -> Child {
     let cfg = dir.join("rtbench.toml");
     std::fs::write(
         &cfg,
         format!(
-            "[selftest]\nmode = \"off\"\nduration = \"{secs}s\"\n{extra}[cyclic]\ncpus = \"1\"\n\
+            "[selftest]\nmode = \"off\"\nduration = \"{secs}s\"\n{extra}[cyclic]\ncpus = \"{cpus}\"\n\
              [limits]\nmax_us = {max_us}\n[output]\nresults_dir = \"{0}/results\"\n\
              fallback_dir = \"{0}/run\"\n",
             dir.display()
@@ -222,4 +227,41 @@ fn a_configured_hwlat_gate_that_cannot_run_is_not_a_pass() {
         all.contains("hwlat gate not run: unsupported: CONFIG_HWLAT_TRACER"),
         "{summary:#?}"
     );
+}
+
+/// A stop of the whole process with two measured CPUs: every thread wakes late at once,
+/// and the first to measure freezes the recording for both; the other's stop is still
+/// in the recorded part. Invalid (exit 4), not a failed unit.
+#[test]
+fn a_stopped_self_test_on_two_cpus_is_invalid() {
+    let _machine = exclusive();
+    let d = TempDir::new("st-stop-2");
+    let st = selftest_on(&d, 3, 20_000, "", "0-1");
+    wait_ready(&st);
+    let pid = st.id();
+    signal(pid, libc::SIGSTOP);
+    wait_for(Duration::from_secs(10), || {
+        crate::common::proc_info(pid as i32)
+            .filter(|p| p.state == 'T')
+            .map(|_| ())
+    })
+    .expect("stopped");
+    std::thread::sleep(Duration::from_millis(300));
+    signal(pid, libc::SIGCONT);
+    let out = st.wait_with_output().unwrap();
+    let es = entries_of(&out);
+    let summary = es
+        .iter()
+        .find(|e| e["MESSAGE_ID"] == "7b1dd0eea94d4cc4bd8f9e6c91b6465d")
+        .unwrap_or_else(|| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    let kinds: Vec<_> = es
+        .iter()
+        .filter(|e| e["MESSAGE_ID"] == "8d09e443b62944249b71ee2f6aa7adff")
+        .map(|e| (e["RTBENCH_CPU"].clone(), e["RTBENCH_EXPLAIN_KIND"].clone()))
+        .collect();
+    assert_eq!(
+        summary["RTBENCH_VERDICT"], "invalid",
+        "{summary:#?}\n{kinds:?}"
+    );
+    assert_eq!(out.status.code(), Some(4));
 }

@@ -37,13 +37,12 @@ impl Walk<'_, '_> {
                 && self.slept_without_timer.is_some()
                 && (self.rearmed_late.is_some() || self.expiry.is_none());
             let frozen = covered && (frozen_in_sleep || trapped);
-            if frozen || ctx.continued {
-                let how = if ctx.continued {
-                    "rtbench was stopped and continued (SIGCONT)"
-                } else {
-                    "the thread was frozen (cgroup freezer) or stopped: it was not waiting for its timer"
-                };
-                return Cause::invalid(CauseKind::Stopped, how.to_string(), gap);
+            if frozen {
+                return Cause::invalid(
+                    CauseKind::Stopped,
+                    "the thread was frozen (cgroup freezer) or stopped: it was not waiting for its timer".to_string(),
+                    gap,
+                );
             }
         }
         let after_wake_idle: u64 = e

@@ -18,6 +18,11 @@ impl Walk<'_, '_> {
     ) -> Explanation {
         let s = self.spike;
         let mut notes = Vec::new();
+        // SIGCONT alone is no evidence (anyone in the session may send it): the trace's
+        // own signs of a stop decide; the signal is said for the reader.
+        if ctx.continued {
+            notes.push("rtbench received SIGCONT around this sample".to_string());
+        }
         if lost > 0 {
             notes.push(format!("the ring buffer lost {lost} events"));
         }
