@@ -193,6 +193,9 @@ struct Walk<'a, 's> {
     /// The thread switched out stopped (`T`/`t`) or asleep without its timer.
     stopped_at: Option<(i64, &'a str)>,
     slept_without_timer: Option<i64>,
+    /// Woken by its timer for this sample, it slept (`S`) again before it read the
+    /// clock: trapped on its way back to user space (the cgroup v2 freezer).
+    trapped_after_wake: Option<i64>,
     /// Task-context time before the timer's callback: nothing was logged while the
     /// interrupt was due.
     silent_ns: u64,
@@ -236,6 +239,7 @@ impl<'a, 's> Walk<'a, 's> {
             run: None,
             stopped_at: None,
             slept_without_timer: None,
+            trapped_after_wake: None,
             silent_ns: 0,
             silent_in_idle: false,
             idle_after_wake_ns: 0,
@@ -396,6 +400,20 @@ impl<'a, 's> Walk<'a, 's> {
                         // Woken by a task, not by its timer, and asleep again without
                         // re-arming it: the freezer's trap (cgroup v2) or a stop.
                         self.slept_without_timer = Some(e.ts_ns);
+                    } else if self.spike.kind == SpikeKind::Timer
+                        && prev_state.starts_with('S')
+                        && matches!(self.expiry, Some((_, true)))
+                        && e.ts_ns >= s.start_ns
+                        && e.ts_ns < s.wake_ns
+                    {
+                        // Woken by its timer, and asleep again before its clock read
+                        // (the sample's wakeup): nothing in the measuring loop sleeps
+                        // there. The freezer's trap did, which a freeze that lands
+                        // between the timer's wakeup and the return to user space
+                        // sets (kernel/signal.c, do_freezer_trap: an interruptible
+                        // sleep). A lock would sleep uninterruptibly (`D`) and a stop
+                        // is `T`: neither is taken for this.
+                        self.trapped_after_wake.get_or_insert(e.ts_ns);
                     }
                 }
                 self.current = Some(Current {

@@ -37,6 +37,14 @@ impl Walk<'_, '_> {
                 && self.slept_without_timer.is_some()
                 && (self.rearmed_late.is_some() || self.expiry.is_none());
             let frozen = covered && (frozen_in_sleep || trapped);
+            if let Some(at) = self.trapped_after_wake.filter(|_| covered && !frozen) {
+                let ns = (self.run.unwrap_or(s.wake_ns) - at).max(0) as u64;
+                return Cause::invalid(
+                    CauseKind::Stopped,
+                    "the thread was frozen (cgroup freezer) after its timer woke it, before it read the clock".to_string(),
+                    ns,
+                );
+            }
             if frozen {
                 return Cause::invalid(
                     CauseKind::Stopped,

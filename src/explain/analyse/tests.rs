@@ -98,6 +98,35 @@ fn the_cgroup_v2_freezer_is_an_invalid_sample() {
     assert!(e.cause.text.contains("frozen"), "{}", e.cause.text);
 }
 
+/// `echo 1 > cgroup.freeze` landing between the timer's wakeup and the thread's return
+/// to user space (about 1 freeze in 100 at 1 kHz): the timer fired on time and woke
+/// the thread, which slept in the freezer's trap before it read the clock. The kernel
+/// logged no switch to the thread here either.
+#[test]
+fn a_freeze_after_the_timers_wakeup_is_an_invalid_sample() {
+    let s = spike(20995, 14_050_165_654_565, 14_050_467_550_702);
+    let trace = fixture("freezer-v2-after-wake");
+    let e = analyse(&s, &trace, &Context::default());
+    assert!(e.irq_latency_ns.unwrap() < 50_000, "{e:#?}");
+    assert_eq!(e.cause.kind, CauseKind::Stopped, "{e:#?}");
+    assert!(!e.cause.valid);
+    assert!(
+        e.cause.text.contains("after its timer woke it"),
+        "{}",
+        e.cause.text
+    );
+    assert!(e.cause.ns > 290_000_000, "{:?}", e.cause);
+    // An uninterruptible sleep there (a lock, a page fault) is the system's latency.
+    let d = trace.replace(
+        "14050.165780: sched_switch: prev_comm=rtbench-T0 prev_pid=20995 prev_prio=1 prev_state=S",
+        "14050.165780: sched_switch: prev_comm=rtbench-T0 prev_pid=20995 prev_prio=1 prev_state=D",
+    );
+    assert_ne!(d, trace);
+    let e = analyse(&s, &d, &Context::default());
+    assert_ne!(e.cause.kind, CauseKind::Stopped, "{e:#?}");
+    assert!(e.cause.valid);
+}
+
 /// `echo FROZEN > freezer.state` (cgroup v1) for 0.3 s: the timer fires on time and
 /// cannot wake the frozen thread.
 #[test]
