@@ -13,6 +13,9 @@
 #   --append ARGS   more kernel command line (after the isolation arguments)
 #   --culprit       also install and start tests/vm/culprit/ (vendord: periodic SCHED_FIFO
 #                   99 bursts on CPU 1 once rtbench.service is READY), for the explain boot
+#   --monitor PATH  also install PATH as /etc/systemd/system/rtbench-monitor.service (not
+#                   enabled); the collector starts it after rtbench.service has finished, runs
+#                   vendord-burn bursts beside it and stops it (monitor.json, monitor-*.txt)
 #   --timeout S     host-side limit for the whole boot (default 600); the guest waits for the
 #                   unit up to S - 60 s, then collects anyway
 #   --out DIR       run directory (default $RTBENCH_VM_DIR/runs/<UTC time>-<pid>); must be
@@ -52,7 +55,7 @@ isolation=${RTBENCH_VM_CMDLINE:-isolcpus=1 nohz_full=1 rcu_nocbs=1 irqaffinity=0
 say() { printf '[boot %3ss] %s\n' "$SECONDS" "$*" >&2; }
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//' >&2; exit 1; }
 
-bin="" unit="" config="" catalog="" append="" timeout=600 out="" keep_disk=0 culprit=0
+bin="" unit="" config="" catalog="" append="" timeout=600 out="" keep_disk=0 culprit=0 monitor=""
 while [ $# -gt 0 ]; do
   case $1 in
     --bin | --unit | --config | --catalog | --append | --timeout | --out)
@@ -65,6 +68,7 @@ while [ $# -gt 0 ]; do
       shift 2 ;;
     --keep-disk) keep_disk=1; shift ;;
     --culprit) culprit=1; shift ;;
+    --monitor) monitor=$2; shift 2 ;;
     -h | --help) usage ;;
     *) echo "boot.sh: unknown argument '$1' (see --help)" >&2; exit 1 ;;
   esac
@@ -166,6 +170,9 @@ if [ $culprit = 1 ]; then
   install_file "$here/culprit/vendord-burn" /usr/libexec/rtbench-vm/vendord-burn 755
   install_file "$here/culprit/rtbench-vm-vendord.service" /etc/systemd/system/rtbench-vm-vendord.service 644
   enable_link /etc/systemd/system/rtbench-vm.target.wants rtbench-vm-vendord.service
+fi
+if [ -n "$monitor" ]; then
+  install_file "$monitor" /etc/systemd/system/rtbench-monitor.service 644
 fi
 # Where the collector sends the archive and the boot journal: x86 has four UARTs, arm64 "virt"
 # one (the console), so there they are virtio-serial ports (named below, udev's symlinks).

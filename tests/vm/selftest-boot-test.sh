@@ -311,6 +311,19 @@ explain_checks() {  # explain boot: the culprit named, timerlat beside, hwlat ra
   check "explain: no rtbench tracefs instance is left after the self-test" \
         "instances: $(tr '\n' ' ' < "$run/instances.txt" 2>/dev/null)" \
         bash -c "test -f '$run/instances.txt' && ! grep -q '^rtbench-' '$run/instances.txt'"
+  # The shipped monitor unit, its sandbox included (tracefs writable under ProtectSystem=):
+  # started after the self-test, bursts of vendord-burn beside it (guest/collect).
+  local mon
+  mon=$(jq -cs "[.[] | select(.MESSAGE_ID == \"$ID_EXPLAINED\")]" "$run/monitor.json" 2>/dev/null || echo '[]')
+  check "explain: rtbench-monitor.service explains a window's maximum as the culprit (MESSAGE_ID=$ID_EXPLAINED, RTBENCH_CULPRIT_COMM=vendord-burn, CPU 1)" \
+        "start rc $(cat "$run/monitor-start.rc" 2>/dev/null), bursts $(cat "$run/monitor-bursts.txt" 2>/dev/null); explained: $(jq -c '[.[] | {RTBENCH_EXPLAIN_KIND, RTBENCH_CULPRIT_COMM, RTBENCH_EXPLANATION}]' <<< "$mon" | head -c 600); monitor said: $(grep -v ' systemd\[' "$run/monitor.txt" 2>/dev/null | grep -i 'explain\|tracefs\|error\|warn' | head -c 600)" \
+        jq -e '[.[] | select(.RTBENCH_CULPRIT_COMM == "vendord-burn" and .RTBENCH_CPU == "1")] | length >= 1' <<< "$mon"
+  check "explain: the monitor said nothing like 'cannot explain'" \
+        "$(grep -i 'cannot explain' "$run/monitor.txt" 2>/dev/null | head -c 600)" \
+        bash -c "test -s '$run/monitor.txt' && ! grep -qi 'cannot explain' '$run/monitor.txt'"
+  check "explain: the monitor stopped cleanly (SIGTERM, exit 143 = success) and left no tracefs instance" \
+        "$(tr '\n' ' ' < "$run/monitor-show.txt" 2>/dev/null); instances: $(tr '\n' ' ' < "$run/monitor-instances.txt" 2>/dev/null)" \
+        bash -c "grep -qx 'Result=success' '$run/monitor-show.txt' && test -f '$run/monitor-instances.txt' && ! grep -q '^rtbench-' '$run/monitor-instances.txt'"
 }
 
 if [ -z "$pass_run$fail_run$unjudged_run$explain_run" ]; then
@@ -380,7 +393,8 @@ if [ -z "$only" ] || [ "$only" = unjudged ]; then
 fi
 
 if [ -z "$only" ] || [ "$only" = explain ]; then
-  if boot explain "$here/explain.toml" "$explain_run" --culprit; then
+  if boot explain "$here/explain.toml" "$explain_run" --culprit \
+       --monitor "$repo/systemd/rtbench-monitor.service"; then
     common_checks explain fail
     explain_checks
   fi
