@@ -109,7 +109,7 @@ pub struct CyclicArgs {
     /// Explain every new maximum over USEC µs from the kernel's trace events: what ran
     /// on the CPU between the deadline and the wakeup (a tracefs instance of rtbench's
     /// own; root). -b explains the sample that stops the run.
-    #[arg(long = "explain", value_name = "USEC", value_parser = number::u64_arg)]
+    #[arg(long = "explain", value_name = "USEC", value_parser = number::own_us_arg)]
     pub explain: Option<u64>,
 
     /// With --explain or -b: also run the kernel's timerlat tracer for a second opinion

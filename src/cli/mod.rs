@@ -181,7 +181,7 @@ pub struct PairFlags {
     /// Explain every new maximum over USEC µs from the kernel's trace events: what ran
     /// on the receiver's CPU between the send and the receipt (a tracefs instance of
     /// rtbench's own; root). -b explains the sample that stops the run.
-    #[arg(long = "explain", value_name = "USEC", value_parser = number::u64_arg)]
+    #[arg(long = "explain", value_name = "USEC", value_parser = number::own_us_arg)]
     pub explain: Option<u64>,
 
     /// Latency histogram of US buckets (1 µs, or 1 ns with -N), printed at exit

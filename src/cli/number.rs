@@ -73,6 +73,24 @@ c_number_parser!(
     i32
 );
 
+/// A threshold of rtbench's own options (`--explain`), **µs**: a whole number, with an
+/// optional `us`/`µs` suffix, and nothing else. Not read as `atoi` does: these options
+/// have no rt-tests spelling to stay compatible with, and `--explain 1s` or `2e3` read
+/// as 1 or 2 µs would trip on every sample. `Err` names what was expected.
+pub fn own_us_arg(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let digits = t
+        .strip_suffix("us")
+        .or_else(|| t.strip_suffix("µs"))
+        .unwrap_or(t);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err("expected a whole number of µs (e.g. 100 or 100us)".into());
+    }
+    digits
+        .parse()
+        .map_err(|_| format!("{digits} is out of range (0..{})", u64::MAX))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,5 +138,21 @@ mod tests {
             let s = format!("{ws}{}{}{n}{junk}", if plus { "+" } else { "" }, "0".repeat(zeros));
             prop_assert_eq!(u64_arg(&s), Ok(n));
         }
+    }
+
+    #[test]
+    fn own_thresholds_are_whole_microseconds_and_nothing_else() {
+        assert_eq!(own_us_arg("100"), Ok(100));
+        assert_eq!(own_us_arg(" 100us"), Ok(100));
+        assert_eq!(own_us_arg("100µs"), Ok(100));
+        for bad in [
+            "1s", "100ms", "100ns", "2e3", "0.5", "0x10", "-5", "", "us", "abc", "1 00",
+        ] {
+            let e = own_us_arg(bad).unwrap_err();
+            assert!(e.contains("whole number of µs"), "{bad}: {e}");
+        }
+        assert!(own_us_arg("99999999999999999999")
+            .unwrap_err()
+            .contains("out of range"));
     }
 }

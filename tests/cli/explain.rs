@@ -541,6 +541,28 @@ fn an_instance_left_by_a_killed_rtbench_is_removed_at_the_next_start_and_the_top
     assert_eq!(before, after, "the top-level buffer's settings changed");
 }
 
+/// A threshold with a unit other than µs, a fraction or an exponent is refused before
+/// anything starts, in every command that takes `--explain` (rtbench's own option: not
+/// read as `atoi` would, which made `1s` a 1-µs threshold).
+#[test]
+fn an_explain_threshold_that_is_not_whole_microseconds_is_refused() {
+    for cmd in ["cyclic", "pmq", "pipe"] {
+        for bad in ["1s", "100ms", "2e3", "0.5"] {
+            let out = rtbench()
+                .args([cmd, "-l", "1", "-q", "--explain", bad])
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{cmd} --explain {bad}: {err}");
+            assert_eq!(err.lines().count(), 1, "{cmd} --explain {bad}: {err}");
+            assert!(
+                err.contains("--explain") && err.contains("whole number of µs"),
+                "{cmd} --explain {bad}: {err}"
+            );
+        }
+    }
+}
+
 /// Without permission to make an instance the measurement runs as before, with one
 /// line saying why nothing is explained.
 #[test]
