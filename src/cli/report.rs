@@ -20,8 +20,8 @@ CPU, from [monitor] dir (default results_dir/monitor):
   rtbench report --since 1d --json   the same as JSON, every window included
 
 Exit codes: 0 this boot's run passed (or was accepted unjudged), 1 it failed, was
-unjudged, was not stored, or there is no run of this boot, 2 no results or invalid
-configuration. With --since: 0 no window exceeded [monitor.limits], 1 one did, or no
+unjudged or invalid (not the system's latency), was not stored, or there is no run of
+this boot, 2 no results or invalid configuration. With --since: 0 no window exceeded [monitor.limits], 1 one did, or no
 window in the period, 2 no monitor windows stored.";
 
 /// `rtbench report` flags.

@@ -212,11 +212,11 @@ impl Check {
 /// Whether `test` measures sender/receiver pairs (`pmq`, `pipe`) rather than one
 /// thread per CPU (`cyclic`).
 pub fn is_pair_test(test: &str) -> bool {
-    test != "cyclic"
+    matches!(test, "pmq" | "pipe")
 }
 
-/// Who a figure belongs to, for people: `cyclic CPU 1`, `pmq pair 0 CPU 1` (`-` for a
-/// thread or pair that was not pinned).
+/// Who a figure belongs to, for people: `cyclic CPU 1`, `monitor CPU 1`, `pmq pair 0
+/// CPU 1` (`-` for a thread or pair that was not pinned).
 pub fn thread_label(test: &str, thread: usize, cpu: Option<usize>) -> String {
     let cpu = cpu.map_or_else(|| "-".to_string(), |c| c.to_string());
     if is_pair_test(test) {

@@ -193,15 +193,47 @@ fn explained_max(
     let Some(x) = &t.explain else {
         return (None, false);
     };
+    let us = |ns: u64| crate::duration::us(ns, crate::duration::UsStyle::Text);
     match x.largest(&t.test, thread) {
-        Some(e) if e.spike.latency_ns() == max_ns => (
-            Some(crate::explain::text::headline(e)),
-            !e.cause.valid && x.only_invalid_over(&t.test, thread, limit_ns),
-        ),
+        Some(e) if e.spike.latency_ns() == max_ns => {
+            let invalid = !e.cause.valid && x.only_invalid_over(&t.test, thread, limit_ns);
+            if e.cause.valid || invalid {
+                return (Some(crate::explain::text::headline(e)), invalid);
+            }
+            // The maximum is not the system's latency, but another sample over the
+            // limit is (or was not looked at): that one is why the check failed.
+            let real = x
+                .explained
+                .iter()
+                .filter(|o| o.spike.test == t.test && o.spike.thread == thread)
+                .filter(|o| o.cause.valid && o.spike.latency_ns() > limit_ns)
+                .max_by_key(|o| o.spike.latency_ns());
+            let tally = x.tally(&t.test, thread);
+            let why = match (real, tally) {
+                (Some(o), _) => format!(
+                    "a sample of {} over the limit is the system's: {}",
+                    us(o.spike.latency_ns()),
+                    crate::explain::text::headline(o)
+                ),
+                (None, Some(t)) if t.largest_valid_ns > limit_ns => format!(
+                    "a sample of {} over the limit is the system's (its explanation was not kept)",
+                    us(t.largest_valid_ns)
+                ),
+                (None, Some(t)) if t.missed > 0 => format!(
+                    "{} sample(s) over the limit could not be explained (the recorder was busy) and count",
+                    t.missed
+                ),
+                _ => "samples over the limit were not looked at (the explain threshold is above the limit) and count".to_string(),
+            };
+            (
+                Some(format!("{}; but {why}", crate::explain::text::headline(e))),
+                false,
+            )
+        }
         Some(e) => (
             Some(format!(
                 "the maximum was not explained (the recorder was busy), the largest explained sample, {}, was: {}",
-                crate::duration::us(e.spike.latency_ns(), crate::duration::UsStyle::Text),
+                us(e.spike.latency_ns()),
                 crate::explain::text::headline(e)
             )),
             false,
@@ -410,10 +442,17 @@ mod tests {
         let v = stopped_run(&[(300_000, true)], 0);
         assert_eq!(v.word(), "fail", "{v:?}");
         assert!(!v.checks[0].invalid);
-        assert!(v.failures()[0].contains("stopped"), "{:?}", v.failures());
+        // The failure names the sample that failed it, and the maximum for what it is.
+        let f = &v.failures()[0];
+        assert!(f.contains("not the system's latency: stopped; but a sample of 300 µs over the limit is the system's: CPU 0 ran burn"), "{f}");
         // A sample over the threshold the recorder was too busy to see: fail closed.
         let v = stopped_run(&[], 1);
         assert_eq!(v.word(), "fail", "{v:?}");
+        assert!(
+            v.failures()[0].contains("1 sample(s) over the limit could not be explained"),
+            "{:?}",
+            v.failures()
+        );
         // A threshold above the limit: samples between them were never looked at.
         let v = stopped_run_at(&[], 0, 1_000_000);
         assert_eq!(v.word(), "fail", "{v:?}");
