@@ -3,7 +3,7 @@
 //! breakdown lines. Text lives here, beside the analysis, so that the verdict
 //! (`crate::results`) and every report can use the same words.
 
-use super::{Explanation, IrqUse, SpikeKind};
+use super::{CauseKind, Explanation, IrqUse, SpikeKind};
 use crate::duration::UsStyle;
 
 fn us(ns: u64) -> String {
@@ -115,6 +115,12 @@ pub fn details(e: &Explanation) -> Vec<String> {
             us(t.thread_max_ns)
         ));
     }
-    v.extend(e.notes.iter().cloned());
+    // An untraced sample's cause is its first note: said once.
+    v.extend(
+        e.notes
+            .iter()
+            .filter(|n| !(e.cause.kind == CauseKind::Untraced && **n == e.cause.text))
+            .cloned(),
+    );
     v
 }

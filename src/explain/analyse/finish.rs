@@ -32,8 +32,8 @@ impl Walk<'_, '_> {
         if !covered {
             notes.push(match first_ts {
                 Some(f) => format!(
-                    "the trace begins {} ns after the deadline: the buffer was too small for this load",
-                    f - s.start_ns
+                    "the trace begins {} after the deadline: the buffer was too small for this load (a larger [explain] buffer_kib keeps more)",
+                    crate::duration::us((f - s.start_ns).max(0) as u64, crate::duration::UsStyle::Text)
                 ),
                 None => "the trace of this CPU is empty".to_string(),
             });
@@ -128,7 +128,8 @@ impl Walk<'_, '_> {
                 .find(|t| t.pid == pid)
                 .map_or_else(|| comm.to_string(), |t| t.comm.to_string())
         };
-        let at_deadline = self.at_deadline.map(|(c, irq)| {
+        // What ran at the deadline is known only when the trace reaches back to it.
+        let at_deadline = self.at_deadline.filter(|_| covered).map(|(c, irq)| {
             let prio = self
                 .acc
                 .tasks
