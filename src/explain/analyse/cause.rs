@@ -183,6 +183,19 @@ impl Walk<'_, '_> {
                     format!("CPU {} ran {}", s.cpu, t.label()),
                     Some(t),
                 );
+            } else if t.after_wakeup_ns > 0 && s.prio < 100 && t.prio == s.prio && t.pid != 0 {
+                // A real-time task of the thread's own priority is not preempted by its
+                // wakeup (sched(7): SCHED_FIFO runs until it blocks or yields; SCHED_RR
+                // until its time slice ends): a pair's sender on the receiver's CPU.
+                consider(
+                    CauseKind::Task,
+                    t.after_wakeup_ns,
+                    format!(
+                        "{} ran at the thread's own priority after the wakeup (not preempted by an equal priority)",
+                        t.label()
+                    ),
+                    Some(t),
+                );
             } else if t.after_wakeup_ns > 0 {
                 consider(
                     CauseKind::PreemptOff,

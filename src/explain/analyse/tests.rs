@@ -288,6 +288,55 @@ fn a_hard_irq_a_silent_gap_and_a_preempt_off_section_each_named() {
     assert_eq!(analyse(&s, &t, &ctx).cause.kind, CauseKind::Silent);
 }
 
+/// A real-time task at the thread's own priority that runs on after the wakeup (a
+/// pair's sender on the receiver's CPU) is not preemption turned off: FIFO does not
+/// preempt an equal priority. A fair task doing the same (need-resched set, no switch)
+/// is.
+#[test]
+fn an_equal_priority_task_after_the_wakeup_is_named_as_such() {
+    let tid = 500;
+    let d = 10_000_000_000i64;
+    let us = |x: i64| d / 1000 + x;
+    let trace = |prio: i32| {
+        let mut t = String::new();
+        t += &line(us(-101), tid, "rtbench-T0", "d..1.", &format!("hrtimer_start: hrtimer=00000000aaaa function=hrtimer_wakeup expires={d} softexpires={d} mode=ABS was_armed=0"));
+        t += &line(us(-100), tid, "rtbench-T0", "d..2.", &format!("sched_switch: prev_comm=rtbench-T0 prev_pid=500 prev_prio=1 prev_state=S ==> next_comm=sender next_pid=7 next_prio={prio}"));
+        t += &line(
+            us(5),
+            7,
+            "sender",
+            "d.h1.",
+            &format!(
+                "hrtimer_expire_entry: hrtimer=00000000aaaa function=hrtimer_wakeup now={}",
+                d + 5_000
+            ),
+        );
+        t += &line(
+            us(6),
+            7,
+            "sender",
+            "dNh3.",
+            "sched_wakeup: comm=rtbench-T0 pid=500 prio=1 target_cpu=001",
+        );
+        t += &line(
+            us(7),
+            7,
+            "sender",
+            "dNh1.",
+            "hrtimer_expire_exit: hrtimer=00000000aaaa",
+        );
+        t += &line(us(306), 7, "sender", "d..2.", &format!("sched_switch: prev_comm=sender prev_pid=7 prev_prio={prio} prev_state=S ==> next_comm=rtbench-T0 next_pid=500 next_prio=1"));
+        t
+    };
+    let s = spike(tid, d, d + 310_000);
+    let e = analyse(&s, &trace(1), &Context::default());
+    assert_eq!(e.cause.kind, CauseKind::Task, "{:?}", e.cause);
+    assert_eq!(e.cause.pid, Some(7));
+    assert!(e.cause.text.contains("own priority"), "{}", e.cause.text);
+    let e = analyse(&s, &trace(120), &Context::default());
+    assert_eq!(e.cause.kind, CauseKind::PreemptOff, "{:?}", e.cause);
+}
+
 #[test]
 fn task_labels_say_policy_and_priority() {
     let mut t = TaskUse {
