@@ -356,15 +356,13 @@ fn rt_tasks(root: &SysRoot) -> Vec<RtTask> {
             let Ok(stat) = root.read(&format!("/proc/{pid}/task/{tid}/stat")) else {
                 continue;
             };
-            let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            let Some(st) = crate::sys::sched::TaskStat::parse(&stat) else {
                 continue;
             };
-            let comm = stat[open + 1..close].to_string();
-            // Fields after the command: 3 (state) onwards; rt_priority is field 40,
-            // policy field 41.
-            let rest: Vec<&str> = stat[close + 1..].split_whitespace().collect();
-            let num = |field: usize| rest.get(field - 3).and_then(|v| v.parse::<u32>().ok());
-            let big = |field: usize| rest.get(field - 3).and_then(|v| v.parse::<u64>().ok());
+            let comm = st.comm.to_string();
+            // rt_priority is field 40, policy field 41.
+            let num = |field: usize| st.field::<u32>(field);
+            let big = |field: usize| st.field::<u64>(field);
             // PF_KTHREAD (include/linux/sched.h).
             let kernel = big(9).is_some_and(|f| f & 0x0020_0000 != 0);
             let ran_s = (big(14).unwrap_or(0) + big(15).unwrap_or(0)) as f64 / hz;
@@ -374,10 +372,8 @@ fn rt_tasks(root: &SysRoot) -> Vec<RtTask> {
             } else {
                 0.0
             };
-            let policy = match num(41) {
-                Some(1) => "FIFO",
-                Some(2) => "RR",
-                Some(6) => "DEADLINE",
+            let policy = match st.field(41).and_then(crate::sys::sched::policy_name) {
+                Some(p @ ("FIFO" | "RR" | "DEADLINE")) => p,
                 _ => continue,
             };
             let cpus = root

@@ -579,21 +579,11 @@ fn own_tids() -> Vec<i32> {
 /// `("FIFO", 0)` for SCHED_FIFO 99, `("OTHER", 120)` at nice 0; `None` when it is
 /// gone.
 pub fn task_sched(pid: i32) -> Option<(String, i32)> {
+    use crate::sys::sched::{policy_name, TaskStat};
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The name (field 2) may hold spaces and parentheses: count after the last ')'.
-    let rest: Vec<&str> = stat[stat.rfind(')')? + 2..].split(' ').collect();
-    let field = |n: usize| rest.get(n - 3).and_then(|v| v.parse::<i64>().ok());
-    let prio = field(18)? + 100;
-    let policy = match field(41)? {
-        0 => "OTHER",
-        1 => "FIFO",
-        2 => "RR",
-        3 => "BATCH",
-        5 => "IDLE",
-        6 => "DEADLINE",
-        _ => return None,
-    };
-    Some((policy.to_string(), prio as i32))
+    let t = TaskStat::parse(&stat)?;
+    let prio = t.field::<i32>(18)? + 100;
+    Some((policy_name(t.field(41)?)?.to_string(), prio))
 }
 
 #[cfg(test)]

@@ -62,6 +62,47 @@ impl Policy {
     }
 }
 
+/// A task's `/proc/PID/stat` (or `/proc/PID/task/TID/stat`) split as proc(5) numbers
+/// its fields: the command (field 2, in parentheses; it may itself hold spaces and
+/// parentheses, so it ends at the last `)`) and the fields from 3 (`state`) on.
+#[derive(Debug)]
+pub struct TaskStat<'a> {
+    /// Field 2 without its parentheses.
+    pub comm: &'a str,
+    rest: Vec<&'a str>,
+}
+
+impl<'a> TaskStat<'a> {
+    /// `None` when `stat` has no `(comm)`.
+    pub fn parse(stat: &'a str) -> Option<TaskStat<'a>> {
+        let (open, close) = (stat.find('(')?, stat.rfind(')')?);
+        Some(TaskStat {
+            comm: stat.get(open + 1..close)?,
+            rest: stat[close + 1..].split_whitespace().collect(),
+        })
+    }
+
+    /// Field `n` (1-based as in proc(5), `n >= 3`) as a number; `None` when absent or
+    /// not a number.
+    pub fn field<T: std::str::FromStr>(&self, n: usize) -> Option<T> {
+        self.rest.get(n.checked_sub(3)?)?.parse().ok()
+    }
+}
+
+/// The name of a policy number (`/proc/PID/stat` field 41, `sched_getscheduler(2)`;
+/// include/uapi/linux/sched.h): `OTHER`, `FIFO`, `RR`, `BATCH`, `IDLE`, `DEADLINE`.
+pub fn policy_name(policy: i64) -> Option<&'static str> {
+    Some(match policy {
+        0 => "OTHER",
+        1 => "FIFO",
+        2 => "RR",
+        3 => "BATCH",
+        5 => "IDLE",
+        6 => "DEADLINE",
+        _ => return None,
+    })
+}
+
 /// The kernel thread id of the calling thread (`gettid(2)`), as cyclictest prints it.
 pub fn gettid() -> i32 {
     // SAFETY: gettid has no arguments and cannot fail.
@@ -223,5 +264,19 @@ mod tests {
         })
         .join()
         .unwrap();
+    }
+
+    #[test]
+    fn task_stat_fields_count_after_the_last_parenthesis() {
+        let st = "42 (a) b (c)) S 1 42 42 0 -1 4194560 0 0 0 0 7 3";
+        let t = TaskStat::parse(st).unwrap();
+        assert_eq!(t.comm, "a) b (c)");
+        assert_eq!(t.field::<char>(3), Some('S'));
+        assert_eq!(t.field::<u64>(14), Some(7));
+        assert_eq!(t.field::<u64>(99), None);
+        assert_eq!(t.field::<u64>(1), None);
+        assert!(TaskStat::parse("garbage").is_none());
+        assert_eq!(policy_name(1), Some("FIFO"));
+        assert_eq!(policy_name(4), None);
     }
 }
