@@ -420,7 +420,6 @@ fn kernel_log(
             .collect();
         return Ok((text, lines));
     }
-    use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
     let mut f = std::fs::OpenOptions::new()
         .read(true)
@@ -428,30 +427,20 @@ fn kernel_log(
         .open("/dev/kmsg")?;
     let mut out = String::new();
     let mut lines = Vec::new();
-    let mut buf = vec![0u8; 8192];
-    loop {
-        match f.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => {
-                if let Some(l) = parse_kmsg(&buf[..n], offset) {
-                    let us = l.mono_ns / 1000;
-                    let _ = writeln!(
-                        out,
-                        "[{:>5}.{:06}] [{}] {}",
-                        us / 1_000_000,
-                        us % 1_000_000,
-                        crate::date::iso_ms(l.wall_ns),
-                        l.text
-                    );
-                    lines.push(l);
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
-            // A record overwritten while reading: go on with the next one.
-            Err(e) if e.raw_os_error() == Some(libc::EPIPE) => continue,
-            Err(e) => return Err(e),
+    crate::explain::counters::drain_kmsg(&mut f, usize::MAX, |rec| {
+        if let Some(l) = parse_kmsg(rec, offset) {
+            let us = l.mono_ns / 1000;
+            let _ = writeln!(
+                out,
+                "[{:>5}.{:06}] [{}] {}",
+                us / 1_000_000,
+                us % 1_000_000,
+                crate::date::iso_ms(l.wall_ns),
+                l.text
+            );
+            lines.push(l);
         }
-    }
+    })?;
     Ok((out, lines))
 }
 

@@ -236,25 +236,38 @@ impl Counters {
         let Some(f) = self.kmsg.as_mut() else {
             return;
         };
-        let mut buf = [0u8; 8192];
-        // One record per read(2); EAGAIN when there is none left, EPIPE when records
-        // were overwritten (the next read continues).
-        for _ in 0..256 {
-            match f.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => {
-                    if let Some(l) = parse_kmsg(&buf[..n], self.offset_ns) {
-                        if self.kernel_lines.len() == KMSG_KEPT {
-                            self.kernel_lines.remove(0);
-                        }
-                        self.kernel_lines.push(l);
-                    }
+        let (offset, lines) = (self.offset_ns, &mut self.kernel_lines);
+        let _ = drain_kmsg(f, 256, |rec| {
+            if let Some(l) = parse_kmsg(rec, offset) {
+                if lines.len() == KMSG_KEPT {
+                    lines.remove(0);
                 }
-                Err(e) if e.raw_os_error() == Some(libc::EPIPE) => continue,
-                Err(_) => break,
+                lines.push(l);
             }
+        });
+    }
+}
+
+/// Reads up to `max` records from `/dev/kmsg` opened with `O_NONBLOCK`, each passed to
+/// `each` as read: one record per `read(2)`; `EAGAIN` ends it (none left), `EPIPE`
+/// (records overwritten while reading) goes on with the next one
+/// (Documentation/ABI/testing/dev-kmsg). `Err` for any other read error.
+pub fn drain_kmsg(
+    f: &mut std::fs::File,
+    max: usize,
+    mut each: impl FnMut(&[u8]),
+) -> std::io::Result<()> {
+    let mut buf = [0u8; 8192];
+    for _ in 0..max {
+        match f.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => each(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+            Err(e) if e.raw_os_error() == Some(libc::EPIPE) => continue,
+            Err(e) => return Err(e),
         }
     }
+    Ok(())
 }
 
 /// One `/dev/kmsg` record: `prio,seq,µs,flags[,…];text\n` plus continuation lines.
