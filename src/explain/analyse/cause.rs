@@ -242,7 +242,9 @@ impl Walk<'_, '_> {
                 .as_ref()
                 .map(|t| format!(" while CPU {} ran {}", s.cpu, t.label()))
                 .unwrap_or_default();
-            let text = if self.silent_in_idle || self.idle_after_wake_ns >= e.silent_ns / 2 {
+            let text = if self.idle_after_wake_ns >= e.silent_ns / 2 {
+                format!("no event while CPU {} stayed idle after the wakeup: the exit from idle (a C-state, or in a VM the host) delayed the switch to the thread", s.cpu)
+            } else if self.silent_in_idle {
                 format!("no event while CPU {} was idle: the exit from idle (a C-state, or in a VM the host) delayed the timer's interrupt", s.cpu)
             } else {
                 format!("no event{who}: interrupts off, or time taken outside the OS (SMI, firmware, hypervisor)")

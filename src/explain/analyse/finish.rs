@@ -52,7 +52,12 @@ impl Walk<'_, '_> {
             (SpikeKind::Timer, Some((now, _))) => Some((now - s.deadline_timer_ns()).max(0) as u64),
             _ => None,
         };
-        let thread_latency_ns = self.run.map(|r| (r - s.start_ns).max(0) as u64);
+        // Some kernels log no switch from the idle task to the woken thread: woken, it
+        // ran by its clock read at the latest.
+        let run = self
+            .run
+            .or_else(|| (s.kind == SpikeKind::Timer && self.woken()).then_some(s.wake_ns));
+        let thread_latency_ns = run.map(|r| (r - s.start_ns).max(0) as u64);
         let our_prio = s.prio;
         let own = |pid: i32| pid == s.tid || ctx.own_tids.contains(&pid);
         let sched = |pid: i32| {
