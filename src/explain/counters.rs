@@ -29,9 +29,8 @@ pub const KMSG_KEPT: usize = 64;
 /// `(sched_rt_runtime_us, sched_rt_period_us)` when RT throttling is on (runtime not
 /// `-1` and below the period), **µs**.
 pub fn rt_throttling(root: &SysRoot) -> Option<(i64, i64)> {
-    let read = |p: &str| root.read_trim(p).ok()?.parse::<i64>().ok();
-    let runtime = read("/proc/sys/kernel/sched_rt_runtime_us")?;
-    let period = read("/proc/sys/kernel/sched_rt_period_us")?;
+    let (runtime, period) = crate::sys::refusal::rtgroup::global(root)?;
+    let period = i64::try_from(period).ok()?;
     (runtime >= 0 && runtime < period).then_some((runtime, period))
 }
 

@@ -299,10 +299,7 @@ impl Store {
             else {
                 continue;
             };
-            // SAFETY: kill with signal 0 only checks whether the process exists.
-            let gone = unsafe { libc::kill(pid, 0) } != 0
-                && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-            if gone {
+            if !crate::sys::signals::pid_alive(pid) {
                 let _ = std::fs::remove_file(e.path());
             }
         }

@@ -42,6 +42,14 @@ impl Signals {
     }
 }
 
+/// Whether process `pid` exists (`kill(pid, 0)`, kill(2): `ESRCH` means gone; any
+/// other answer, `EPERM` included, means it is there).
+pub fn pid_alive(pid: i32) -> bool {
+    // SAFETY: kill with signal 0 only checks whether the process exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
 /// Blocks SIGPIPE in the calling thread only, so that a write to a pipe whose reader is
 /// gone fails with EPIPE instead of killing the process (pipe(7): SIGPIPE is sent to the
 /// writing thread; blocked, it stays pending there and `write` returns EPIPE). For the

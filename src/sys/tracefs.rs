@@ -104,7 +104,7 @@ impl Tracefs {
             let Some((pid, their_ns)) = parse_instance(&name) else {
                 continue;
             };
-            if their_ns != ns || pid_alive(pid) {
+            if their_ns != ns || crate::sys::signals::pid_alive(pid) {
                 continue;
             }
             if remove_instance(&e.path()).is_ok() {
@@ -154,12 +154,6 @@ fn own_pid_ns() -> Option<Option<u64>> {
         .parse()
         .ok()?;
     Some((ino != PROC_PID_INIT_INO).then_some(ino))
-}
-
-fn pid_alive(pid: i32) -> bool {
-    // SAFETY: kill with signal 0 only checks for the process.
-    let r = unsafe { libc::kill(pid, 0) };
-    r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
 }
 
 fn mount_tracefs() -> std::io::Result<()> {
@@ -268,15 +262,6 @@ impl Instance {
     /// Opens file `rel` for writing (kept open: `tracing_on`, `free_buffer`).
     pub fn open_write(&self, rel: &str) -> std::io::Result<File> {
         OpenOptions::new().write(true).open(self.path(rel))
-    }
-
-    /// Empties the instance's ring buffers (opening `trace` with `O_TRUNC`).
-    pub fn clear(&self) -> std::io::Result<()> {
-        OpenOptions::new()
-            .write(true)
-            .truncate(true)
-            .open(self.path("trace"))
-            .map(drop)
     }
 }
 

@@ -98,18 +98,14 @@ impl Walk<'_, '_> {
                     .filter(|h| h.0 != s.tid && h.3 * 100 >= self.hist_ns)
                     .take(3)
                     .map(|h| {
-                        let own = if ctx.own_tids.contains(&h.0) {
-                            ", rtbench's own"
-                        } else {
-                            ""
+                        let t = TaskUse {
+                            comm: h.1.to_string(),
+                            pid: h.0,
+                            prio: h.2,
+                            own: ctx.own_tids.contains(&h.0),
+                            ..TaskUse::default()
                         };
-                        format!(
-                            "{} (pid {}, RT {}{own}) {} %",
-                            h.1,
-                            h.0,
-                            99 - h.2,
-                            h.3 * 100 / self.hist_ns.max(1)
-                        )
+                        format!("{} {} %", t.label(), h.3 * 100 / self.hist_ns.max(1))
                     })
                     .collect();
                 let whose = if own_hog {
