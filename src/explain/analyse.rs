@@ -448,7 +448,7 @@ impl<'a, 's> Walk<'a, 's> {
                 expires_ns,
                 softexpires_ns,
             } if e.pid == tid && function == "hrtimer_wakeup" => {
-                let d = s.deadline_timer_ns();
+                let d = s.timer_ns;
                 if expires_ns == d || softexpires_ns == d {
                     if e.ts_ns > s.start_ns {
                         // The sleep was interrupted and restarted after its deadline:

@@ -3,18 +3,14 @@
 //! reads each CPU's frozen window once, analyses every sample in it, and re-arms the
 //! recorder; the measurement goes on meanwhile.
 //!
-//! Each explained sample raises its thread's threshold to itself
-//! ([`ExplainSpec::raise`]) — unless its cause is not the system's latency (stopped,
+//! Each explained sample raises its thread's threshold to itself — unless its cause is not the system's latency (stopped,
 //! throttled: so every later real sample over the limit is still explained, and the
 //! verdict never excuses one it did not see) —: only new maxima over the limit are
 //! explained, so analyses
 //! are rare, the recorder is armed almost always, and a run ends with its maximum
 //! explained unless the recorder was frozen for another sample at that moment (a
 //! sample that finds it frozen is counted as missed). [`Explainer::reset_thresholds`]
-//! lowers them again (the monitor's windows). Without `raise` every sample over the
-//! threshold is explained while the recorder is free, the analyses at least
-//! [`MIN_GAP`] apart (a limit exceeded at every cycle must not keep the housekeeping
-//! CPU busy). The run keeps the [`ExplainSpec::keep`] largest explanations and counts
+//! lowers them again (the monitor's windows). The run keeps the [`ExplainSpec::keep`] largest explanations and counts
 //! all of them by cause.
 
 use super::analyse::{analyse, Context};
@@ -34,9 +30,6 @@ pub const DEFAULT_KEEP: usize = 16;
 /// Lines of trace kept for the largest explained sample.
 pub const EXCERPT_LINES: usize = 160;
 
-/// The least time between two analyses (the recorder stays frozen meanwhile).
-pub const MIN_GAP: std::time::Duration = std::time::Duration::from_millis(250);
-
 /// What to explain, decided by the plan.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExplainSpec {
@@ -55,9 +48,6 @@ pub struct ExplainSpec {
     pub timerlat: bool,
     /// Explanations kept, the largest (the counts go on).
     pub keep: usize,
-    /// Raise a thread's threshold to each sample explained (explain new maxima only,
-    /// until [`Explainer::reset_thresholds`]).
-    pub raise: bool,
 }
 
 /// Who a measuring thread is, for its explanations.
@@ -165,10 +155,8 @@ pub struct Explainer {
     tids: Vec<i32>,
     counters: Counters,
     base: Vec<u64>,
-    raise: bool,
     keep: usize,
     continued_at: Vec<i64>,
-    last_analysis: Option<Instant>,
     /// When the recording last resumed (CLOCK_MONOTONIC **ns**): a sample whose
     /// deadline is earlier fell into the gap of the freeze before it.
     resumed_ns: i64,
@@ -231,10 +219,8 @@ impl Explainer {
             threads,
             counters: Counters::start(root),
             base: spec.thresholds_ns.clone(),
-            raise: spec.raise,
             keep: spec.keep,
             continued_at: Vec::new(),
-            last_analysis: None,
             resumed_ns: 0,
             largest_ns: 0,
             own_tids: Vec::new(),
@@ -279,30 +265,26 @@ impl Explainer {
     }
 
     /// One look: counters, then the samples caught since the last look, each
-    /// explained (unless the last analysis was less than [`MIN_GAP`] ago and this is
-    /// not the `final_look` after the run). `tids` are the measuring threads' ids in
-    /// thread order (0 for one not started yet).
-    pub fn poll(&mut self, tids: &[i32], final_look: bool) -> Vec<Explanation> {
+    /// explained. `tids` are the measuring threads' ids in thread order (0 for one not
+    /// started yet).
+    pub fn poll(&mut self, tids: &[i32]) -> Vec<Explanation> {
         for (i, t) in tids.iter().enumerate().take(self.tids.len()) {
             if *t != 0 {
                 self.tids[i] = *t;
             }
         }
         self.counters.look();
+        let caught = self.recorder.trap().take();
+        if caught.is_empty() {
+            return Vec::new();
+        }
+        // rtbench's own threads (measuring, main, load), kept across analyses.
         for t in own_tids().into_iter().chain(self.tids.iter().copied()) {
             if t != 0 && !self.own_tids.contains(&t) {
                 self.own_tids.push(t);
             }
         }
-        if !self.raise && self.last_analysis.is_some_and(|t| t.elapsed() < MIN_GAP) && !final_look {
-            return Vec::new();
-        }
-        let caught = self.recorder.trap().take();
-        if caught.is_empty() {
-            return Vec::new();
-        }
         let t0 = Instant::now();
-        self.last_analysis = Some(t0);
         let frozen_mono = self.frozen_mono();
         self.counters.look_cgroup(&self.root);
         let mut out = Vec::with_capacity(caught.len());
@@ -313,14 +295,17 @@ impl Explainer {
         for cpu in cpus {
             let text = self.recorder.read_cpu(cpu);
             for c in caught.iter().filter(|c| c.cpu == cpu) {
-                if let (Ok(t), Ok(d)) = (&text, std::env::var("RTBENCH_DEBUG_TRACE_DIR")) {
+                // For recording analysis fixtures (src/explain/analyse/tests.rs): the
+                // frozen trace, through the project's writer (no link followed).
+                if let (Ok(t), Some(d)) = (&text, std::env::var_os("RTBENCH_DEBUG_TRACE_DIR")) {
                     let sp = self.spike(c);
-                    let _ = std::fs::write(
-                        format!(
-                            "{d}/cpu{cpu}-tid{}-D{}-W{}.trace",
-                            sp.tid, sp.start_ns, sp.wake_ns
-                        ),
-                        t,
+                    let name = format!(
+                        "cpu{cpu}-tid{}-D{}-W{}.trace",
+                        sp.tid, sp.start_ns, sp.wake_ns
+                    );
+                    let _ = crate::sys::atomic::write(
+                        &std::path::Path::new(&d).join(name),
+                        t.as_bytes(),
                     );
                 }
                 let e = match &text {
@@ -348,7 +333,7 @@ impl Explainer {
             // thread cannot freeze it again on a smaller sample. Not by a sample that
             // is not the system's latency: a real one after it, even smaller, must
             // still be seen (and the verdict excuses nothing it did not see).
-            if self.raise && e.cause.valid {
+            if e.cause.valid {
                 let slot = self.recorder.trap().slot(*slot);
                 slot.threshold_ns
                     .fetch_max(e.spike.latency_ns(), Ordering::Relaxed);

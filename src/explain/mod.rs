@@ -77,11 +77,6 @@ impl Spike {
     pub fn latency_ns(&self) -> u64 {
         (self.wake_ns - self.start_ns).max(0) as u64
     }
-
-    /// The deadline as the thread's timer shows it.
-    pub fn deadline_timer_ns(&self) -> i64 {
-        self.timer_ns
-    }
 }
 
 /// What a cause is, for counting (Prometheus) and for the verdict.

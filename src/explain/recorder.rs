@@ -203,6 +203,12 @@ impl Trap {
         (by, self.frozen_at_ns.load(Ordering::Relaxed))
     }
 
+    /// Armed again (the recording was switched back on): nobody froze it yet.
+    fn rearmed(&self) {
+        self.frozen_by.store(UNSET, Ordering::Relaxed);
+        self.frozen.store(false, Ordering::Release);
+    }
+
     /// Frees the slots of `caught` for new samples.
     pub fn release(&self, caught: &[Caught]) {
         for c in caught {
@@ -342,11 +348,6 @@ impl Recorder {
         &self.trap
     }
 
-    /// The instance's name (`rtbench-PID`).
-    pub fn name(&self) -> &str {
-        &self.instance.name
-    }
-
     /// The recorded text of `cpu` (`per_cpu/cpuN/trace`), at most a generous multiple of
     /// the buffer's size (its events rendered as text).
     pub fn read_cpu(&self, cpu: usize) -> std::io::Result<String> {
@@ -359,19 +360,7 @@ impl Recorder {
     /// analysis reads from the next sample's deadline on.
     pub fn rearm(&self) -> std::io::Result<()> {
         self.instance.write("tracing_on", "1")?;
-        self.trap.frozen_by.store(UNSET, Ordering::Relaxed);
-        self.trap.frozen.store(false, Ordering::Release);
+        self.trap.rearmed();
         Ok(())
-    }
-
-    /// Stops recording and removes the instance (also what dropping does).
-    pub fn finish(self) {
-        drop(self);
-    }
-}
-
-impl Drop for Recorder {
-    fn drop(&mut self) {
-        let _ = self.instance.write("tracing_on", "0");
     }
 }

@@ -368,7 +368,7 @@ impl Harness {
         // files close first: the instance is removed only when none is open).
         self.trap = Arc::new(Trap::idle(0));
         let explained = explainer.map(|mut x| {
-            for e in x.poll(&self.tids(), true) {
+            for e in x.poll(&self.tids()) {
                 progress.explained(&e);
             }
             x.finish()
@@ -488,7 +488,7 @@ impl Harness {
                 _ => {}
             }
             if let Some(x) = explainer.as_mut() {
-                for e in x.poll(&self.tids(), false) {
+                for e in x.poll(&self.tids()) {
                     progress.explained(&e);
                 }
                 if progress.reset_explain() {

@@ -205,7 +205,6 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
         buffer_kib: DEFAULT_BUFFER_KIB,
         timerlat: args.explain_timerlat,
         keep: DEFAULT_KEEP,
-        raise: true,
     });
     Ok(CyclicPlan {
         spec: CyclicSpec {

@@ -116,7 +116,6 @@ pub fn plan(
             buffer_kib: explain.buffer_kib,
             timerlat: explain.timerlat,
             keep: 4,
-            raise: true,
         });
     Ok(MonitorPlan {
         spec: MonitorSpec {

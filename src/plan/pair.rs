@@ -155,7 +155,6 @@ fn build(
         buffer_kib: crate::explain::recorder::DEFAULT_BUFFER_KIB,
         timerlat: false,
         keep: crate::explain::explainer::DEFAULT_KEEP,
-        raise: true,
     });
     Ok(PairPlan {
         spec: PairSpec {

@@ -191,7 +191,6 @@ fn explain_spec(
             buffer_kib: section.buffer_kib,
             timerlat: section.timerlat,
             keep: DEFAULT_KEEP,
-            raise: true,
         })
 }
 

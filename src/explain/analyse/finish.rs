@@ -49,7 +49,7 @@ impl Walk<'_, '_> {
             self.account((s.wake_ns - c).max(0) as u64);
         }
         let irq_latency_ns = match (s.kind, self.expiry) {
-            (SpikeKind::Timer, Some((now, _))) => Some((now - s.deadline_timer_ns()).max(0) as u64),
+            (SpikeKind::Timer, Some((now, _))) => Some((now - s.timer_ns).max(0) as u64),
             _ => None,
         };
         // Some kernels log no switch from the idle task to the woken thread: woken, it
