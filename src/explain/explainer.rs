@@ -50,6 +50,23 @@ pub struct ExplainSpec {
     pub keep: usize,
 }
 
+impl ExplainSpec {
+    /// `test`'s threads of `kind` explained above `thresholds_ns` (**ns**, per thread),
+    /// with the defaults: monotonic clock, [`super::recorder::DEFAULT_BUFFER_KIB`], no
+    /// timerlat, [`DEFAULT_KEEP`] kept.
+    pub fn new(test: &str, kind: SpikeKind, thresholds_ns: Vec<u64>) -> ExplainSpec {
+        ExplainSpec {
+            test: test.to_string(),
+            kind,
+            realtime: false,
+            thresholds_ns,
+            buffer_kib: super::recorder::DEFAULT_BUFFER_KIB,
+            timerlat: false,
+            keep: DEFAULT_KEEP,
+        }
+    }
+}
+
 /// Who a measuring thread is, for its explanations.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ThreadInfo {

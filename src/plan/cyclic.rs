@@ -8,8 +8,7 @@ use super::{
 use crate::cli::cyclic::CyclicArgs;
 use crate::cli::HistogramLayout;
 use crate::error::Result;
-use crate::explain::explainer::{ExplainSpec, DEFAULT_KEEP};
-use crate::explain::recorder::DEFAULT_BUFFER_KIB;
+use crate::explain::explainer::ExplainSpec;
 use crate::explain::SpikeKind;
 use crate::load::LoadSpec;
 use crate::measure::cyclic::CyclicSpec;
@@ -112,11 +111,7 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
         return usage("--tracemark", "", "needs -b USEC");
     }
     let break_ns = break_ns(args.breaktrace, run.nsecs)?;
-    let explain_ns = match args.explain {
-        Some(0) => return usage("--explain", 0, "expected a threshold of at least 1 µs"),
-        Some(us) => Some(us.saturating_mul(crate::sys::clock::NS_PER_US)),
-        None => break_ns,
-    };
+    let explain_ns = super::explain_ns(args.explain, break_ns)?;
     if args.explain_timerlat && explain_ns.is_none() {
         return usage("--explain-timerlat", "", "needs --explain USEC or -b USEC");
     }
@@ -198,13 +193,9 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
     warnings.extend(super::companions(&placed, &mut run, load.as_mut(), topo));
     let mut control = run.control(args.loops, hist, break_ns, args.tracemark);
     control.explain = explain_ns.map(|ns| ExplainSpec {
-        test: "cyclic".into(),
-        kind: SpikeKind::Timer,
         realtime: clock == Clock::Realtime,
-        thresholds_ns: vec![ns; threads.len()],
-        buffer_kib: DEFAULT_BUFFER_KIB,
         timerlat: args.explain_timerlat,
-        keep: DEFAULT_KEEP,
+        ..ExplainSpec::new("cyclic", SpikeKind::Timer, vec![ns; threads.len()])
     });
     Ok(CyclicPlan {
         spec: CyclicSpec {

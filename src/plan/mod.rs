@@ -280,6 +280,17 @@ pub(crate) fn histogram(
 
 /// `-b USEC` (ns with `-N`) as a threshold in **ns**; one whose value in ns does not
 /// fit in 64 bits is refused (it would otherwise saturate to a different threshold).
+/// The explain threshold, **ns**: `--explain US` (always µs: `-N` changes `-b` only,
+/// as in cyclictest and pmqtest), else `-b`'s (`break_ns`: the sample that stops the
+/// run is explained). `--explain 0` is a usage error.
+pub(crate) fn explain_ns(explain_us: Option<u64>, break_ns: Option<u64>) -> Result<Option<u64>> {
+    match explain_us {
+        Some(0) => usage("--explain", 0, "expected a threshold of at least 1 µs"),
+        Some(us) => Ok(Some(us.saturating_mul(crate::sys::clock::NS_PER_US))),
+        None => Ok(break_ns),
+    }
+}
+
 pub(crate) fn break_ns(breaktrace: Option<u64>, nsecs: bool) -> Result<Option<u64>> {
     match breaktrace {
         None => Ok(None),

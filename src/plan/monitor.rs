@@ -108,14 +108,14 @@ pub fn plan(
         .enabled
         .then(|| explain.threshold_us.or(section.limits.max_us))
         .flatten()
-        .map(|us| ExplainSpec {
-            test: "monitor".into(),
-            kind: SpikeKind::Timer,
-            realtime: false,
-            thresholds_ns: vec![us.saturating_mul(crate::sys::clock::NS_PER_US); threads.len()],
-            buffer_kib: explain.buffer_kib,
-            timerlat: explain.timerlat,
-            keep: 4,
+        .map(|us| {
+            let ns = us.saturating_mul(crate::sys::clock::NS_PER_US);
+            ExplainSpec {
+                buffer_kib: explain.buffer_kib,
+                timerlat: explain.timerlat,
+                keep: 4,
+                ..ExplainSpec::new("monitor", SpikeKind::Timer, vec![ns; threads.len()])
+            }
         });
     Ok(MonitorPlan {
         spec: MonitorSpec {

@@ -71,12 +71,7 @@ fn build(
     check_interval(interval, kind == PairKind::Pmq)?;
     let hist = histogram("-h", c.histogram, run.nsecs)?;
     let break_ns = break_ns(c.breaktrace, run.nsecs)?;
-    // Always µs, as cyclic's (-N changes -b only, as in pmqtest).
-    let explain_ns = match c.explain {
-        Some(0) => return usage("--explain", 0, "expected a threshold of at least 1 µs"),
-        Some(us) => Some(us.saturating_mul(crate::sys::clock::NS_PER_US)),
-        None => break_ns,
-    };
+    let explain_ns = super::explain_ns(c.explain, break_ns)?;
     match (c.forcetimeout, c.timeout) {
         (Some(_), None) => return usage("-f", c.forcetimeout.unwrap_or(0), "needs -T TO"),
         (Some(0), _) => return usage("-f", 0, "expected at least 1 s"),
@@ -147,14 +142,12 @@ fn build(
     let placed: Vec<Option<usize>> = pairs.iter().map(|t| t.cpu).collect();
     warnings.extend(super::companions(&placed, &mut run, load.as_mut(), topo));
     let mut control = run.control(c.loops, hist, break_ns, false);
-    control.explain = explain_ns.map(|ns| crate::explain::explainer::ExplainSpec {
-        test: crate::config::pair::kind_name(kind).into(),
-        kind: crate::explain::SpikeKind::Message,
-        realtime: false,
-        thresholds_ns: vec![ns; pairs.len()],
-        buffer_kib: crate::explain::recorder::DEFAULT_BUFFER_KIB,
-        timerlat: false,
-        keep: crate::explain::explainer::DEFAULT_KEEP,
+    control.explain = explain_ns.map(|ns| {
+        crate::explain::explainer::ExplainSpec::new(
+            crate::config::pair::kind_name(kind),
+            crate::explain::SpikeKind::Message,
+            vec![ns; pairs.len()],
+        )
     });
     Ok(PairPlan {
         spec: PairSpec {

@@ -11,7 +11,7 @@ use crate::config::explain::ExplainSection;
 use crate::config::limits::LimitSet;
 use crate::config::pair::{PairPlacement, PairSection};
 use crate::config::{Located, TuningMode};
-use crate::explain::explainer::{ExplainSpec, DEFAULT_KEEP};
+use crate::explain::explainer::ExplainSpec;
 use crate::explain::SpikeKind;
 use crate::measure::cyclic::CyclicSpec;
 use crate::measure::pair::PairSpec;
@@ -184,13 +184,9 @@ fn explain_spec(
         .iter()
         .any(|t| *t != u64::MAX)
         .then(|| ExplainSpec {
-            test: test.to_string(),
-            kind,
-            realtime: false,
-            thresholds_ns,
             buffer_kib: section.buffer_kib,
             timerlat: section.timerlat,
-            keep: DEFAULT_KEEP,
+            ..ExplainSpec::new(test, kind, thresholds_ns)
         })
 }
 
