@@ -36,9 +36,7 @@ impl BreakTrace {
     /// Opens `tracing_on` (and `trace_marker` with `tracemark`) in tracefs below `root`,
     /// where present: `-b` works without tracefs too.
     pub fn open(root: &SysRoot, limit_ns: u64, tracemark: bool) -> BreakTrace {
-        let dir = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"]
-            .into_iter()
-            .find(|d| root.exists(&format!("{d}/tracing_on")));
+        let dir = crate::sys::tracefs::find(root, "tracing_on");
         let open = |name: &str| dir.and_then(|d| root.open_rw(&format!("{d}/{name}")).ok());
         BreakTrace {
             limit_ns,

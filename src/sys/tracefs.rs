@@ -42,6 +42,15 @@ impl std::fmt::Display for Unavailable {
     }
 }
 
+/// Where tracefs is mounted: `/sys/kernel/tracing`, else the older
+/// `/sys/kernel/debug/tracing` (Documentation/trace/ftrace.rst): the first below
+/// `root` that has `file` (`tracing_on`, `instances`).
+pub fn find(root: &SysRoot, file: &str) -> Option<&'static str> {
+    ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"]
+        .into_iter()
+        .find(|d| root.exists(&format!("{d}/{file}")))
+}
+
 impl Tracefs {
     /// Finds tracefs below `root`: `/sys/kernel/tracing`, else
     /// `/sys/kernel/debug/tracing` (kernels before 4.1, or debugfs mounted and tracefs
@@ -51,10 +60,7 @@ impl Tracefs {
     /// Errors: no tracefs (`CONFIG_TRACING` off, or no permission to mount it), or a
     /// tracefs without instances (before Linux 3.12).
     pub fn open(root: &SysRoot) -> Result<Tracefs, Unavailable> {
-        let found = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"]
-            .into_iter()
-            .find(|d| root.exists(&format!("{d}/instances")));
-        if let Some(d) = found {
+        if let Some(d) = find(root, "instances") {
             return Ok(Tracefs { dir: root.path(d) });
         }
         if root.is_host() && root.exists("/sys/kernel/tracing") {
