@@ -1,9 +1,11 @@
 //! Helpers for the integration tests: run the real binary ([`rtbench`], [`exe`]) in the
 //! binary's private mount namespace ([`isolate`]) under the machine lock ([`lock`]),
 //! one temporary directory per test ([`TempDir`]), wait for states, not times
-//! ([`proc`], [`running`]).
+//! ([`proc`], [`running`]); runs with the flight recorder ([`explain`]) for the tests
+//! of more than one file.
 #![allow(dead_code, unused_imports)]
 
+pub mod explain;
 pub mod isolate;
 pub mod lock;
 pub mod proc;
