@@ -1,10 +1,11 @@
 //! Helpers for the integration tests: run the real binary ([`rtbench`], [`exe`]) in the
 //! binary's private mount namespace ([`isolate`]) under the machine lock ([`lock`]),
 //! one temporary directory per test ([`TempDir`]), wait for states, not times
-//! ([`proc`], [`running`]); runs with the flight recorder ([`explain`]) for the tests
-//! of more than one file.
+//! ([`proc`], [`running`]); a cgroup cpuset ([`cpuset`]) and runs with the flight
+//! recorder ([`explain`]) for the tests of more than one file.
 #![allow(dead_code, unused_imports)]
 
+pub mod cpuset;
 pub mod explain;
 pub mod isolate;
 pub mod lock;
@@ -72,6 +73,16 @@ impl ArgList for [&str] {
 impl ArgList for Vec<&str> {
     fn words(&self) -> Vec<String> {
         self[..].words()
+    }
+}
+impl ArgList for [String] {
+    fn words(&self) -> Vec<String> {
+        self.to_vec()
+    }
+}
+impl ArgList for Vec<String> {
+    fn words(&self) -> Vec<String> {
+        self.clone()
     }
 }
 impl<const N: usize> ArgList for [&str; N] {
