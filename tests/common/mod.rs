@@ -96,6 +96,31 @@ pub fn run<A: ArgList + ?Sized>(args: &A) -> Output {
     rtbench().args(args.words()).output().expect("run rtbench")
 }
 
+/// Runs `rtbench selftest --log-format logfmt --config CFG` ([`rtbench`]) and waits
+/// for it: its journal entries come as logfmt lines on standard error ([`entries`]).
+pub fn selftest_logfmt(cfg: &std::path::Path) -> Output {
+    rtbench()
+        .args(["selftest", "--log-format", "logfmt", "--config"])
+        .arg(cfg)
+        .output()
+        .expect("run rtbench")
+}
+
+/// The stored results of the runs whose `results_dir` is `dir/results`: every
+/// `*.json` there (`run-SEQUENCE-TIME.json`, src/results/store.rs), parsed, in the
+/// order of the file names; none when the directory does not exist.
+pub fn stored_results(dir: &std::path::Path) -> Vec<serde_json::Value> {
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir.join("results"))
+        .map(|r| r.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|e| e == "json"));
+    files.sort();
+    files
+        .iter()
+        .map(|f| serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap())
+        .collect()
+}
+
 /// Spawns rtbench with TMPDIR set to `tmp`, output captured.
 pub fn spawn_with_tmp(args: &[&str], tmp: &std::path::Path) -> std::process::Child {
     rtbench()
