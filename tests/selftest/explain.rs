@@ -63,6 +63,8 @@ fn summary_of<'a>(es: &'a [Entry], out: &Output) -> &'a Entry {
         .unwrap_or_else(|| panic!("no summary entry: {}", String::from_utf8_lossy(&out.stderr)))
 }
 
+/// The journal entries (logfmt lines with a MESSAGE_ID) `out` wrote, standard error
+/// first.
 fn entries_of(out: &Output) -> Vec<Entry> {
     String::from_utf8_lossy(&out.stderr)
         .lines()
