@@ -5,151 +5,14 @@
 //! is run beside rtbench in the same cpuset. Plus `taskset`-narrowed runs.
 //!
 //! Each test creates its own child cpuset holding the last online CPU — CPU 0, where
-//! the main thread used to go, is outside it — on the cgroup v1 cpuset hierarchy, or on
-//! cgroup v2 when the cpuset controller is there; the child process joins it before it
-//! execs (`sh -c 'echo $$ > cgroup.procs; exec …'`). The cgroup is removed on drop,
-//! also when an assertion fails (leftover tasks are moved back to the parent first).
-//! Needs root and at least 2 online CPUs.
+//! the main thread used to go, is outside it (`common::cpuset::Cpuset`: on the cgroup
+//! v1 cpuset hierarchy, or on cgroup v2 when the cpuset controller is there, removed on
+//! drop). Needs root and at least 2 online CPUs.
 
+use crate::common::cpuset::Cpuset;
 use crate::common::*;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-/// A child cpuset of the hierarchy's root, removed on drop.
-struct Cgroup {
-    dir: PathBuf,
-    parent: PathBuf,
-    /// v1 or v2.
-    version: &'static str,
-    /// The CPU it allows.
-    cpu: usize,
-    /// v2: `+cpuset` was written to the root's subtree_control and must be undone.
-    enabled_controller: bool,
-    /// v2: the root's subtree_control to this test until it is undone (common::lock).
-    _root: Option<Serial>,
-}
-
-fn mount_point(fstype: &str, option: Option<&str>) -> Option<PathBuf> {
-    let mi = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
-    mi.lines().find_map(|l| {
-        let (pre, post) = l.split_once(" - ")?;
-        let mut post = post.split(' ');
-        let (fs, _src, opts) = (post.next()?, post.next()?, post.next()?);
-        let fields: Vec<&str> = pre.split(' ').collect();
-        (fs == fstype
-            && fields.get(3) == Some(&"/")
-            && option.map_or(true, |o| opts.split(',').any(|x| x == o)))
-        .then(|| PathBuf::from(fields[4]))
-    })
-}
-
-impl Cgroup {
-    fn new(tag: &str) -> Cgroup {
-        assert!(
-            nix::unistd::geteuid().is_root(),
-            "creating a cgroup cpuset needs root"
-        );
-        let cpus = online_cpus();
-        assert!(cpus >= 2, "needs 2 online CPUs to leave CPU 0 out");
-        let online = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap();
-        let cpu = rtbench::cpuset::CpuSet::parse_list(&online, 1 << 12)
-            .unwrap()
-            .last()
-            .unwrap();
-        let name = format!("rtbench-test-{tag}-{}-{}", std::process::id(), unique());
-        let w = |p: &Path, v: &str| {
-            std::fs::write(p, v).unwrap_or_else(|e| panic!("write {v:?} to {}: {e}", p.display()))
-        };
-        if let Some(root) = mount_point("cgroup", Some("cpuset")) {
-            let dir = root.join(&name);
-            let _ = std::fs::remove_dir(&dir);
-            std::fs::create_dir(&dir).unwrap();
-            let cg = Cgroup {
-                dir: dir.clone(),
-                parent: root.clone(),
-                version: "v1",
-                cpu,
-                enabled_controller: false,
-                _root: None,
-            };
-            w(&dir.join("cpuset.cpus"), &cpu.to_string());
-            let mems = std::fs::read_to_string(root.join("cpuset.mems")).unwrap();
-            w(&dir.join("cpuset.mems"), mems.trim());
-            return cg;
-        }
-        let root = mount_point("cgroup2", None).expect("no cgroup v1 cpuset nor cgroup2 mount");
-        let controllers = std::fs::read_to_string(root.join("cgroup.controllers")).unwrap();
-        assert!(
-            controllers.split_whitespace().any(|c| c == "cpuset"),
-            "neither a cgroup v1 cpuset hierarchy nor the v2 cpuset controller on this machine"
-        );
-        let held = serial(Resource::CgroupRoot);
-        let subtree = std::fs::read_to_string(root.join("cgroup.subtree_control")).unwrap();
-        let enabled_controller = !subtree.split_whitespace().any(|c| c == "cpuset");
-        if enabled_controller {
-            w(&root.join("cgroup.subtree_control"), "+cpuset");
-        }
-        let dir = root.join(&name);
-        let _ = std::fs::remove_dir(&dir);
-        std::fs::create_dir(&dir).unwrap();
-        let cg = Cgroup {
-            dir: dir.clone(),
-            parent: root,
-            version: "v2",
-            cpu,
-            enabled_controller,
-            _root: Some(held),
-        };
-        w(&dir.join("cpuset.cpus"), &cpu.to_string());
-        cg
-    }
-
-    /// The file rtbench names as the cpuset's CPUs.
-    fn cpus_file(&self) -> String {
-        let f = if self.version == "v1" {
-            "cpuset.effective_cpus"
-        } else {
-            "cpuset.cpus.effective"
-        };
-        self.dir.join(f).display().to_string()
-    }
-
-    /// `program args…` run inside the cpuset.
-    fn command(&self, program: &str, args: &[&str]) -> Command {
-        let mut c = Command::new("sh");
-        c.arg("-c")
-            .arg(format!(
-                "echo $$ > {}/cgroup.procs && exec \"$@\"",
-                self.dir.display()
-            ))
-            .arg("sh")
-            .arg(program)
-            .args(args);
-        c
-    }
-
-    fn rtbench(&self, args: &str) -> Output {
-        let words: Vec<&str> = args.split_whitespace().collect();
-        self.command(crate::common::exe(), &words).output().unwrap()
-    }
-}
-
-impl Drop for Cgroup {
-    fn drop(&mut self) {
-        if let Ok(procs) = std::fs::read_to_string(self.dir.join("cgroup.procs")) {
-            for pid in procs.lines() {
-                let _ = std::fs::write(self.parent.join("cgroup.procs"), pid);
-            }
-        }
-        if let Err(e) = std::fs::remove_dir(&self.dir) {
-            eprintln!("teardown: rmdir {}: {e}", self.dir.display());
-        }
-        if self.enabled_controller {
-            let _ = std::fs::write(self.parent.join("cgroup.subtree_control"), "-cpuset");
-        }
-    }
-}
 
 fn t_lines(o: &Output) -> Vec<String> {
     stdout(o)
@@ -171,7 +34,7 @@ fn ok(o: &Output) {
 
 #[test]
 fn cyclic_measures_inside_the_cpuset_and_refuses_cpus_outside_it() {
-    let cg = Cgroup::new("cyclic");
+    let cg = Cpuset::new("cyclic");
     // The plain invocation: one unpinned thread, main thread unpinned.
     let o = cg.rtbench("cyclic -p 90 -l 200 -q");
     ok(&o);
@@ -233,7 +96,7 @@ fn cyclic_measures_inside_the_cpuset_and_refuses_cpus_outside_it() {
 
 #[test]
 fn pmq_and_pipe_measure_inside_the_cpuset() {
-    let cg = Cgroup::new("pair");
+    let cg = Cpuset::new("pair");
     for cmd in ["pmq", "pipe"] {
         for flags in ["", "-S", "-t -a"] {
             let o = cg.rtbench(&format!("{cmd} {flags} -p 90 -l 200 -q -i 500"));
@@ -249,7 +112,7 @@ fn pmq_and_pipe_measure_inside_the_cpuset() {
 
 #[test]
 fn selftest_measures_inside_the_cpuset() {
-    let cg = Cgroup::new("selftest");
+    let cg = Cpuset::new("selftest");
     let dir = TempDir::new("cgroup-selftest");
     let cfg = dir.join("rtbench.toml");
     std::fs::write(
@@ -296,7 +159,7 @@ fn selftest_measures_inside_the_cpuset() {
 
 #[test]
 fn cyclictest_beside_rtbench_in_the_same_cpuset() {
-    let cg = Cgroup::new("reference");
+    let cg = Cpuset::new("reference");
     // cyclictest 2.4 -S: one thread per CPU of its affinity, which the cpuset set.
     let theirs = cg
         .command(

@@ -11,16 +11,18 @@
 //!   every entry with that ID, for the commands that log entries (`selftest`,
 //!   `monitor`), on runs that produce every kind of entry they have.
 //!
-//! The cpuset is a child of the root of the cgroup v1 cpuset hierarchy, or of cgroup v2
-//! when the cpuset controller is there (as tests/cli/cpuset_cgroup.rs makes one), holding
-//! the last online CPU; it is removed on drop, also when an assertion fails. Needs root
-//! and at least 2 online CPUs. Runs wait for the command to end, never on a clock.
+//! The cpuset is `common::cpuset::Cpuset` (as in tests/cli/cpuset_cgroup.rs): a child of
+//! the root of the cgroup v1 cpuset hierarchy, or of cgroup v2 when the cpuset
+//! controller is there, holding the last online CPU; it is removed on drop, also when
+//! an assertion fails. Needs root and at least 2 online CPUs. Runs wait for the command
+//! to end, never on a clock.
 
+use crate::common::cpuset::Cpuset;
 use crate::common::*;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
 const START: &str = "c235ff9bebdd447a895829d54b7b1aa9";
 const WINDOW: &str = "cc642425788247bfaec2950f5114111e";
@@ -32,124 +34,6 @@ const SUMMARY: &str = "7b1dd0eea94d4cc4bd8f9e6c91b6465d";
 const TUNING: &str = "872270459a844055a01dbd7e3ccfd9a5";
 const READY: &str = "6a9954f26ad8443b8423171c8abd3682";
 const OUTPUT: &str = "4ac37d680e7a4865822e0b39e581b9e0";
-
-/// A child cpuset of the hierarchy's root allowing only the last online CPU, removed
-/// on drop.
-struct Cpuset {
-    dir: PathBuf,
-    parent: PathBuf,
-    cpu: usize,
-    /// v2: `+cpuset` was written to the root's subtree_control and must be undone.
-    enabled_controller: bool,
-    /// v2: the root's subtree_control to this test until it is undone (common::lock).
-    _root: Option<Serial>,
-}
-
-fn mount_point(fstype: &str, option: Option<&str>) -> Option<PathBuf> {
-    let mi = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
-    mi.lines().find_map(|l| {
-        let (pre, post) = l.split_once(" - ")?;
-        let mut post = post.split(' ');
-        let (fs, _src, opts) = (post.next()?, post.next()?, post.next()?);
-        let fields: Vec<&str> = pre.split(' ').collect();
-        (fs == fstype
-            && fields.get(3) == Some(&"/")
-            && option.map_or(true, |o| opts.split(',').any(|x| x == o)))
-        .then(|| PathBuf::from(fields[4]))
-    })
-}
-
-impl Cpuset {
-    fn new(tag: &str) -> Cpuset {
-        assert!(
-            nix::unistd::geteuid().is_root(),
-            "creating a cgroup cpuset needs root"
-        );
-        assert!(online_cpus() >= 2, "needs 2 online CPUs to leave CPU 0 out");
-        let online = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap();
-        let cpu = rtbench::cpuset::CpuSet::parse_list(&online, 1 << 12)
-            .unwrap()
-            .last()
-            .unwrap();
-        let name = format!("rtbench-every-{tag}-{}-{}", std::process::id(), unique());
-        let w = |p: &Path, v: &str| {
-            std::fs::write(p, v).unwrap_or_else(|e| panic!("write {v:?} to {}: {e}", p.display()))
-        };
-        let (parent, enabled_controller, held) = match mount_point("cgroup", Some("cpuset")) {
-            Some(root) => (root, false, None),
-            None => {
-                let held = serial(Resource::CgroupRoot);
-                let root = mount_point("cgroup2", None).expect("no cgroup cpuset on this machine");
-                let controllers = std::fs::read_to_string(root.join("cgroup.controllers")).unwrap();
-                assert!(
-                    controllers.split_whitespace().any(|c| c == "cpuset"),
-                    "neither a cgroup v1 cpuset hierarchy nor the v2 cpuset controller here"
-                );
-                let subtree = std::fs::read_to_string(root.join("cgroup.subtree_control")).unwrap();
-                let enable = !subtree.split_whitespace().any(|c| c == "cpuset");
-                if enable {
-                    w(&root.join("cgroup.subtree_control"), "+cpuset");
-                }
-                (root, enable, Some(held))
-            }
-        };
-        let dir = parent.join(&name);
-        let _ = std::fs::remove_dir(&dir);
-        std::fs::create_dir(&dir).unwrap();
-        let cs = Cpuset {
-            dir: dir.clone(),
-            parent: parent.clone(),
-            cpu,
-            enabled_controller,
-            _root: held,
-        };
-        w(&dir.join("cpuset.cpus"), &cpu.to_string());
-        if dir.join("cpuset.mems").exists() && !enabled_controller {
-            if let Ok(mems) = std::fs::read_to_string(parent.join("cpuset.mems")) {
-                w(&dir.join("cpuset.mems"), mems.trim());
-            }
-        }
-        cs
-    }
-
-    /// rtbench `args` run inside the cpuset (the shell joins it, then execs rtbench
-    /// with the environment `common::rtbench` gives it), to its end.
-    fn rtbench(&self, args: &[String]) -> Output {
-        let plain = rtbench();
-        let mut sh = Command::new("sh");
-        sh.arg("-c")
-            .arg(format!(
-                "echo $$ > {}/cgroup.procs && exec \"$@\"",
-                self.dir.display()
-            ))
-            .arg("sh")
-            .arg(plain.get_program())
-            .args(args);
-        for (k, v) in plain.get_envs() {
-            match v {
-                Some(v) => sh.env(k, v),
-                None => sh.env_remove(k),
-            };
-        }
-        sh.output().unwrap()
-    }
-}
-
-impl Drop for Cpuset {
-    fn drop(&mut self) {
-        if let Ok(procs) = std::fs::read_to_string(self.dir.join("cgroup.procs")) {
-            for pid in procs.lines() {
-                let _ = std::fs::write(self.parent.join("cgroup.procs"), pid);
-            }
-        }
-        if let Err(e) = std::fs::remove_dir(&self.dir) {
-            eprintln!("teardown: rmdir {}: {e}", self.dir.display());
-        }
-        if self.enabled_controller {
-            let _ = std::fs::write(self.parent.join("cgroup.subtree_control"), "-cpuset");
-        }
-    }
-}
 
 /// The words of `s`, owned.
 fn words(s: &str) -> Vec<String> {
@@ -206,7 +90,7 @@ fn selftest_args(cfg: &str) -> Vec<String> {
 
 #[test]
 fn every_command_measures_in_a_cpuset_that_leaves_out_cpu_0() {
-    let cs = Cpuset::new("cpuset");
+    let cs = Cpuset::new("every-cpuset");
     let t = TempDir::new("every-cpuset");
     let cpu = cs.cpu.to_string();
 

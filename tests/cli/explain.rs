@@ -9,11 +9,34 @@
 //! A culprit at real-time priority is ended by `timeout` running on CPU 0 outside its
 //! `chrt`/`taskset`, so a stuck test cannot leave a FIFO busy loop behind.
 
-use crate::common::{exclusive, rtbench, signal, wait_for, TempDir};
+use crate::common::explain::{culprit, instance_of, wait_ready};
+use crate::common::{exclusive, rtbench, signal, stop_for, wait_for, TempDir};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
+
+/// How long a run may take to measure and record ([`wait_ready`]).
+const READY: Duration = Duration::from_secs(30);
+
+/// A whole `rtbench cyclic` run of 1 s on CPU 1 at SCHED_FIFO 98 with an explain
+/// threshold of 100 ms (`--explain 100000`, µs): it makes a tracefs instance of its own
+/// and, as it starts, removes the instances of rtbench processes that are gone.
+const SHORT_RUN: [&str; 13] = [
+    "cyclic",
+    "-m",
+    "-a",
+    "1",
+    "-p",
+    "98",
+    "-i",
+    "1000",
+    "-D",
+    "1s",
+    "-q",
+    "--explain",
+    "100000",
+];
 
 /// `rtbench cyclic` measuring CPU 1 with `--explain US` until SIGINT, JSON to `json`.
 fn start(explain_us: u64, extra: &[&str], json: &Path) -> Child {
@@ -46,28 +69,6 @@ fn start(explain_us: u64, extra: &[&str], json: &Path) -> Child {
         .expect("rtbench starts")
 }
 
-/// The instance the run recorded into.
-fn instance_of(pid: u32) -> PathBuf {
-    PathBuf::from(format!("/sys/kernel/tracing/instances/rtbench-{pid}"))
-}
-
-/// Waits until the measuring thread runs and the recorder records.
-fn wait_ready(child: &Child) {
-    let pid = child.id();
-    let ready = wait_for(Duration::from_secs(30), || {
-        let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
-        let measuring = tasks.flatten().any(|t| {
-            std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == "rtbench-T0")
-        });
-        let on = std::fs::read_to_string(instance_of(pid).join("tracing_on")).ok()?;
-        (measuring && on.trim() == "1").then_some(())
-    });
-    assert!(
-        ready.is_some(),
-        "rtbench {pid} did not start measuring and recording"
-    );
-}
-
 /// Stops the run with SIGINT and returns its `"explain"` object and stderr.
 fn stop(child: Child, json: &Path) -> (Value, String) {
     signal(child.id(), libc::SIGINT);
@@ -82,26 +83,6 @@ fn stop(child: Child, json: &Path) -> (Value, String) {
 
 fn explained(x: &Value) -> Vec<Value> {
     x["explained"].as_array().cloned().unwrap_or_default()
-}
-
-/// Runs `sh -c SCRIPT` pinned to CPU 1 under `chrt ARGS`, ended by `timeout` on CPU 0
-/// after `secs`; returns the culprit's pid (written by the script to a file).
-fn culprit(chrt: &[&str], secs: &str, script: &str, dir: &Path) -> (Child, i32) {
-    let pidfile = dir.join("culprit.pid");
-    let _ = std::fs::remove_file(&pidfile);
-    let mut c = Command::new("taskset");
-    c.args(["-c", "0", "timeout", "-k", "1", secs, "chrt"])
-        .args(chrt)
-        .args(["taskset", "-c", "1", "sh", "-c"])
-        .arg(format!("echo $$ > {}; {script}", pidfile.display()));
-    let child = c
-        .spawn()
-        .expect("taskset, timeout, chrt (util-linux, coreutils)");
-    let pid = wait_for(Duration::from_secs(10), || {
-        std::fs::read_to_string(&pidfile).ok()?.trim().parse().ok()
-    })
-    .expect("the culprit started");
-    (child, pid)
 }
 
 fn by_kind<'a>(v: &'a [Value], kind: &str) -> Vec<&'a Value> {
@@ -121,7 +102,7 @@ fn a_fifo_99_busy_loop_is_named_with_its_pid_and_priority() {
     let d = TempDir::new("busy");
     let json = d.join("r.json");
     let run = start(2000, &["-p", "98"], &json);
-    wait_ready(&run);
+    wait_ready(&run, READY);
     let pid = run.id();
     let (mut c, culprit_pid) = culprit(&["-f", "99"], "0.3", "while :; do :; done", &d);
     c.wait().unwrap();
@@ -150,7 +131,7 @@ fn a_higher_priority_periodic_task_is_named() {
     let d = TempDir::new("periodic");
     let json = d.join("r.json");
     let run = start(5000, &["-p", "80"], &json);
-    wait_ready(&run);
+    wait_ready(&run, READY);
     // A vendor daemon's shape: 20 ms busy every 200 ms at SCHED_FIFO 90.
     let script = "python3 -c 'import time\nwhile True:\n    e=time.monotonic()+0.02\n    while time.monotonic()<e: pass\n    time.sleep(0.18)'";
     let (mut c, sh_pid) = culprit(&["-f", "90"], "1.5", &format!("exec {script}"), &d);
@@ -180,18 +161,8 @@ fn sigstop_of_rtbench_is_an_invalid_sample_named_as_a_stop() {
     let d = TempDir::new("stop");
     let json = d.join("r.json");
     let run = start(50_000, &["-p", "98"], &json);
-    wait_ready(&run);
-    signal(run.id(), libc::SIGSTOP);
-    // Wait until the measuring thread is stopped, then let it stay so a while.
-    let pid = run.id();
-    wait_for(Duration::from_secs(10), || {
-        crate::common::proc_info(pid as i32)
-            .filter(|p| p.state == 'T')
-            .map(|_| ())
-    })
-    .expect("rtbench stopped");
-    std::thread::sleep(Duration::from_millis(300));
-    signal(run.id(), libc::SIGCONT);
+    wait_ready(&run, READY);
+    stop_for(run.id(), Duration::from_millis(300));
     // The stop's sample is caught when the thread wakes; the run goes on.
     let (x, err) = stop(run, &json);
     let v = explained(&x);
@@ -208,7 +179,7 @@ fn the_cgroup_freezer_is_an_invalid_sample_named_as_a_stop() {
     let d = TempDir::new("freeze");
     let json = d.join("r.json");
     let run = start(50_000, &["-p", "98"], &json);
-    wait_ready(&run);
+    wait_ready(&run, READY);
     let pid = run.id();
     let g = Freezer::new(pid);
     g.freeze(true);
@@ -311,7 +282,7 @@ fn rt_throttling_by_a_busy_fifo_pipe_pair_is_an_invalid_sample() {
     let d = TempDir::new("rtthrottle");
     let json = d.join("r.json");
     let run = start(10_000, &["-p", "98"], &json);
-    wait_ready(&run);
+    wait_ready(&run, READY);
     let (mut fair, _) = culprit(&["-o", "0"], "3", "while :; do :; done", &d);
     let mut pipe = Command::new("taskset")
         .args(["-c", "0", "timeout", "-k", "1", "2.5"])
@@ -363,7 +334,7 @@ fn a_softirq_flood_is_named_as_net_rx() {
     let mut seen = Vec::new();
     for _ in 0..3 {
         let run = start(30, &["-p", "98"], &json);
-        wait_ready(&run);
+        wait_ready(&run, READY);
         let st = Command::new("taskset")
             .args(["-c", "0", "timeout", "-k", "1", "4", "taskset", "-c", "1"])
             .args(["stress-ng", "--sock", "2", "-t", "3", "--quiet"])
@@ -401,7 +372,7 @@ fn cfs_bandwidth_throttling_is_an_invalid_sample() {
     let d = TempDir::new("cfs");
     let json = d.join("r.json");
     let run = start(5000, &["--policy", "other"], &json);
-    wait_ready(&run);
+    wait_ready(&run, READY);
     let g = Quota::new(run.id());
     let (mut busy, busy_pid) = culprit(&["-o", "0"], "2", "while :; do :; done", &d);
     g.add(busy_pid as u32);
@@ -479,7 +450,7 @@ fn an_instance_left_by_a_killed_rtbench_is_removed_at_the_next_start_and_the_top
     let d = TempDir::new("crash");
     let json = d.join("r.json");
     let run = start(100_000, &["-p", "98"], &json);
-    wait_ready(&run);
+    wait_ready(&run, READY);
     let before = (
         top("tracing_on"),
         top("set_event"),
@@ -498,24 +469,7 @@ fn an_instance_left_by_a_killed_rtbench_is_removed_at_the_next_start_and_the_top
             .trim(),
         "0"
     );
-    let out = rtbench()
-        .args([
-            "cyclic",
-            "-m",
-            "-a",
-            "1",
-            "-p",
-            "98",
-            "-i",
-            "1000",
-            "-D",
-            "1s",
-            "-q",
-            "--explain",
-            "100000",
-        ])
-        .output()
-        .unwrap();
+    let out = rtbench().args(SHORT_RUN).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(
@@ -621,25 +575,10 @@ fn an_rtbench_in_another_pid_namespace_reclaims_only_its_own_namespace() {
         }
     }
     let _rm = Rm(planted.clone());
-    let args = [
-        "cyclic",
-        "-m",
-        "-a",
-        "1",
-        "-p",
-        "98",
-        "-i",
-        "1000",
-        "-D",
-        "1s",
-        "-q",
-        "--explain",
-        "100000",
-    ];
     let contained = Command::new("unshare")
         .args(["--pid", "--fork", "--mount-proc"])
         .arg(crate::common::exe())
-        .args(args)
+        .args(SHORT_RUN)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -662,7 +601,7 @@ fn an_rtbench_in_another_pid_namespace_reclaims_only_its_own_namespace() {
     );
     assert!(!err.contains("removed"), "{err}");
     // On the host it is an instance of an rtbench that is gone.
-    let out = rtbench().args(args).output().unwrap();
+    let out = rtbench().args(SHORT_RUN).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(!planted.exists(), "{err}");

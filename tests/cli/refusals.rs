@@ -14,6 +14,23 @@ fn bin() -> &'static str {
     crate::common::exe()
 }
 
+/// `setpriv` arguments that make rtbench run as user and group nobody (65534), with no
+/// supplementary groups.
+const NOBODY: [&str; 3] = ["--reuid=65534", "--regid=65534", "--clear-groups"];
+
+/// Runs `rtbench ARGS` under `prlimit LIMIT setpriv SETPRIV…`: prlimit sets one resource
+/// limit (`--rtprio=0`, `--memlock=BYTES`), setpriv changes the user or drops
+/// capabilities, then execs rtbench; waits for it.
+fn limited(limit: &str, setpriv: &[&str], args: &[&str]) -> Output {
+    Command::new("prlimit")
+        .args([limit, "setpriv"])
+        .args(setpriv)
+        .arg(bin())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
 /// The one error line (`rtbench: …`) of a run, and its exit code.
 fn refusal(o: &Output) -> (Option<i32>, String) {
     let err = stderr(o);
@@ -28,12 +45,11 @@ fn refusal(o: &Output) -> (Option<i32>, String) {
 #[test]
 fn sched_fifo_as_a_user_names_rlimit_rtprio() {
     for cmd in ["cyclic", "pmq", "pipe"] {
-        let o = Command::new("prlimit")
-            .args(["--rtprio=0", "setpriv", "--reuid=65534", "--regid=65534"])
-            .args(["--clear-groups", bin(), cmd, "-p", "90", "-l", "20", "-q"])
-            .arg("--no-mlockall")
-            .output()
-            .unwrap();
+        let o = limited(
+            "--rtprio=0",
+            &NOBODY,
+            &[cmd, "-p", "90", "-l", "20", "-q", "--no-mlockall"],
+        );
         let (code, line) = refusal(&o);
         assert_eq!(code, Some(3), "{cmd}: {line}");
         assert!(
@@ -48,21 +64,11 @@ fn sched_fifo_as_a_user_names_rlimit_rtprio() {
     // refused sender's pipes close, must not kill rtbench with SIGPIPE (exit 141; seen
     // about once in 30 runs before its thread blocked SIGPIPE).
     for i in 0..60 {
-        let o = Command::new("prlimit")
-            .args(["--rtprio=0", "setpriv", "--reuid=65534", "--regid=65534"])
-            .args([
-                "--clear-groups",
-                bin(),
-                "pipe",
-                "-p",
-                "90",
-                "-l",
-                "20",
-                "-q",
-            ])
-            .arg("--no-mlockall")
-            .output()
-            .unwrap();
+        let o = limited(
+            "--rtprio=0",
+            &NOBODY,
+            &["pipe", "-p", "90", "-l", "20", "-q", "--no-mlockall"],
+        );
         assert_eq!(o.status.code(), Some(3), "run {i}: {}", stderr(&o));
     }
 }
@@ -71,20 +77,11 @@ fn sched_fifo_as_a_user_names_rlimit_rtprio() {
 /// "run as root".
 #[test]
 fn sched_fifo_without_cap_sys_nice_names_it() {
-    let o = Command::new("prlimit")
-        .args(["--rtprio=0", "setpriv", "--bounding-set=-sys_nice"])
-        .args([
-            "--inh-caps=-sys_nice",
-            bin(),
-            "cyclic",
-            "-p",
-            "80",
-            "-l",
-            "20",
-            "-q",
-        ])
-        .output()
-        .unwrap();
+    let o = limited(
+        "--rtprio=0",
+        &["--bounding-set=-sys_nice", "--inh-caps=-sys_nice"],
+        &["cyclic", "-p", "80", "-l", "20", "-q"],
+    );
     let (code, line) = refusal(&o);
     assert_eq!(code, Some(3), "{line}");
     assert!(
@@ -98,25 +95,11 @@ fn sched_fifo_without_cap_sys_nice_names_it() {
 /// named with rtbench's mapped size, not a guess.
 #[test]
 fn mlockall_names_rlimit_memlock_with_the_mapped_size() {
-    let o = Command::new("prlimit")
-        .args([
-            "--memlock=1048576",
-            "setpriv",
-            "--reuid=65534",
-            "--regid=65534",
-        ])
-        .args([
-            "--clear-groups",
-            bin(),
-            "cyclic",
-            "-p",
-            "90",
-            "-l",
-            "20",
-            "-q",
-        ])
-        .output()
-        .unwrap();
+    let o = limited(
+        "--memlock=1048576",
+        &NOBODY,
+        &["cyclic", "-p", "90", "-l", "20", "-q"],
+    );
     let (code, line) = refusal(&o);
     assert_eq!(code, Some(3), "{line}");
     assert!(
@@ -535,11 +518,7 @@ fn a_selftest_with_refused_tuning_exits_3() {
         ),
     )
     .unwrap();
-    let o = rtbench()
-        .args(["selftest", "--log-format", "logfmt", "--config"])
-        .arg(&cfg)
-        .output()
-        .unwrap();
+    let o = selftest_logfmt(&cfg);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(3), "{err}");
     assert!(

@@ -1,9 +1,12 @@
 //! Helpers for the integration tests: run the real binary ([`rtbench`], [`exe`]) in the
 //! binary's private mount namespace ([`isolate`]) under the machine lock ([`lock`]),
 //! one temporary directory per test ([`TempDir`]), wait for states, not times
-//! ([`proc`], [`running`]).
+//! ([`proc`], [`running`]); a cgroup cpuset ([`cpuset`]) and runs with the flight
+//! recorder ([`explain`]) for the tests of more than one file.
 #![allow(dead_code, unused_imports)]
 
+pub mod cpuset;
+pub mod explain;
 pub mod isolate;
 pub mod lock;
 pub mod proc;
@@ -72,6 +75,16 @@ impl ArgList for Vec<&str> {
         self[..].words()
     }
 }
+impl ArgList for [String] {
+    fn words(&self) -> Vec<String> {
+        self.to_vec()
+    }
+}
+impl ArgList for Vec<String> {
+    fn words(&self) -> Vec<String> {
+        self.clone()
+    }
+}
 impl<const N: usize> ArgList for [&str; N] {
     fn words(&self) -> Vec<String> {
         self[..].words()
@@ -81,6 +94,31 @@ impl<const N: usize> ArgList for [&str; N] {
 /// Runs rtbench with `args` and waits for it.
 pub fn run<A: ArgList + ?Sized>(args: &A) -> Output {
     rtbench().args(args.words()).output().expect("run rtbench")
+}
+
+/// Runs `rtbench selftest --log-format logfmt --config CFG` ([`rtbench`]) and waits
+/// for it: its journal entries come as logfmt lines on standard error ([`entries`]).
+pub fn selftest_logfmt(cfg: &std::path::Path) -> Output {
+    rtbench()
+        .args(["selftest", "--log-format", "logfmt", "--config"])
+        .arg(cfg)
+        .output()
+        .expect("run rtbench")
+}
+
+/// The stored results of the runs whose `results_dir` is `dir/results`: every
+/// `*.json` there (`run-SEQUENCE-TIME.json`, src/results/store.rs), parsed, in the
+/// order of the file names; none when the directory does not exist.
+pub fn stored_results(dir: &std::path::Path) -> Vec<serde_json::Value> {
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir.join("results"))
+        .map(|r| r.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|e| e == "json"));
+    files.sort();
+    files
+        .iter()
+        .map(|f| serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap())
+        .collect()
 }
 
 /// Spawns rtbench with TMPDIR set to `tmp`, output captured.

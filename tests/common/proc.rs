@@ -194,3 +194,14 @@ pub fn wait_stopped(pid: u32) {
         proc_info(pid as i32).filter(|p| p.state == 'T').map(|_| ())
     });
 }
+
+/// Stops process `pid` with SIGSTOP, waits until /proc shows it stopped
+/// ([`wait_stopped`]: state `T`, within [`BOUND`]), leaves it stopped for `held`, then
+/// continues it with SIGCONT. Its threads see `held` (and the time to notice the stop)
+/// as one late wakeup: a stop from outside, not the system's latency.
+pub fn stop_for(pid: u32, held: Duration) {
+    signal(pid, libc::SIGSTOP);
+    wait_stopped(pid);
+    std::thread::sleep(held);
+    signal(pid, libc::SIGCONT);
+}

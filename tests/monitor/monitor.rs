@@ -30,9 +30,12 @@ fn config(dir: &Path, body: &str) -> String {
     p.display().to_string()
 }
 
-fn monitor(dir: &Path, cfg: &str, extra: &[&str]) -> Output {
-    let d = dir.join("mon").display().to_string();
-    let mut args = vec![
+/// `rtbench monitor` with configuration `cfg`, entries as logfmt lines on standard
+/// error, CPU 0 in 1-s windows, its state in `state_dir`; no duration (until a signal)
+/// unless the caller adds `-D`.
+fn monitor_command(cfg: &str, state_dir: &Path) -> Command {
+    let mut c = rtbench();
+    c.args([
         "monitor",
         "--config",
         cfg,
@@ -43,10 +46,17 @@ fn monitor(dir: &Path, cfg: &str, extra: &[&str]) -> Output {
         "--window",
         "1s",
         "--dir",
-        &d,
-    ];
-    args.extend_from_slice(extra);
-    run(&args)
+    ])
+    .arg(state_dir);
+    c
+}
+
+/// [`monitor_command`] with its state in `dir/mon` and `extra` arguments, to its end.
+fn monitor(dir: &Path, cfg: &str, extra: &[&str]) -> Output {
+    monitor_command(cfg, &dir.join("mon"))
+        .args(extra)
+        .output()
+        .expect("run rtbench")
 }
 
 #[test]
@@ -223,22 +233,7 @@ fn sigterm_saves_the_last_partial_window_and_the_state() {
     let t = TempDir::new("monitor-term");
     let cfg = config(&t, "");
     let d = t.join("mon");
-    let r = Running::spawn(
-        rtbench()
-            .args([
-                "monitor",
-                "--config",
-                &cfg,
-                "--log-format",
-                "logfmt",
-                "-a",
-                "0",
-                "--window",
-                "1s",
-                "--dir",
-            ])
-            .arg(&d),
-    );
+    let r = Running::spawn(&mut monitor_command(&cfg, &d));
     // Two whole windows, then some samples of the third before SIGTERM cuts it short.
     let first = r.wait_stderr(0, "a window entry", |l| l.contains(WINDOW));
     r.wait_stderr(first + 1, "a second window entry", |l| l.contains(WINDOW));
@@ -507,22 +502,8 @@ fn a_closed_log_stops_the_monitor_with_the_last_window_stored_and_the_state_save
     let cfg = config(&t, "");
     let d = t.join("mon");
     // As `rtbench monitor ... 2>&1 | head -1`: the reader takes one line and goes.
-    let mut child = rtbench()
-        .args([
-            "monitor",
-            "--config",
-            &cfg,
-            "--log-format",
-            "logfmt",
-            "-a",
-            "0",
-            "--window",
-            "1s",
-            "-D",
-            "60",
-            "--dir",
-        ])
-        .arg(&d)
+    let mut child = monitor_command(&cfg, &d)
+        .args(["-D", "60"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

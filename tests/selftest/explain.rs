@@ -3,52 +3,23 @@
 //! (exit 4), not a failed unit. Root, tracefs, 2 CPUs; each test holds the machine
 //! alone (`common::exclusive`).
 
-use crate::common::{exclusive, logfmt, rtbench, signal, wait_for, TempDir};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use crate::common::explain::{culprit, wait_ready};
+use crate::common::{exclusive, logfmt, rtbench, signal, stop_for, TempDir};
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::{Child, Output, Stdio};
 use std::time::Duration;
 
-/// The instance the run recorded into.
-fn instance_of(pid: u32) -> PathBuf {
-    PathBuf::from(format!("/sys/kernel/tracing/instances/rtbench-{pid}"))
-}
+/// How long a self-test may take to measure and record ([`wait_ready`]).
+const READY: Duration = Duration::from_secs(60);
 
-/// Waits until the measuring thread runs and the recorder records.
-fn wait_ready(child: &Child) {
-    let pid = child.id();
-    let ready = wait_for(Duration::from_secs(60), || {
-        let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
-        let measuring = tasks.flatten().any(|t| {
-            std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == "rtbench-T0")
-        });
-        let on = std::fs::read_to_string(instance_of(pid).join("tracing_on")).ok()?;
-        (measuring && on.trim() == "1").then_some(())
-    });
-    assert!(
-        ready.is_some(),
-        "rtbench {pid} did not start measuring and recording"
-    );
-}
+/// The summary entry's MESSAGE_ID.
+const SUMMARY: &str = "7b1dd0eea94d4cc4bd8f9e6c91b6465d";
+/// An explained sample's MESSAGE_ID.
+const EXPLAINED: &str = "8d09e443b62944249b71ee2f6aa7adff";
 
-/// Runs `sh -c SCRIPT` pinned to CPU 1 under `chrt ARGS`, ended by `timeout` on CPU 0
-/// after `secs`; returns the culprit's pid (written by the script to a file).
-fn culprit(chrt: &[&str], secs: &str, script: &str, dir: &Path) -> (Child, i32) {
-    let pidfile = dir.join("culprit.pid");
-    let _ = std::fs::remove_file(&pidfile);
-    let mut c = Command::new("taskset");
-    c.args(["-c", "0", "timeout", "-k", "1", secs, "chrt"])
-        .args(chrt)
-        .args(["taskset", "-c", "1", "sh", "-c"])
-        .arg(format!("echo $$ > {}; {script}", pidfile.display()));
-    let child = c
-        .spawn()
-        .expect("taskset, timeout, chrt (util-linux, coreutils)");
-    let pid = wait_for(Duration::from_secs(10), || {
-        std::fs::read_to_string(&pidfile).ok()?.trim().parse().ok()
-    })
-    .expect("the culprit started");
-    (child, pid)
-}
+/// A journal entry as logfmt shows it, field by field.
+type Entry = HashMap<String, String>;
 
 /// A self-test configuration measuring CPU 1 for `secs` with `max_us`, results under
 /// `dir`; journal entries as logfmt lines on standard error.
@@ -84,7 +55,17 @@ fn selftest_on(dir: &Path, secs: u32, max_us: u64, extra: &str, cpus: &str) -> C
         .expect("rtbench starts")
 }
 
-fn entries_of(out: &std::process::Output) -> Vec<std::collections::HashMap<String, String>> {
+/// The summary entry among `es`, the entries of `out`; fails the test with `out`'s
+/// standard error when there is none.
+fn summary_of<'a>(es: &'a [Entry], out: &Output) -> &'a Entry {
+    es.iter()
+        .find(|e| e["MESSAGE_ID"] == SUMMARY)
+        .unwrap_or_else(|| panic!("no summary entry: {}", String::from_utf8_lossy(&out.stderr)))
+}
+
+/// The journal entries (logfmt lines with a MESSAGE_ID) `out` wrote, standard error
+/// first.
+fn entries_of(out: &Output) -> Vec<Entry> {
     String::from_utf8_lossy(&out.stderr)
         .lines()
         .chain(String::from_utf8_lossy(&out.stdout).lines())
@@ -98,26 +79,20 @@ fn the_self_test_names_the_culprit_in_its_failure_and_journal() {
     let _machine = exclusive();
     let d = TempDir::new("st-busy");
     let st = selftest(&d, 30, 20_000);
-    wait_ready(&st);
+    wait_ready(&st, READY);
     let (mut c, culprit_pid) = culprit(&["-f", "99"], "0.3", "while :; do :; done", &d);
     c.wait().unwrap();
     signal(st.id(), libc::SIGTERM);
     let out = st.wait_with_output().unwrap();
     let es = entries_of(&out);
-    let explained: Vec<_> = es
-        .iter()
-        .filter(|e| e["MESSAGE_ID"] == "8d09e443b62944249b71ee2f6aa7adff")
-        .collect();
+    let explained: Vec<_> = es.iter().filter(|e| e["MESSAGE_ID"] == EXPLAINED).collect();
     let hit = explained
         .iter()
         .find(|e| e["RTBENCH_CULPRIT_PID"] == culprit_pid.to_string())
         .unwrap_or_else(|| panic!("no entry names pid {culprit_pid}: {explained:#?}"));
     assert_eq!(hit["RTBENCH_EXPLAIN_KIND"], "task");
     assert_eq!(hit["RTBENCH_EXPLAIN_VALID"], "1");
-    let summary = es
-        .iter()
-        .find(|e| e["MESSAGE_ID"] == "7b1dd0eea94d4cc4bd8f9e6c91b6465d")
-        .expect("summary entry");
+    let summary = summary_of(&es, &out);
     assert!(
         summary["RTBENCH_FAILED"].contains(&format!("(pid {culprit_pid}, ")),
         "{summary:#?}"
@@ -129,23 +104,12 @@ fn a_stopped_self_test_is_invalid_with_exit_4_not_a_failed_unit() {
     let _machine = exclusive();
     let d = TempDir::new("st-stop");
     let st = selftest(&d, 3, 20_000);
-    wait_ready(&st);
+    wait_ready(&st, READY);
     let pid = st.id();
-    signal(pid, libc::SIGSTOP);
-    wait_for(Duration::from_secs(10), || {
-        crate::common::proc_info(pid as i32)
-            .filter(|p| p.state == 'T')
-            .map(|_| ())
-    })
-    .expect("stopped");
-    std::thread::sleep(Duration::from_millis(300));
-    signal(pid, libc::SIGCONT);
+    stop_for(pid, Duration::from_millis(300));
     let out = st.wait_with_output().unwrap();
     let es = entries_of(&out);
-    let summary = es
-        .iter()
-        .find(|e| e["MESSAGE_ID"] == "7b1dd0eea94d4cc4bd8f9e6c91b6465d")
-        .unwrap_or_else(|| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    let summary = summary_of(&es, &out);
     // Any other spike over 20 ms on this shared VM would make it a real failure.
     if summary["RTBENCH_VERDICT"] == "fail" {
         assert!(
@@ -170,32 +134,21 @@ fn a_stop_after_a_real_failure_is_still_a_failure() {
     let _machine = exclusive();
     let d = TempDir::new("st-real-then-stop");
     let st = selftest(&d, 30, 20_000);
-    wait_ready(&st);
+    wait_ready(&st, READY);
     let (mut c, _) = culprit(&["-f", "99"], "0.2", "while :; do :; done", &d);
     c.wait().unwrap();
     let pid = st.id();
-    signal(pid, libc::SIGSTOP);
-    wait_for(Duration::from_secs(10), || {
-        crate::common::proc_info(pid as i32)
-            .filter(|p| p.state == 'T')
-            .map(|_| ())
-    })
-    .expect("stopped");
-    std::thread::sleep(Duration::from_millis(300));
-    signal(pid, libc::SIGCONT);
+    stop_for(pid, Duration::from_millis(300));
     // Past the stop's analysis (the recorder re-armed) before ending the run.
     std::thread::sleep(Duration::from_millis(500));
     signal(pid, libc::SIGTERM);
     let out = st.wait_with_output().unwrap();
     let es = entries_of(&out);
-    let summary = es
-        .iter()
-        .find(|e| e["MESSAGE_ID"] == "7b1dd0eea94d4cc4bd8f9e6c91b6465d")
-        .unwrap_or_else(|| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    let summary = summary_of(&es, &out);
     assert_eq!(summary["RTBENCH_VERDICT"], "fail", "{summary:#?}");
     let explained: Vec<_> = es
         .iter()
-        .filter(|e| e["MESSAGE_ID"] == "8d09e443b62944249b71ee2f6aa7adff")
+        .filter(|e| e["MESSAGE_ID"] == EXPLAINED)
         .map(|e| e["RTBENCH_EXPLAIN_KIND"].as_str())
         .collect();
     assert!(explained.contains(&"task"), "{explained:?}");
@@ -216,10 +169,7 @@ fn a_configured_hwlat_gate_that_cannot_run_is_not_a_pass() {
     let st = selftest_with(&d, 1, 1_000_000, "hwlat = \"1s\"\n");
     let out = st.wait_with_output().unwrap();
     let es = entries_of(&out);
-    let summary = es
-        .iter()
-        .find(|e| e["MESSAGE_ID"] == "7b1dd0eea94d4cc4bd8f9e6c91b6465d")
-        .unwrap_or_else(|| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    let summary = summary_of(&es, &out);
     assert_eq!(summary["RTBENCH_VERDICT"], "unjudged", "{summary:#?}");
     assert_eq!(out.status.code(), Some(1));
     let all: String = summary.values().cloned().collect::<Vec<_>>().join(" ");
@@ -237,26 +187,15 @@ fn a_stopped_self_test_on_two_cpus_is_invalid() {
     let _machine = exclusive();
     let d = TempDir::new("st-stop-2");
     let st = selftest_on(&d, 3, 20_000, "", "0-1");
-    wait_ready(&st);
+    wait_ready(&st, READY);
     let pid = st.id();
-    signal(pid, libc::SIGSTOP);
-    wait_for(Duration::from_secs(10), || {
-        crate::common::proc_info(pid as i32)
-            .filter(|p| p.state == 'T')
-            .map(|_| ())
-    })
-    .expect("stopped");
-    std::thread::sleep(Duration::from_millis(300));
-    signal(pid, libc::SIGCONT);
+    stop_for(pid, Duration::from_millis(300));
     let out = st.wait_with_output().unwrap();
     let es = entries_of(&out);
-    let summary = es
-        .iter()
-        .find(|e| e["MESSAGE_ID"] == "7b1dd0eea94d4cc4bd8f9e6c91b6465d")
-        .unwrap_or_else(|| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    let summary = summary_of(&es, &out);
     let kinds: Vec<_> = es
         .iter()
-        .filter(|e| e["MESSAGE_ID"] == "8d09e443b62944249b71ee2f6aa7adff")
+        .filter(|e| e["MESSAGE_ID"] == EXPLAINED)
         .map(|e| (e["RTBENCH_CPU"].clone(), e["RTBENCH_EXPLAIN_KIND"].clone()))
         .collect();
     assert_eq!(

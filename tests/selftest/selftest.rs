@@ -4,7 +4,7 @@
 
 use crate::common::*;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 const SUMMARY: &str = "7b1dd0eea94d4cc4bd8f9e6c91b6465d";
 const RESULT: &str = "b338a16c561342608e6e5ef41b0a0813";
@@ -25,14 +25,6 @@ fn write_config(dir: &Path, body: &str) -> PathBuf {
     p
 }
 
-fn selftest(config: &Path) -> Output {
-    rtbench()
-        .args(["selftest", "--log-format", "logfmt", "--config"])
-        .arg(config)
-        .output()
-        .unwrap()
-}
-
 fn results(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir.join("results"))
         .map(|r| r.flatten().map(|e| e.path()).collect())
@@ -49,7 +41,7 @@ fn passing_run_reports_every_cpu_stores_and_exports() {
         &dir,
         "[selftest]\nmode = \"check\"\nduration = \"1s\"\n[load]\nspec = \"cpu:1\"\n[limits]\nmax_us = 10000000\n",
     );
-    let o = selftest(&cfg);
+    let o = selftest_logfmt(&cfg);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let e = entries(&o);
     let ready = e
@@ -106,7 +98,7 @@ fn impossible_limit_fails_with_exit_1() {
         &dir,
         "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[limits]\nmax_us = 1\n",
     );
-    let o = selftest(&cfg);
+    let o = selftest_logfmt(&cfg);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let e = entries(&o);
     let s = with_id(&e, SUMMARY);
@@ -140,7 +132,7 @@ fn invalid_configuration_names_file_line_key_and_writes_nothing() {
     let printk = std::fs::read_to_string("/proc/sys/kernel/printk").unwrap();
     for (body, want) in cases {
         let cfg = write_config(&dir, body);
-        let o = selftest(&cfg);
+        let o = selftest_logfmt(&cfg);
         assert_eq!(o.status.code(), Some(2), "{body}: {}", stderr(&o));
         let e = entries(&o);
         assert_eq!(e.len(), 1, "{body}: exactly one entry: {}", stderr(&o));
@@ -216,7 +208,7 @@ fn apply_mode_tunes_before_ready_and_tune_revert_restores() {
             journal_dir.display()
         ),
     );
-    let o = selftest(&cfg);
+    let o = selftest_logfmt(&cfg);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let now = std::fs::read_to_string("/proc/sys/kernel/printk").unwrap();
     assert_eq!(now.split_whitespace().next().unwrap(), want.to_string());
@@ -310,7 +302,7 @@ fn sigkill_while_writing_results_never_damages_previous_results() {
         "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[cyclic]\ninterval_us = 200\n[limits]\nmax_us = 60000000\n",
     );
     // One complete run first, so there is always a previous result to protect.
-    assert_eq!(selftest(&cfg).status.code(), Some(0));
+    assert_eq!(selftest_logfmt(&cfg).status.code(), Some(0));
     let mut killed = 0;
     // Killed right after the k-th change the run makes in the results directory: its
     // temporary file created, written, closed, renamed (from and to), an old result
@@ -351,7 +343,7 @@ fn sigkill_while_writing_results_never_damages_previous_results() {
     }
     assert!(killed > 0, "no run was killed: nothing was tested");
     // A later run cleans up temporary files left by killed writers.
-    assert_eq!(selftest(&cfg).status.code(), Some(0));
+    assert_eq!(selftest_logfmt(&cfg).status.code(), Some(0));
     let temps = std::fs::read_dir(dir.join("results"))
         .unwrap()
         .flatten()
@@ -386,7 +378,7 @@ fn read_only_results_dir_still_reports_the_verdict() {
         &dir,
         "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[limits]\nmax_us = 1\n",
     );
-    assert_eq!(selftest(&cfg).status.code(), Some(1));
+    assert_eq!(selftest_logfmt(&cfg).status.code(), Some(1));
     let before: Vec<(PathBuf, Vec<u8>)> = results(&dir)
         .into_iter()
         .map(|p| {
@@ -396,7 +388,7 @@ fn read_only_results_dir_still_reports_the_verdict() {
         .collect();
     let o = {
         let _ro = ReadOnly::mount(&dir.join("results"));
-        selftest(&cfg)
+        selftest_logfmt(&cfg)
     };
     assert_eq!(
         o.status.code(),

@@ -31,14 +31,6 @@ fn config(dir: &Path, body: &str) -> PathBuf {
     p
 }
 
-fn selftest(cfg: &Path) -> Output {
-    rtbench()
-        .args(["selftest", "--log-format", "logfmt", "--config"])
-        .arg(cfg)
-        .output()
-        .unwrap()
-}
-
 fn summary(o: &Output) -> HashMap<String, String> {
     let e = entries(o);
     let s = with_id(&e, SUMMARY);
@@ -51,18 +43,6 @@ fn results_of(o: &Output, test: &str) -> Vec<HashMap<String, String>> {
     entries(o)
         .into_iter()
         .filter(|m| m["MESSAGE_ID"] == RESULT && m["RTBENCH_TEST"] == test)
-        .collect()
-}
-
-fn stored(dir: &Path) -> Vec<serde_json::Value> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("results"))
-        .map(|r| r.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    files.retain(|p| p.extension().is_some_and(|e| e == "json"));
-    files.sort();
-    files
-        .iter()
-        .map(|f| serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap())
         .collect()
 }
 
@@ -84,7 +64,7 @@ fn all_three_tests_pass_under_one_load_and_every_output_shows_them() {
             "[load]\nspec = \"cpu:1\"\n[pmq]\ninterval_us = 1000\n[pipe]\ninterval_us = 500\npriority = 90\n[limits]\n{LOOSE}\np999_us = 10000000\n"
         ),
     );
-    let o = selftest(&cfg);
+    let o = selftest_logfmt(&cfg);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let e = entries(&o);
     let ready = with_id(&e, READY);
@@ -115,7 +95,7 @@ fn all_three_tests_pass_under_one_load_and_every_output_shows_them() {
     }
     // Stored: every test, in the order they ran, one after the other (each measured
     // its whole second: together at least three).
-    let runs = stored(&dir);
+    let runs = stored_results(&dir);
     assert_eq!(runs.len(), 1);
     assert_eq!(test_names(&runs[0]), ["cyclic", "pmq", "pipe"]);
     assert!(
@@ -174,7 +154,7 @@ fn a_pmq_limit_exceeded_fails_naming_test_pair_statistic_value_and_limit() {
              [[limits.cpus]]\ncpus = \"0\"\ntest = \"pipe\"\np99_us = 0\n"
         ),
     );
-    let o = selftest(&cfg);
+    let o = selftest_logfmt(&cfg);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let s = summary(&o);
     assert_eq!(s["RTBENCH_VERDICT"], "fail");
@@ -208,7 +188,7 @@ fn a_pmq_limit_exceeded_fails_naming_test_pair_statistic_value_and_limit() {
     let table = stdout(&r);
     assert!(table.contains("\nFAIL pmq pair 0 CPU 0 max "), "{table}");
     assert!(table.contains("\nFAIL pipe pair 0 CPU 0 p99 "), "{table}");
-    let runs = stored(&dir);
+    let runs = stored_results(&dir);
     let checks = runs[0]["verdict"]["checks"].as_array().unwrap();
     let pmq_check = checks
         .iter()
@@ -228,7 +208,7 @@ fn a_disabled_test_is_absent_and_a_test_without_limits_is_unjudged() {
         "[cyclic]\nenabled = false\n[pmq]\nenabled = false\n[pipe]\ncpus = \"0\"\ninterval_us = 500\n\
          [limits.cyclic]\nmax_us = 10000000\n[limits.pmq]\nmax_us = 10000000\n",
     );
-    let o = selftest(&cfg);
+    let o = selftest_logfmt(&cfg);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let s = summary(&o);
     assert_eq!(s["RTBENCH_TESTS"], "pipe");
@@ -236,7 +216,7 @@ fn a_disabled_test_is_absent_and_a_test_without_limits_is_unjudged() {
     assert_eq!(s["RTBENCH_UNJUDGED"], "pipe pair 0 CPU 0: no limit applies");
     assert!(results_of(&o, "pmq").is_empty() && results_of(&o, "cyclic").is_empty());
     assert_eq!(results_of(&o, "pipe")[0]["RTBENCH_VERDICT"], "unjudged");
-    let runs = stored(&dir);
+    let runs = stored_results(&dir);
     assert_eq!(test_names(&runs[0]), ["pipe"]);
     let prom = std::fs::read_to_string(dir.join("rtbench.prom")).unwrap();
     assert!(prom.contains("test=\"pipe\""));
@@ -255,9 +235,9 @@ fn pair_message_sizes_are_measured_and_stored() {
              [pipe]\ncpus = \"0\"\ninterval_us = 500\nmsg_size = 4096\n[limits]\n{LOOSE}\n"
         ),
     );
-    let o = selftest(&cfg);
+    let o = selftest_logfmt(&cfg);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let runs = stored(&dir);
+    let runs = stored_results(&dir);
     assert_eq!(test_names(&runs[0]), ["pmq", "pipe"]);
     assert_eq!(runs[0]["tests"][0]["msg_size"], 256);
     assert_eq!(runs[0]["tests"][1]["msg_size"], 4096);
@@ -270,14 +250,14 @@ fn every_test_disabled_is_unjudged_not_a_pass() {
         &dir,
         &format!("[cyclic]\nenabled = false\n[pmq]\nenabled = false\n[limits]\n{LOOSE}\n"),
     );
-    let o = selftest(&cfg);
+    let o = selftest_logfmt(&cfg);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let s = summary(&o);
     assert_eq!(s["RTBENCH_VERDICT"], "unjudged");
     assert!(s["RTBENCH_UNJUDGED"].contains("no test enabled"), "{s:?}");
     assert_eq!(s["RTBENCH_TESTS"], "");
     assert!(with_id(&entries(&o), RESULT).is_empty());
-    let runs = stored(&dir);
+    let runs = stored_results(&dir);
     assert_eq!(runs[0]["verdict"]["outcome"], "unjudged");
 }
 
@@ -303,7 +283,7 @@ fn a_pmq_test_the_system_refuses_stops_before_a_verdict_naming_the_limit() {
     assert_eq!(a[0]["RTBENCH_STAGE"], "pmq");
     assert_eq!(a[0]["RTBENCH_CAUSE"], "RLIMIT_MSGQUEUE");
     assert!(with_id(&e, SUMMARY).is_empty(), "no verdict");
-    assert!(stored(&dir).is_empty(), "nothing stored");
+    assert!(stored_results(&dir).is_empty(), "nothing stored");
 }
 
 #[test]
@@ -327,7 +307,7 @@ fn pair_sections_reject_unknown_keys_and_bad_values_in_one_line() {
     ] {
         let cfg = dir.join("bad.toml");
         std::fs::write(&cfg, body).unwrap();
-        let o = selftest(&cfg);
+        let o = selftest_logfmt(&cfg);
         assert_eq!(o.status.code(), Some(2), "{body}: {}", stderr(&o));
         let e = entries(&o);
         assert_eq!(e.len(), 1, "{body}: one entry: {}", stderr(&o));

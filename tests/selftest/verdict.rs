@@ -47,14 +47,6 @@ fn config(dir: &Path, name: &str, body: &str) -> PathBuf {
     p
 }
 
-fn selftest(cfg: &Path) -> Output {
-    rtbench()
-        .args(["selftest", "--log-format", "logfmt", "--config"])
-        .arg(cfg)
-        .output()
-        .unwrap()
-}
-
 fn report(cfg: &Path, extra: &[&str]) -> Output {
     rtbench()
         .args(["report", "--config"])
@@ -70,23 +62,11 @@ fn one(e: &[HashMap<String, String>], id: &str) -> HashMap<String, String> {
     v[0].clone()
 }
 
-fn stored(dir: &Path) -> Vec<serde_json::Value> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("results"))
-        .map(|r| r.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    files.retain(|p| p.extension().is_some_and(|e| e == "json"));
-    files.sort();
-    files
-        .iter()
-        .map(|f| serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap())
-        .collect()
-}
-
 #[test]
 fn p1_nothing_judged_is_unjudged_everywhere_and_fails_closed() {
     let dir = TempDir::new("v-unjudged");
     let cfg = config(&dir, "none.toml", "");
-    let o = selftest(&cfg);
+    let o = selftest_logfmt(&cfg);
     assert_eq!(o.status.code(), Some(1), "fails closed: {}", stderr(&o));
     let e = entries(&o);
     let s = one(&e, SUMMARY);
@@ -104,7 +84,7 @@ fn p1_nothing_judged_is_unjudged_everywhere_and_fails_closed() {
         "{}",
         stdout(&o)
     );
-    let runs = stored(&dir);
+    let runs = stored_results(&dir);
     assert_eq!(runs[0]["verdict"]["outcome"], "unjudged");
     assert_eq!(runs[0]["verdict"]["pass"], false);
     assert_eq!(runs[0]["exit_code"], 1);
@@ -126,7 +106,7 @@ fn p1_nothing_judged_is_unjudged_everywhere_and_fails_closed() {
         "logged.toml",
         "[selftest]\nmode = \"off\"\nduration = \"1s\"\nallow_unjudged = true\n",
     );
-    let o = selftest(&cfg);
+    let o = selftest_logfmt(&cfg);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(one(&entries(&o), SUMMARY)["RTBENCH_VERDICT"], "unjudged");
     assert_eq!(report(&cfg, &[]).status.code(), Some(0));
@@ -226,7 +206,7 @@ fn p2_an_unstored_fail_is_never_replaced_by_an_older_pass() {
     // A stored run of another boot is never presented as this boot's.
     let _ = std::fs::remove_dir_all(dir.join("results"));
     let _ = std::fs::remove_dir_all(dir.join("run"));
-    assert_eq!(selftest(&pass).status.code(), Some(0));
+    assert_eq!(selftest_logfmt(&pass).status.code(), Some(0));
     let f = std::fs::read_dir(dir.join("results"))
         .unwrap()
         .flatten()
@@ -255,7 +235,7 @@ fn p2_a_results_dir_that_is_a_file_hides_nothing() {
     let dir = TempDir::new("v-file");
     std::fs::write(dir.join("results"), b"not a directory").unwrap();
     let cfg = config(&dir, "pass.toml", "[limits]\nmax_us = 10000000\n");
-    let o = selftest(&cfg);
+    let o = selftest_logfmt(&cfg);
     assert!(
         stdout(&o).contains("NOT STORED: ") && stdout(&o).contains("results: not a directory"),
         "{}",
@@ -304,7 +284,7 @@ fn p3_p4_every_failure_is_named_in_microseconds() {
              [limits]\nmax_us = 10000000\np999_us = 1\n"
         ),
     );
-    let o = selftest(&cfg);
+    let o = selftest_logfmt(&cfg);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let e = entries(&o);
     let s = one(&e, SUMMARY);
@@ -378,7 +358,7 @@ fn p5_prometheus_missing_directory_warns_and_files_are_0644_under_umask_077() {
             missing.join("rtbench.prom").display()
         ),
     );
-    let o = selftest(&cfg);
+    let o = selftest_logfmt(&cfg);
     assert_eq!(o.status.code(), Some(0), "not an abort: {}", stderr(&o));
     let e = entries(&o);
     let w: Vec<_> = e
@@ -392,7 +372,7 @@ fn p5_prometheus_missing_directory_warns_and_files_are_0644_under_umask_077() {
         "{:?}",
         w[0]
     );
-    assert_eq!(stored(&dir).len(), 1, "results still stored");
+    assert_eq!(stored_results(&dir).len(), 1, "results still stored");
 
     // Under umask 077 (a hand run as root): the collector and other users still read.
     let cfg = config(&dir, "umask.toml", "[limits]\nmax_us = 10000000\n");
@@ -456,7 +436,7 @@ fn p6_every_catalog_field_is_in_every_entry_and_each_id_means_one_thing() {
             dir.join("missing/rtbench.prom").display()
         ),
     );
-    let o = selftest(&cfg);
+    let o = selftest_logfmt(&cfg);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     all.extend(entries(&o));
     // A failing run with limits, tuning checked.
@@ -465,13 +445,13 @@ fn p6_every_catalog_field_is_in_every_entry_and_each_id_means_one_thing() {
         "fail.toml",
         "[selftest]\nmode = \"check\"\nduration = \"1s\"\n[limits]\nmax_us = 1\n",
     );
-    all.extend(entries(&selftest(&cfg)));
+    all.extend(entries(&selftest_logfmt(&cfg)));
     // A configuration error without a line (an unreadable file).
-    all.extend(entries(&selftest(&dir.join("does-not-exist.toml"))));
+    all.extend(entries(&selftest_logfmt(&dir.join("does-not-exist.toml"))));
     // A configuration error with line and key.
     let bad = dir.join("bad.toml");
     std::fs::write(&bad, "[selftest]\nduration = \"5x\"\n").unwrap();
-    all.extend(entries(&selftest(&bad)));
+    all.extend(entries(&selftest_logfmt(&bad)));
 
     let mut seen = HashSet::new();
     for e in &all {
