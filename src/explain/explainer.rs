@@ -291,15 +291,16 @@ impl Explainer {
             }
         }
         self.counters.look();
-        let caught = self.recorder.trap().take();
-        if caught.is_empty() {
-            return Vec::new();
-        }
-        // rtbench's own threads (measuring, main, load), kept across analyses.
+        // rtbench's own threads (measuring, senders, main, load), gathered at every look
+        // while they live: the last look comes after they have ended.
         for t in own_tids().into_iter().chain(self.tids.iter().copied()) {
             if t != 0 && !self.own_tids.contains(&t) {
                 self.own_tids.push(t);
             }
+        }
+        let caught = self.recorder.trap().take();
+        if caught.is_empty() {
+            return Vec::new();
         }
         let t0 = Instant::now();
         let frozen_mono = self.frozen_mono();
