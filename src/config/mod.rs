@@ -128,9 +128,23 @@ pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config, ConfigErr
         .max()
         .unwrap_or(0);
     tuning.commit_reserve = tuning::commit_reserve(load_spec.as_ref(), threads);
+    let measured = |written: bool, p: &Option<pair::PairSection>| match p {
+        None => limits::Measured::Absent,
+        Some(p) => match &p.placement {
+            pair::PairPlacement::Unpinned(_) => limits::Measured::Scheduler,
+            pair::PairPlacement::Pinned(set) if written => limits::Measured::Cpus(set.clone()),
+            pair::PairPlacement::Pinned(_) => limits::Measured::Default,
+        },
+    };
+    let pair_cpus = |t: &Option<pair::PairToml>| t.as_ref().is_some_and(|t| t.cpus_written());
     let written = limits::Written {
-        pmq: raw.pmq.is_some(),
-        pipe: raw.pipe.is_some(),
+        cyclic: if cyclic.cpus.is_some() {
+            limits::Measured::Cpus(cyclic_cpus.clone())
+        } else {
+            limits::Measured::Default
+        },
+        pmq: measured(pair_cpus(&raw.pmq), &pmq),
+        pipe: measured(pair_cpus(&raw.pipe), &pipe),
     };
     Ok(Config {
         tuning,

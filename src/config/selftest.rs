@@ -61,6 +61,7 @@ pub struct SelftestToml {
     allow_unjudged: Option<bool>,
     hwlat: Option<Spanned<String>>,
     hwlat_limit_us: Option<Spanned<u64>>,
+    require_preempt_rt: Option<bool>,
 }
 
 /// `[selftest]`, validated.
@@ -80,6 +81,11 @@ pub struct SelftestSection {
     /// `hwlat_limit_us`: a hardware gap above this fails the self-test, **µs**
     /// (default [`DEFAULT_HWLAT_LIMIT_US`]).
     pub hwlat_limit_us: u64,
+    /// `require_preempt_rt` (default true): a kernel that is not PREEMPT_RT
+    /// (`crate::sys::info::SysInfo::realtime`) fails the self-test, whatever it
+    /// measured — the self-test is a real-time acceptance test. False measures and
+    /// judges any kernel (the verdict line still names its preemption model).
+    pub require_preempt_rt: bool,
 }
 
 /// Default of `[selftest] hwlat_limit_us`, **µs**: the threshold OpenShift's latency
@@ -126,6 +132,7 @@ impl SelftestToml {
             allow_unjudged: self.allow_unjudged.unwrap_or(false),
             hwlat,
             hwlat_limit_us,
+            require_preempt_rt: self.require_preempt_rt.unwrap_or(true),
         };
         Ok((section, d))
     }

@@ -87,6 +87,7 @@ pub fn render(run: &StoredRun) -> String {
             80
         )
     );
+    let _ = writeln!(s, "{}", clip(&run.tuning_state(), 80));
     let load = if run.load.is_empty() {
         "none"
     } else {
@@ -251,6 +252,7 @@ mod tests {
             origin: Default::default(),
             exit_code: None,
             store_error: None,
+            results_dir: None,
             hardware: None,
         };
         let t = render(&run);
