@@ -182,7 +182,7 @@ complete -c rtbench -n "__fish_rtbench_using_subcommand pmq" -s q -l quiet -d 'P
 complete -c rtbench -n "__fish_rtbench_using_subcommand pmq" -l default-system -d 'Leave /dev/cpu_dma_latency alone'
 complete -c rtbench -n "__fish_rtbench_using_subcommand pmq" -l help -d 'Print help'
 complete -c rtbench -n "__fish_rtbench_using_subcommand pmq" -s V -l version -d 'Print version'
-complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -s i -l interval -d 'Pause between round trips in µs (0: back to back, as perf bench sched pipe)' -r
+complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -s i -l interval -d 'Pause between round trips in µs (default 1000, as pmqtest -i; 0: back to back, as perf bench sched pipe, which at SCHED_FIFO measures RT throttling)' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -s d -l distance -d 'Distance of pair pauses in µs (pair i: interval + i*DIST)' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -s a -l affinity -d 'Pin: pair N on CPU N without CPUSET, else round-robin over CPUSET (a single CPU pins every pair there, as pmqtest -a NUM); both ends of a pair share the CPU' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -s b -l breaktrace -d 'Stop (and stop tracing) when a latency exceeds USEC µs; exit 1' -r

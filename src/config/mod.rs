@@ -387,8 +387,8 @@ mod tests {
             ),
             ("[load]\nspec = \"disk:1\"\n", 2, "load.spec", "\"disk:1\""),
             (
-                "[[limits.cpus]]\ncpus = \"0\"\n[[limits.cpus]]\ncpus = \"0\"\ntest = \"x\"\n",
-                5,
+                "[[limits.cpus]]\ncpus = \"0\"\nmax_us = 9\n[[limits.cpus]]\ncpus = \"0\"\ntest = \"x\"\n",
+                6,
                 "limits.cpus[1].test",
                 "\"x\"",
             ),

@@ -25,12 +25,13 @@ use toml::Spanned;
 /// (pmqtest's `-i` default).
 pub const DEFAULT_PMQ_INTERVAL_US: u64 = 1000;
 /// Default of `[pipe] interval_us`, **µs**: the sender's pause between round trips,
-/// as pmqtest's `-i` default. Not 0 (back to back, `perf bench sched pipe`'s and
-/// `rtbench pipe`'s default): a SCHED_FIFO pair that never sleeps holds its CPU, and RT
+/// as pmqtest's `-i` default and `rtbench pipe -i`'s. Not 0 (back to back, `perf
+/// bench sched pipe`'s default): a SCHED_FIFO pair that never sleeps holds its CPU, and RT
 /// bandwidth control (`sched_rt_runtime_us`, Documentation/scheduler/sched-rt-group.rst;
 /// from Linux 6.12 the fair server) stops it for ~50 ms a second once fair tasks wait
 /// there — the self-test would measure the throttling, not the task switch.
 pub const DEFAULT_PIPE_INTERVAL_US: u64 = 1000;
+// `rtbench pipe -i` has the same default (src/cli/pipe.rs).
 /// Most pairs of one test (as `rtbench pmq -t`, `plan::MAX_THREADS`).
 pub const MAX_PAIRS: usize = 4096;
 

@@ -406,6 +406,7 @@ mod tests {
         assert_eq!(c.output.keep, 10);
         assert!(c.load_spec.is_none());
         assert!(c.tuning.is_empty());
+        assert!(c.selftest.require_preempt_rt);
         assert!(c.cyclic.enabled && c.pmq.is_none() && c.pipe.is_none());
         // Every commented example line is valid too once uncommented.
         let uncommented: String = text
@@ -444,7 +445,7 @@ mod tests {
         assert!(c
             .pipe
             .as_ref()
-            .is_some_and(|p| p.enabled && p.interval_us == 0));
+            .is_some_and(|p| p.enabled && p.interval_us == 1000));
         assert_eq!(c.limits.per_test.len(), 3);
         assert_eq!(
             c.cyclic.duration,

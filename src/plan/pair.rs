@@ -269,7 +269,7 @@ fn back_to_back(root: &crate::sys::SysRoot) -> Option<String> {
         _ => return None,
     };
     Some(format!(
-        "-i 0 runs each SCHED_FIFO pair back to back, 100 % of its CPU: {throttled} \
+        "rtbench: warning: -i 0 runs each SCHED_FIFO pair back to back, 100 % of its CPU: {throttled} \
          stalls it while other tasks wait; -i 1000 measures task switches, not throttling"
     ))
 }

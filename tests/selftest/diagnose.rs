@@ -50,12 +50,14 @@ fn bundle_after_a_failing_self_test_and_monitor_windows_says_what_is_wrong() {
     let cfg = t.join("rtbench.toml");
     std::fs::write(
         &cfg,
-        format!(
-            "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[cyclic]\ncpus = \"0\"\n\
+        crate::common::on_any_kernel(
+            &(format!(
+                "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[cyclic]\ncpus = \"0\"\n\
              [limits]\nmax_us = 1\n[output]\nresults_dir = \"{}\"\nfallback_dir = \"{}\"\n\
              [monitor]\ncpus = \"0\"\n[monitor.limits]\nmax_us = 1\n",
-            results.display(),
-            t.join("run").display()
+                results.display(),
+                t.join("run").display()
+            )),
         ),
     )
     .unwrap();
@@ -195,9 +197,11 @@ fn summary_names_each_problem_of_a_misconfigured_board() {
     let cfg = t.join("rtbench.toml");
     std::fs::write(
         &cfg,
-        format!(
-            "[cyclic]\ncpus = \"2-3\"\n[output]\nresults_dir = \"{}\"\n",
-            t.join("results").display()
+        crate::common::on_any_kernel(
+            &(format!(
+                "[cyclic]\ncpus = \"2-3\"\n[output]\nresults_dir = \"{}\"\n",
+                t.join("results").display()
+            )),
         ),
     )
     .unwrap();
