@@ -147,7 +147,7 @@ fn selftest_measures_inside_the_cpuset() {
     // [cyclic] cpus outside the cpuset: a configuration error naming it, exit 2.
     std::fs::write(
         &cfg,
-        crate::common::on_any_kernel(&"[selftest]\nmode = \"off\"\n[cyclic]\ncpus = \"0\"\n"),
+        crate::common::on_any_kernel("[selftest]\nmode = \"off\"\n[cyclic]\ncpus = \"0\"\n"),
     )
     .unwrap();
     let o = cg.rtbench(&format!(

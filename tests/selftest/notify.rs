@@ -47,7 +47,10 @@ fn ready_status_and_watchdog_reach_the_notify_socket() {
         .filter(|&i| msgs[i].lines().any(|l| l == "READY=1"))
         .collect();
     assert_eq!(ready.len(), 1, "{msgs:?}");
-    assert!(msgs[ready[0]].contains("STATUS=tuned"), "{msgs:?}");
+    assert!(
+        msgs[ready[0]].contains("STATUS=tuning off; measuring cyclic"),
+        "{msgs:?}"
+    );
     // READY when tuned, before the measurement reports any progress.
     let measuring = msgs
         .iter()

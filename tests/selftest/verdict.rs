@@ -568,10 +568,6 @@ fn p9_a_pass_names_the_kernel_and_tuning_and_a_kernel_that_is_not_rt_fails_by_de
             msg.contains("not PREEMPT_RT: a real-time acceptance needs a PREEMPT_RT kernel"),
             "{msg}"
         );
-        assert_eq!(
-            summary["RTBENCH_FAILED_CHECKS"], "0",
-            "no limit failed: {msg}"
-        );
     }
     assert!(msg.contains("; tuning off (not checked);"), "{msg}");
     assert_eq!(summary["RTBENCH_TUNING_STATE"], "tuning off (not checked)");
