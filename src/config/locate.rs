@@ -8,7 +8,7 @@
 //!
 //! | reader | default file missing | "cannot read" message ends with |
 //! |---|---|---|
-//! | `selftest`, `report`, `diagnose` | the defaults | the OS error |
+//! | `selftest`, `report`, `diagnose`, `config check` | the defaults | the OS error |
 //! | `monitor`, `tune revert`, `tune status` | the defaults | `; expected a TOML file (see --config)` |
 //! | `tune check`, `tune apply` | an error (exit 2) | `; expected a TOML file (see --config)` |
 
@@ -29,6 +29,8 @@ pub enum Reader {
     Report,
     /// `rtbench diagnose`: the configuration also goes into the bundle.
     Diagnose,
+    /// `rtbench config check`: the file as every other command would read it.
+    ConfigCheck,
     /// `rtbench tune check` and `tune apply`: they compare the system with a
     /// configuration, so the default file must exist too.
     TuneCheck,
@@ -143,6 +145,7 @@ mod tests {
             (Reader::Selftest, false),
             (Reader::Report, false),
             (Reader::Diagnose, false),
+            (Reader::ConfigCheck, false),
             (Reader::Monitor, true),
             (Reader::TuneCheck, true),
             (Reader::TuneJournal, true),
