@@ -11,8 +11,9 @@ Examples:
   rtbench tune revert                     restore every value the last apply changed
   rtbench tune status --json              show the journal in /run/rtbench
 
-Exit codes: 0 ok, 1 deviations or a failure (rolled back), 2 configuration error,
-3 not root or the journal/lock is unusable.";
+Exit codes: 0 ok, 1 deviations (check, or a check-only item after apply), 2 configuration
+error, 3 the system refused (apply/revert: a write, a value that did not hold or a guard;
+apply rolls back what it changed), not root, or the journal/lock is unusable.";
 
 /// `rtbench tune` actions.
 #[derive(Debug, Subcommand)]

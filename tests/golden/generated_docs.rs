@@ -31,7 +31,10 @@ const EXIT_STATUS: &str = "\
 1   a limit was exceeded (-b, [limits]), the self-test failed or judged nothing
     (unjudged), tuning deviates; report: this boot's run failed or is missing
 2   bad command line or configuration; nothing was started or changed
-3   the environment refused (SCHED_FIFO, mlockall, not root, lock or journal)
+3   the environment refused (SCHED_FIFO, mlockall, not root, lock or journal, a
+    kernel write of tune apply or revert: apply rolls back what it changed)
+4   selftest: invalid, every limit was exceeded only by samples that are not the
+    system's latency (a stopped process, RT throttling); measure again
 130 interrupted by SIGINT (143: SIGTERM), after writing what was measured";
 
 /// Files a command reads or writes, by subcommand name (top-level page: every one).

@@ -569,3 +569,51 @@ fn check_only_items_are_reported_after_the_writes_of_apply() {
     assert_eq!(a.exit_code(), 0);
     assert_eq!(a.bootargs.as_deref(), Some("irqaffinity=0-1"));
 }
+
+/// `rtbench tune --help` states the exit code a failed apply has: 3 (the system
+/// refused; what this run changed is rolled back), not 1, which is a deviation.
+#[test]
+fn help_states_the_exit_code_of_a_failed_apply() {
+    let _no_forks = no_forks();
+    let t = Tree::new("help-exit");
+    let cfg = t.journal_dir().with_file_name("rtbench.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[tuning]\njournal_dir = \"{}\"\n[tuning.power]\ngovernor = \"userspace\"\n",
+            t.journal_dir().display()
+        ),
+    )
+    .unwrap();
+    let root = t.journal_dir().with_file_name("root").display().to_string();
+    let o = crate::common::run(
+        &[
+            "tune",
+            "apply",
+            "--config",
+            cfg.to_str().unwrap(),
+            "--sysroot",
+            &root,
+        ][..],
+    );
+    let failed_apply = o.status.code().unwrap();
+    assert_eq!(failed_apply, 3, "{o:?}");
+    let help = String::from_utf8(crate::common::run("tune --help").stdout).unwrap();
+    let codes = help
+        .split("Exit codes: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{help}"))
+        .replace('\n', " ");
+    // "N meaning" items separated by ", " before the next code.
+    let said = |code: i32| -> String {
+        let start = codes.find(&format!("{code} ")).unwrap();
+        let rest = &codes[start..];
+        let end = (code + 1..10)
+            .filter_map(|n| rest.find(&format!(", {n} ")))
+            .min()
+            .unwrap_or(rest.len());
+        rest[..end].to_string()
+    };
+    assert!(said(failed_apply).contains("apply"), "{codes}");
+    assert!(!said(1).contains("fail"), "{codes}");
+}
