@@ -22,7 +22,7 @@ pub mod pair;
 pub mod selftest;
 pub mod tuning;
 
-pub use locate::{locate, Located, Reader};
+pub use locate::{locate, Located, Reader, AUDIT};
 pub use selftest::{CyclicSection, LoadSection, OutputSection, SelftestSection, TuningMode};
 
 use crate::error::{ConfigError, ConfigPlace};

@@ -617,3 +617,56 @@ fn help_states_the_exit_code_of_a_failed_apply() {
     assert!(said(failed_apply).contains("apply"), "{codes}");
     assert!(!said(1).contains("fail"), "{codes}");
 }
+
+/// Without a configuration file, `tune check` audits the generic real-time settings
+/// (src/config/audit.toml), as `tuned-adm verify` checks a profile, and says so; `tune
+/// apply` refuses (exit 2) and writes nothing: changing the system needs a file. The
+/// tests' mount namespace hides the host's /etc/rtbench.
+#[test]
+fn without_a_configuration_check_audits_and_apply_refuses() {
+    let _no_forks = no_forks();
+    let t = Tree::new("audit");
+    t.file("sys/kernel/realtime", "1\n");
+    t.file("proc/sys/kernel/sched_rt_runtime_us", "950000\n");
+    t.file(
+        "sys/kernel/mm/transparent_hugepage/enabled",
+        "always madvise [never]\n",
+    );
+    let root = t.journal_dir().with_file_name("root").display().to_string();
+    let before = t.snapshot();
+    let o = crate::common::run(&["tune", "check", "--sysroot", &root][..]);
+    let out = String::from_utf8(o.stdout.clone()).unwrap();
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "rtbench tune check (no /etc/rtbench/rtbench.toml: the generic real-time audit)"
+    );
+    for (status, item) in [
+        ("ok", "kernel.preempt_rt"),
+        ("ok", "sysctl.kernel.printk"),
+        ("ok", "sysctl.kernel.sched_rt_runtime_us"),
+        ("deviation", "sysctl.kernel.timer_migration"),
+        ("deviation", "sysctl.vm.stat_interval"),
+        ("ok", "memory.thp"),
+    ] {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.split_whitespace().take(2).eq([status, item])),
+            "{status} {item}: {out}"
+        );
+    }
+    assert_eq!(lines.len(), 8, "the audit's six items: {out}");
+    let o = crate::common::run(&["tune", "apply", "--sysroot", &root][..]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.starts_with("rtbench: /etc/rtbench/rtbench.toml: cannot read the configuration: ")
+            && err.contains(
+                "tune apply changes the system only as a configuration file's [tuning] says"
+            ),
+        "{err}"
+    );
+    assert_eq!(t.snapshot(), before);
+}
