@@ -40,6 +40,10 @@ const BY_KEY: &[(&str, &str)] = &[
     ),
     ("cmd", "a command line in quotes, e.g. \"stress-ng --cpu 1\""),
     ("governor", "a cpufreq governor in quotes, e.g. \"performance\""),
+    (
+        "journal_dir",
+        "an absolute directory in quotes, e.g. \"/run/rtbench\"",
+    ),
     ("priority", "a SCHED_FIFO priority, a whole number 1..99"),
     ("printk", "a console log level, a whole number 1..8"),
 ];
@@ -75,8 +79,15 @@ pub(super) fn reword(message: &str, key: Option<&str>) -> String {
         return format!("expected {}", words.1);
     }
     let serde_expected = message.rsplit_once(", expected ").map(|(_, e)| e.trim());
-    match serde_expected.and_then(|e| BY_TYPE.iter().find(|(t, _)| *t == e)) {
-        Some((_, words)) => format!("expected {words}"),
+    match serde_expected {
+        // A section written as a value (`tuning = 5`): serde names the Rust struct.
+        Some(e) if e.starts_with("struct ") => {
+            "expected a table of keys, e.g. [section] or key = { … }".to_string()
+        }
+        Some(e) => match BY_TYPE.iter().find(|(t, _)| *t == e) {
+            Some((_, words)) => format!("expected {words}"),
+            None => message.to_string(),
+        },
         None => message.to_string(),
     }
 }
@@ -126,8 +137,23 @@ mod tests {
     #[test]
     fn every_template_key_of_the_wrong_type_says_what_is_allowed() {
         let root = SysRoot::host();
-        let keys = template_keys();
+        let mut keys = template_keys();
         assert!(keys.len() > 60, "{}", keys.len());
+        // Keys the template does not show.
+        for (section, key, value) in [
+            ("tuning", "housekeeping", "\"0\""),
+            ("tuning", "journal_dir", "\"/run/rtbench\""),
+            ("tuning", "allow_unthrottled_rt", "true"),
+            ("tuning.sysctl", "overcommit_ratio", "50"),
+            ("tuning.irq", "exclude", "[24]"),
+            ("tuning.irq", "irqbalance", "\"warn\""),
+            ("tuning.power", "cpuidle_cpus", "\"1\""),
+            ("pmq", "pairs", "1"),
+            ("limits", "p9999_us", "1"),
+            ("limits", "cyclic", "{}"),
+        ] {
+            keys.push((section.into(), key.into(), value.into()));
+        }
         for (section, key, value) in keys {
             let header = if section == "limits.cpus" && key == "cpus" {
                 "[[limits.cpus]]\n".to_string()
@@ -139,7 +165,7 @@ mod tests {
             let text = format!("{header}{key} = {}\n", wrong(&value));
             let e = parse_err(&text, &root);
             for rust in [
-                "u64", "i64", "i32", "u32", "usize", "sequence", "wanted", "variant",
+                "u64", "i64", "i32", "u32", "usize", "sequence", "wanted", "variant", "struct",
             ] {
                 assert!(!e.contains(rust), "{text:?}: {e}");
             }
@@ -189,6 +215,10 @@ mod tests {
             (
                 "[limits]\nmax_us = -5\n",
                 "f:2: max_us = -5: expected a whole number",
+            ),
+            (
+                "[limits]\ncyclic = 5\n",
+                "f:2: cyclic = 5: expected a table of keys, e.g. [section] or key = { … }",
             ),
             (
                 "tuning.boot.isolcpus = \"domain\"\n",
