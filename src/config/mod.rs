@@ -13,6 +13,7 @@
 //! Adding a section: a raw field in [`RawConfig`] with `#[serde(default)]`, a validated
 //! field in [`Config`], one line in [`parse`].
 
+mod expect;
 pub mod explain;
 pub mod limits;
 pub mod locate;
@@ -21,13 +22,19 @@ pub mod pair;
 pub mod selftest;
 pub mod tuning;
 
-pub use locate::{locate, Located, Reader};
+pub use locate::{locate, Located, Reader, AUDIT};
 pub use selftest::{CyclicSection, LoadSection, OutputSection, SelftestSection, TuningMode};
 
 use crate::error::{ConfigError, ConfigPlace};
 use crate::sys::cpus::CpuTopology;
 use crate::sys::SysRoot;
 use std::ops::Range;
+
+/// The configuration template, `systemd/rtbench.toml` of the source tree: every key,
+/// its default and what it does. `rtbench config template` prints it, the packaging
+/// installs it as `/etc/rtbench/rtbench.toml`, and `docs/man/rtbench.toml.5` is
+/// generated from it (`tests/golden/generated_docs.rs`), so the three say the same.
+pub const TEMPLATE: &str = include_str!("../../systemd/rtbench.toml");
 
 /// Where the configuration lives unless `--config FILE` says otherwise.
 pub const DEFAULT_PATH: &str = "/etc/rtbench/rtbench.toml";
@@ -240,13 +247,15 @@ impl Source<'_> {
         }
     }
 
-    /// The parser's error: its line, that line's text and the key written on it.
+    /// The parser's error: its line, that line's text and the key written on it; a type
+    /// error says what the key allows ([`expect::reword`]).
     fn toml_error(&self, e: &toml::de::Error) -> ConfigError {
-        let message = e.message().trim().replace('\n', " ");
+        let mut message = e.message().trim().replace('\n', " ");
         let place = match e.span() {
             Some(span) => {
                 let line = self.line_of(span.start);
                 let text = self.text.lines().nth(line - 1).unwrap_or("").trim();
+                message = expect::reword(&message, key_on_line(text).as_deref());
                 ConfigPlace::Syntax {
                     line: Some(line),
                     text: text.to_string(),

@@ -54,9 +54,9 @@ pub fn render(run: &StoredRun) -> String {
     let si = &run.sysinfo;
     let _ = writeln!(
         s,
-        "rtbench self-test {} at {} UTC, {:.0} s",
+        "rtbench self-test {} at {}, {:.0} s",
         run.verdict.word().to_uppercase(),
-        crate::date::utc_stamp(run.start_s),
+        crate::date::iso_s(run.start_s),
         run.duration_s,
     );
     let o = &run.origin;

@@ -136,6 +136,8 @@ fn help_of_every_command() {
         &["tune", "apply", "--help"],
         &["tune", "revert", "--help"],
         &["tune", "status", "--help"],
+        &["config", "--help"],
+        &["config", "check", "--help"],
         &[],
         &["tune"],
     ] {
