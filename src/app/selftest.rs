@@ -22,6 +22,9 @@ pub fn run(args: &SelftestArgs) -> i32 {
     if located.text.is_none() {
         journal.send(&crate::report::journal::defaults_used(&located.shown()));
     }
+    for a in located.config.advice() {
+        crate::report::output::Output::new(None).warn(&format!("rtbench: warning: {a}"));
+    }
     let plan = crate::selftest::plan(&located, &CpuTopology::read(&root));
     crate::selftest::run::execute(&plan, &root, &mut journal)
 }
