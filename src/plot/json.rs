@@ -12,6 +12,7 @@
 use super::{Curve, LatencyPlot, Meta};
 use crate::date::{civil_from_days, days_from_civil};
 use crate::results::store::StoredRun;
+use crate::results::summary::is_pair_test;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -245,12 +246,15 @@ fn stored(run: &StoredRun, test: Option<&str>) -> Result<LatencyPlot, String> {
             .or(run.tests.first())
             .ok_or("the stored result has no tests")?,
     };
+    // `[output] histogram_us`: cyclictest's `-h US`, buckets at or beyond it are overflows.
+    let range_ns = chosen.histogram_us.map(|h| h.saturating_mul(1000));
     let curves = chosen
         .threads
         .iter()
         .map(|t| {
             let mut classes: BTreeMap<u64, u64> = BTreeMap::new();
             let mut total = 0u64;
+            let mut overflows = 0u64;
             for &[value_ns, n] in &t.histogram {
                 total = total.checked_add(n).ok_or_else(|| {
                     format!(
@@ -261,7 +265,9 @@ fn stored(run: &StoredRun, test: Option<&str>) -> Result<LatencyPlot, String> {
                 })?;
                 // A 1-µs class ends within 64 bits (its start is at most u64::MAX − 1615).
                 let class = value_ns / 1000 * 1000;
-                if n > 0 && class.checked_add(1000).is_some() {
+                if n > 0 && range_ns.is_some_and(|r| class >= r) {
+                    overflows += n;
+                } else if n > 0 && class.checked_add(1000).is_some() {
                     *classes.entry(class).or_default() += n;
                 } else if n > 0 {
                     return Err(format!(
@@ -276,8 +282,8 @@ fn stored(run: &StoredRun, test: Option<&str>) -> Result<LatencyPlot, String> {
                 cpu: t.cpu,
                 bucket_ns: 1000,
                 buckets: classes.into_iter().collect(),
-                overflows: 0,
-                range_ns: None,
+                overflows,
+                range_ns,
                 max_ns: t.max_ns,
                 p999_ns: Some(t.p999_ns),
             })
@@ -288,6 +294,7 @@ fn stored(run: &StoredRun, test: Option<&str>) -> Result<LatencyPlot, String> {
     if run.interrupted {
         name.push_str(" (interrupted)");
     }
+    let (verdict, run_verdict) = verdict_lines(run, &chosen.test);
     Ok(LatencyPlot {
         meta: Meta {
             format: "rtbench self-test result".into(),
@@ -299,30 +306,69 @@ fn stored(run: &StoredRun, test: Option<&str>) -> Result<LatencyPlot, String> {
             date: Some(utc_date(run.start_s)),
             test: Some(name),
             command: None,
-            duration_s: Some(run.duration_s),
+            // Files of older versions have only the whole run's duration.
+            duration_s: Some(chosen.duration_s.unwrap_or(run.duration_s)),
             load: Some(if run.load.is_empty() {
                 "none".into()
             } else {
                 run.load.clone()
             }),
-            verdict: Some(verdict_line(run)),
+            verdict: Some(verdict),
+            run_verdict,
             limits: limits_of(run, &chosen.test),
+            pairs: is_pair_test(&chosen.test),
+            binned_all: range_ns.is_none(),
         },
         curves,
     })
 }
 
-/// `PASS`, `UNJUDGED: why`, or `FAIL: what failed; …` of a stored run.
-fn verdict_line(run: &StoredRun) -> String {
-    let word = run.verdict.word().to_uppercase();
-    let failures = run.verdict.failures();
-    if !failures.is_empty() {
-        format!("{word}: {}", failures.join("; "))
-    } else if !run.verdict.unjudged_reason().is_empty() {
-        format!("{word}: {}", run.verdict.unjudged_reason())
+/// The verdict of `test` alone — `PASS`, `INVALID: …`, `UNJUDGED: …` or `FAIL: what
+/// failed; …` from its own checks, problems and unjudged threads (each names its test
+/// first, [`crate::results::summary::thread_label`]) — and, when the whole run's verdict
+/// says more, that one: `run: FAIL, 2 more findings outside this test (rtbench report)`.
+fn verdict_lines(run: &StoredRun, test: &str) -> (String, Option<String>) {
+    let v = &run.verdict;
+    let ours = |s: &str| s.strip_prefix(test).is_some_and(|r| r.starts_with(' '));
+    let checks: Vec<_> = v.checks.iter().filter(|c| c.test == test).collect();
+    let failed: Vec<String> = checks
+        .iter()
+        .filter(|c| !c.pass && !c.invalid)
+        .map(|c| c.failure_text())
+        .chain(v.problems.iter().filter(|p| ours(p)).cloned())
+        .collect();
+    let invalid: Vec<String> = checks
+        .iter()
+        .filter(|c| !c.pass && c.invalid)
+        .map(|c| c.failure_text())
+        .collect();
+    let unjudged: Vec<String> = v.unjudged.iter().filter(|u| ours(u)).cloned().collect();
+    let own = if !failed.is_empty() {
+        format!("FAIL: {}", failed.join("; "))
+    } else if !invalid.is_empty() {
+        format!("INVALID: {}", invalid.join("; "))
+    } else if checks.is_empty() {
+        "UNJUDGED: no limit judged this test".to_string()
+    } else if !unjudged.is_empty() {
+        format!("UNJUDGED: {}", unjudged.join("; "))
     } else {
-        word
-    }
+        "PASS".to_string()
+    };
+    let own_word = own.split(':').next().unwrap_or_default();
+    let all = v.failures().len();
+    let others = all.saturating_sub(failed.len() + invalid.len());
+    let run_word = v.word().to_uppercase();
+    let run_line = if others > 0 {
+        Some(format!(
+            "run: {run_word}, {others} more finding{} outside this test (rtbench report)",
+            if others == 1 { "" } else { "s" }
+        ))
+    } else if run_word != own_word {
+        Some(format!("run: {run_word} (rtbench report)"))
+    } else {
+        None
+    };
+    (own, run_line)
 }
 
 /// The distinct latency limits (statistic, **ns**) judged for `test`, in check order.

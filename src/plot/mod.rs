@@ -13,10 +13,13 @@
 //!
 //! Output: SVG written by [`svg`] (no plotting crate: see that module for why).
 
+pub mod axis;
 pub mod dump;
 pub mod json;
 mod labels;
+mod place;
 pub mod svg;
+pub mod timeline;
 
 use crate::error::{Error, Result};
 use crate::sys::input::{self, InputError};
@@ -94,8 +97,15 @@ impl Curve {
     }
 
     /// The label used in the legend: `CPU 2`, or `T:1 CPU 0` when threads share CPUs,
-    /// or `T:1` when the CPU is unknown.
-    pub fn label(&self, cpus_unique: bool) -> String {
+    /// or `T:1` when the CPU is unknown; for a pair test (`pairs`) `pair 0 CPU 2`, or
+    /// `pair 0` when not pinned.
+    pub fn label(&self, cpus_unique: bool, pairs: bool) -> String {
+        if pairs {
+            return match self.cpu {
+                Some(c) => format!("pair {} CPU {c}", self.thread),
+                None => format!("pair {}", self.thread),
+            };
+        }
         match self.cpu {
             Some(c) if cpus_unique => format!("CPU {c}"),
             Some(c) => format!("T:{} CPU {c}", self.thread),
@@ -123,12 +133,22 @@ pub struct Meta {
     pub duration_s: Option<f64>,
     /// Load beside the test (`none` when the input says there was none).
     pub load: Option<String>,
-    /// A stored self-test result's verdict and what failed, e.g.
-    /// `FAIL: cyclic CPU 1 p99.9 2974.0 µs > limit 50 µs`.
+    /// A stored self-test result's verdict of the plotted test alone and what failed in
+    /// it, e.g. `FAIL: cyclic CPU 1 p99.9 2974.0 µs > limit 50 µs`.
     pub verdict: Option<String>,
+    /// The whole run's verdict where it says more than the test's (`run: FAIL, 1 more
+    /// finding outside this test (rtbench report)`).
+    pub run_verdict: Option<String>,
     /// A stored self-test result's latency limits of the plotted test: (statistic,
     /// limit in **ns**), drawn as vertical lines.
     pub limits: Vec<(String, u64)>,
+    /// The curves are sender/receiver pairs (`rtbench pmq`/`pipe` in a stored result),
+    /// labelled `pair N CPU C`.
+    pub pairs: bool,
+    /// The histogram bins every sample: no range was chosen (a stored self-test result
+    /// without `[output] histogram_us`). The latency axis is then logarithmic, from the
+    /// body to the largest maximum (docs/PLOT.md).
+    pub binned_all: bool,
 }
 
 /// A parsed input: metadata and one curve per thread, in thread order.

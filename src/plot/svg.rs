@@ -16,8 +16,10 @@
 //! buckets. Each maximum is a triangle with its value (`<g class="max">`).
 //! Text is XML-escaped; characters XML 1.0 forbids are replaced.
 
-use super::labels::{clip, decade_label, decade_value, duration, nice_step};
+use super::axis::{self, XAxis};
+use super::labels::{clip, decade_label, decade_value, duration, wrap};
 pub use super::labels::{count, esc, us};
+use super::place::{self, Placer};
 use super::{Curve, LatencyPlot, Percentile};
 use crate::report::Sink;
 use std::fmt::Write;
@@ -34,6 +36,10 @@ const LEFT: f64 = 80.0;
 const RIGHT: f64 = 30.0;
 const PLOT_H: f64 = 400.0;
 const LINE_H: f64 = 17.0;
+/// Font size of the limit and maximum labels, px.
+const LABEL_FONT: f64 = 11.0;
+/// Longest header line, characters (12 px text across the page); longer ones wrap.
+const HEADER_CHARS: usize = 128;
 /// Lower end of the count axis (log10 of 0.5): empty buckets are drawn here.
 const Y_FLOOR_LOG: f64 = -std::f64::consts::LOG10_2;
 const COLORS: [&str; 10] = [
@@ -97,6 +103,9 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
     if let Some(v) = &m.verdict {
         header.push(format!("verdict: {v}"));
     }
+    if let Some(v) = &m.run_verdict {
+        header.push(v.clone());
+    }
     if !m.limits.is_empty() {
         header.push(format!(
             "limits: {}",
@@ -108,6 +117,8 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
         ));
     }
 
+    // Long lines (a verdict naming every failure) are wrapped, never cut.
+    let header: Vec<String> = header.iter().flat_map(|l| wrap(l, HEADER_CHARS)).collect();
     let top = 34.0 + LINE_H * header.len() as f64 + 8.0;
     let pw = WIDTH - LEFT - RIGHT;
     let bottom = top + PLOT_H;
@@ -118,23 +129,26 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
     // a maximum among the overflows (beyond `-h US`) is marked at the right edge.
     // `rtbench plot` refuses an --x-max outside 1 ns ..= 2^64 - 1 ns (plan/plot.rs); a
     // caller of this function that passes one gets the axis of the data instead.
+    // Log scale where the input binned every sample (docs/PLOT.md says why).
     let x_max_us = x_max_us.filter(|x| (MIN_X_MAX_US..=MAX_X_MAX_US).contains(x));
-    let x_end_ns = curves.iter().map(axis_end_ns).max().unwrap_or(1000).max(1);
-    let x_data_us = x_end_ns as f64 / 1000.0;
-    let (x_step, x_max_us) = match x_max_us {
-        Some(x) => (nice_step(x / 8.0), x),
-        None => {
-            let step = nice_step(x_data_us / 8.0);
-            (step, (x_data_us / step).ceil() * step)
-        }
+    let reach_ns = m.limits.iter().map(|l| l.1).max().unwrap_or(0);
+    let axis = XAxis {
+        scale: if m.binned_all {
+            axis::log(curves, reach_ns, x_max_us)
+        } else {
+            axis::linear(curves, reach_ns, x_max_us)
+        },
+        left: LEFT,
+        width: pw,
     };
+    let x_max_us = axis.max();
     let max_count = curves
         .iter()
         .flat_map(|c| c.buckets.iter().map(|b| b.1))
         .max()
         .unwrap_or(1);
     let top_decade = (max_count as f64).log10().floor() as i32 + 1;
-    let px = |x_us: f64| LEFT + x_us / x_max_us * pw;
+    let px = |x_us: f64| axis.px(x_us);
     let py_log = |l: f64| bottom - (l - Y_FLOOR_LOG) / (top_decade as f64 - Y_FLOOR_LOG) * PLOT_H;
     let py = |n: u64| {
         if n == 0 {
@@ -165,29 +179,25 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
             w,
             "<text x=\"{LEFT}\" y=\"{}\">{}</text>",
             44.0 + LINE_H * i as f64,
-            esc(&clip(l, 135))
+            esc(l)
         );
     }
     let _ = writeln!(w, "</g>");
 
     // Grid and x axis.
-    let _ = writeln!(w, "<g id=\"x-axis\">");
-    // x_step is at least 1.25e-4 µs (x_max ≥ 1 ns): at most 4 decimals, about 8 ticks.
-    let decimals = if x_step >= 1.0 {
-        0
-    } else {
-        ((-x_step.log10().floor()) as usize).min(9)
-    };
-    let ticks = ((x_max_us / x_step + 1e-9).floor() as usize).min(100);
-    for i in 0..=ticks {
-        let v = i as f64 * x_step;
+    let _ = writeln!(
+        w,
+        "<g id=\"x-axis\" data-scale=\"{}\">",
+        if axis.is_log() { "log" } else { "linear" }
+    );
+    for (v, label) in axis.ticks() {
         let x = px(v);
         let _ = writeln!(
             w,
             "<line class=\"grid\" x1=\"{x:.2}\" y1=\"{top}\" x2=\"{x:.2}\" y2=\"{bottom}\" \
              stroke=\"#e4e4e4\"/><line x1=\"{x:.2}\" y1=\"{bottom}\" x2=\"{x:.2}\" y2=\"{}\" \
              stroke=\"#000\"/><text class=\"tick\" x=\"{x:.2}\" y=\"{}\" \
-             text-anchor=\"middle\">{v:.decimals$}</text>",
+             text-anchor=\"middle\">{label}</text>",
             bottom + 5.0,
             bottom + 18.0
         );
@@ -195,9 +205,10 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
     let _ = writeln!(
         w,
         "<text id=\"x-label\" x=\"{:.2}\" y=\"{}\" text-anchor=\"middle\" font-size=\"13\">\
-         Latency (µs)</text>",
+         Latency (µs{})</text>",
         LEFT + pw / 2.0,
-        bottom + 38.0
+        bottom + 38.0,
+        if axis.is_log() { ", log scale" } else { "" }
     );
     let _ = writeln!(w, "</g>");
 
@@ -270,7 +281,7 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
     );
     for (i, c) in curves.iter().enumerate() {
         let (color, dash) = style(i);
-        let label = c.label(cpus_unique);
+        let label = c.label(cpus_unique, m.pairs);
         let _ = write!(
             w,
             "<g class=\"curve\" id=\"curve-{i}\" data-thread=\"{}\" stroke=\"{color}\"{dash}>\
@@ -280,78 +291,94 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
         );
         // x to 1/1000 px: over a 0..80 ms axis (tens of µs per px, as a loaded board
         // gives) each point still names its 1-µs bucket to within 0.05 µs.
-        for (x_us, n) in polyline(c).into_iter().filter(|p| p.0 <= x_max_us) {
+        let shift = axis.bucket_us(0, c.bucket_ns);
+        for (x_us, n) in polyline(c)
+            .into_iter()
+            .map(|p| (p.0 + shift, p.1))
+            .filter(|p| p.0 <= x_max_us)
+        {
             let _ = write!(w, "{:.3},{:.2} ", px(x_us), py(n));
         }
         let _ = writeln!(w, "\"/></g>");
     }
     let _ = writeln!(w, "</g>");
 
+    // Labels of limits and maxima: kept inside the plot area and apart (place.rs).
+    let mut placer = Placer::new([LEFT, top, LEFT + pw, bottom]);
+
     // Limits of a stored self-test result: a dashed vertical line each, labelled at the
-    // top; a limit beyond the axis is named in the header only.
+    // top, right of the line (left where it would leave the plot); a limit beyond the
+    // axis is named in the header only.
     if !m.limits.is_empty() {
         let _ = writeln!(
             w,
-            "<g id=\"limits\" stroke=\"#c00\" font-size=\"11\" fill=\"#c00\">"
+            "<g id=\"limits\" stroke=\"#c00\" font-size=\"{LABEL_FONT}\" fill=\"#c00\">"
         );
-        for (i, (what, ns)) in m.limits.iter().enumerate() {
+        for (what, ns) in &m.limits {
             let x_us = *ns as f64 / 1000.0;
             if x_us > x_max_us {
                 continue;
             }
             let x = px(x_us);
+            let text = format!("limit {what} {} µs", us(*ns));
+            let width = text.chars().count() as f64 * LABEL_FONT * place::CHAR_EM;
+            let want_x = if x + 3.0 + width <= LEFT + pw - 2.0 {
+                x + 3.0
+            } else {
+                x - 3.0 - width
+            };
+            let at = placer.place(&text, LABEL_FONT, want_x, top + 14.0, 1.0);
             let _ = writeln!(
                 w,
                 "<g class=\"limit\" data-statistic=\"{}\" data-limit-ns=\"{ns}\"><line x1=\"{x:.2}\" \
                  y1=\"{top}\" x2=\"{x:.2}\" y2=\"{bottom}\" stroke-dasharray=\"4 3\"/>\
-                 <text x=\"{:.2}\" y=\"{:.2}\" stroke=\"none\">limit {} {} µs</text></g>",
+                 <text class=\"label\" x=\"{:.2}\" y=\"{:.2}\" stroke=\"none\">{}</text></g>",
                 esc(what),
-                x + 3.0,
-                top + 12.0 + 12.0 * i as f64,
-                esc(what),
-                us(*ns)
+                at.x,
+                at.y,
+                esc(&text)
             );
         }
         let _ = writeln!(w, "</g>");
     }
 
-    // Maxima: a triangle above the point, the value above it, labels kept apart.
-    // The white halo (stroke painted under the fill) keeps a label readable on curves.
+    // Maxima: a triangle above the point, the value above it (moved up, or down near
+    // the top, until it covers no other label). The white halo (stroke painted under
+    // the fill) keeps a label readable on curves.
     let _ = writeln!(
         w,
-        "<g id=\"maxima\" font-size=\"11\" stroke=\"#fff\" stroke-width=\"3\" \
+        "<g id=\"maxima\" font-size=\"{LABEL_FONT}\" stroke=\"#fff\" stroke-width=\"3\" \
          paint-order=\"stroke\" stroke-linejoin=\"round\">"
     );
-    let mut placed: Vec<(f64, f64)> = Vec::new();
     for (i, c) in curves.iter().enumerate() {
         let (color, _) = style(i);
         let beyond = c.max_ns as f64 / 1000.0 > x_max_us;
-        let x = px((c.max_ns as f64 / 1000.0).min(x_max_us));
-        let n = c
+        let bucket = c
             .buckets
             .iter()
-            .find(|b| b.0 <= c.max_ns && c.max_ns < c.bucket_end(b.0))
-            .map_or(0, |b| b.1);
+            .find(|b| b.0 <= c.max_ns && c.max_ns < c.bucket_end(b.0));
+        // On a log axis the bucket's spike is at its centre: the marker goes there.
+        let at_us = match bucket {
+            Some(b) if axis.is_log() => axis.bucket_us(b.0, c.bucket_ns),
+            _ => c.max_ns as f64 / 1000.0,
+        };
+        let x = px(at_us.min(x_max_us));
+        let n = bucket.map_or(0, |b| b.1);
         let y = py(if beyond { 0 } else { n }) - 3.0;
-        let mut ty = y - 14.0;
-        while placed
-            .iter()
-            .any(|&(px_, py_)| (px_ - x).abs() < 70.0 && (py_ - ty).abs() < 12.0)
-        {
-            ty -= 12.0;
-        }
-        ty = ty.max(top + 10.0);
-        placed.push((x, ty));
+        let text = format!("max {} µs{}", us(c.max_ns), if beyond { " →" } else { "" });
+        let width = text.chars().count() as f64 * LABEL_FONT * place::CHAR_EM;
+        let want_x = if beyond { x - width } else { x - width / 2.0 };
+        let at = placer.place(&text, LABEL_FONT, want_x, y - 12.0, -1.0);
         let _ = writeln!(
             w,
             "<g class=\"max\" data-thread=\"{}\" data-max-ns=\"{}\" fill=\"{color}\">\
-             <path d=\"M{x:.2},{y:.2} l-5,-9 h10 z\" stroke=\"none\"/><text x=\"{x:.2}\" y=\"{ty:.2}\" \
-             text-anchor=\"{}\">max {} µs{}</text></g>",
+             <path d=\"M{x:.2},{y:.2} l-5,-9 h10 z\" stroke=\"none\"/><text class=\"label\" \
+             x=\"{:.2}\" y=\"{:.2}\">{}</text></g>",
             c.thread,
             c.max_ns,
-            if beyond { "end" } else { "middle" },
-            us(c.max_ns),
-            if beyond { " →" } else { "" }
+            at.x,
+            at.y,
+            esc(&text)
         );
     }
     let _ = writeln!(w, "</g>");
@@ -367,7 +394,7 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
         };
         let mut text = format!(
             "{}: {} samples, p99.9 {p999}, max {} µs",
-            c.label(cpus_unique),
+            c.label(cpus_unique, m.pairs),
             count(c.samples()),
             us(c.max_ns)
         );
@@ -419,17 +446,6 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
     s
 }
 
-/// Where the latency axis must reach for `c`, in ns: its last bucket, and its maximum
-/// unless that lies among the overflows (then the histogram's range).
-fn axis_end_ns(c: &Curve) -> u64 {
-    let data_end = c.buckets.last().map_or(0, |b| c.bucket_end(b.0));
-    if c.overflows > 0 && c.max_ns >= data_end {
-        c.range_ns.unwrap_or(data_end).max(data_end)
-    } else {
-        c.max_ns.max(data_end)
-    }
-}
-
 /// The points of one curve as `(latency µs, samples)`: every non-empty bucket at its
 /// lower bound, and a point on the x axis (0 samples) where empty buckets begin and end,
 /// so gaps drop to the axis instead of bridging them.
@@ -460,6 +476,7 @@ pub fn polyline(c: &Curve) -> Vec<(f64, u64)> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::labels::nice_step;
     use super::*;
 
     #[test]

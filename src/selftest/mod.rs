@@ -122,6 +122,8 @@ pub struct SelftestPlan {
     pub allow_unjudged: bool,
     /// Runs to keep.
     pub keep: usize,
+    /// `[output] histogram_us`: each stored test's plotted histogram range, **µs**.
+    pub histogram_us: Option<u64>,
     /// Prometheus textfile.
     pub prometheus: Option<PathBuf>,
     /// The load as configured, for reports (empty: none).
@@ -299,6 +301,7 @@ pub fn plan(located: &Located, topo: &CpuTopology) -> SelftestPlan {
         fallback_dir: cfg.output.fallback_dir.clone(),
         allow_unjudged: cfg.selftest.allow_unjudged,
         keep: cfg.output.keep,
+        histogram_us: cfg.output.histogram_us,
         prometheus: cfg.output.prometheus.clone(),
         load_label: load.join("; "),
         load: load_spec,

@@ -364,8 +364,11 @@ fn measure(plan: &SelftestPlan, root: &SysRoot, notify: &mut Notify) -> Result<M
             watchdog,
             notify,
         };
+        let started = Instant::now();
         match measure_one(t.name(), a, root, &mut progress) {
-            Ok((summary, stop)) => {
+            Ok((mut summary, stop)) => {
+                summary.duration_s = Some(started.elapsed().as_secs_f64());
+                summary.histogram_us = plan.histogram_us;
                 m.stop = stop;
                 m.tests.push(summary);
             }
@@ -418,6 +421,8 @@ fn measure_one(
             let summary = TestSummary {
                 test: name.into(),
                 msg_size: None,
+                duration_s: None,
+                histogram_us: None,
                 threads: r.threads.iter().map(ThreadSummary::from_cyclic).collect(),
                 explain: r.end.explained.clone(),
             };
@@ -428,6 +433,8 @@ fn measure_one(
             let summary = TestSummary {
                 test: name.into(),
                 msg_size: Some(r.msg_size),
+                duration_s: None,
+                histogram_us: None,
                 threads: r.pairs.iter().map(ThreadSummary::from_pair).collect(),
                 explain: r.end.explained.clone(),
             };
