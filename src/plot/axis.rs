@@ -136,23 +136,21 @@ fn nice_floor(v: f64) -> f64 {
     m * e
 }
 
-/// Where the axis must reach, **µs**: every curve's [`axis_end_ns`] and `reach_ns` (the
-/// limits drawn: a limit beside the data is part of the picture).
-fn data_end_us(curves: &[Curve], reach_ns: u64) -> f64 {
-    let end = curves.iter().map(axis_end_ns).max().unwrap_or(1000);
-    end.max(reach_ns).max(1) as f64 / 1000.0
+/// Where the data ends, **µs**: every curve's [`axis_end_ns`].
+fn data_end_us(curves: &[Curve]) -> f64 {
+    curves.iter().map(axis_end_ns).max().unwrap_or(1000).max(1) as f64 / 1000.0
 }
 
-/// The default linear axis for `curves`: from 0 to their [`axis_end_ns`] and
-/// `reach_ns`, or to `x_max` µs when given.
-pub fn linear(curves: &[Curve], reach_ns: u64, x_max: Option<f64>) -> Scale {
+/// The default linear axis for `curves`: from 0 to their [`axis_end_ns`], or to `x_max`
+/// µs when given.
+pub fn linear(curves: &[Curve], x_max: Option<f64>) -> Scale {
     match x_max {
         Some(x) => Scale::Linear {
             max: x,
             step: nice_step(x / 8.0),
         },
         None => {
-            let data = data_end_us(curves, reach_ns);
+            let data = data_end_us(curves);
             let step = nice_step(data / 8.0);
             Scale::Linear {
                 max: (data / step).ceil() * step,
@@ -163,15 +161,23 @@ pub fn linear(curves: &[Curve], reach_ns: u64, x_max: Option<f64>) -> Scale {
 }
 
 /// The default log axis for `curves`: from the first drawn point (half a bucket below
-/// the first bucket's centre) down to a 1-2-5 value, to the largest maximum, bucket
-/// end or `reach_ns` (or `x_max` µs) up to one.
-pub fn log(curves: &[Curve], reach_ns: u64, x_max: Option<f64>) -> Scale {
+/// the first bucket's centre) down to a 1-2-5 value, to the largest maximum or bucket
+/// end (or `x_max` µs) up to one. `limits_ns` within ten times the data's end extend
+/// the axis (a decade at most): a limit just beyond the largest maximum belongs in the
+/// picture, a loose one (10 s) would squeeze it.
+pub fn log(curves: &[Curve], limits_ns: &[u64], x_max: Option<f64>) -> Scale {
     let first = curves
         .iter()
         .filter_map(|c| c.buckets.first().map(|b| (b.0, c.bucket_ns)))
         .map(|(lo, w)| (lo as f64 - w as f64 / 2.0).max(w as f64 / 2.0) / 1000.0)
         .fold(f64::INFINITY, f64::min);
-    let max = x_max.unwrap_or_else(|| nice_step(data_end_us(curves, reach_ns)));
+    let data = data_end_us(curves);
+    let end = limits_ns
+        .iter()
+        .map(|l| *l as f64 / 1000.0)
+        .filter(|l| *l <= data * 10.0)
+        .fold(data, f64::max);
+    let max = x_max.unwrap_or_else(|| nice_step(end));
     let min = nice_floor(if first.is_finite() { first } else { 1.0 }).min(max / 10.0);
     Scale::Log { min, max }
 }

@@ -203,6 +203,51 @@ pub fn parse(input: &str, bytes: &[u8], test: Option<&str>) -> Result<LatencyPlo
     Ok(plot)
 }
 
+/// What an input of `rtbench plot` is drawn as.
+#[derive(Debug)]
+pub enum Input {
+    /// A latency histogram per CPU ([`svg`]).
+    Latency(Box<LatencyPlot>),
+    /// The monitor's windows, oldest first, at least one ([`timeline`]).
+    Windows(Vec<crate::results::window::WindowRecord>),
+}
+
+/// Reads and parses `path` ([`read_input`], [`parse`]); a monitor's window store (its
+/// directory, or a `windows.jsonl` file or stream) is read as [`Input::Windows`].
+/// Returns the name to show and the input. Errors: those of [`read_input`] and
+/// [`parse`]; a window store without a readable window ([`Error::Usage`]).
+pub fn load(path: &Path, test: Option<&str>) -> Result<(String, Input)> {
+    let (name, records) = match timeline::store_dir(path) {
+        Some(dir) => {
+            let name = dir.display().to_string();
+            let (records, _) = timeline::read_store(&dir)
+                .map_err(|e| Error::usage(&name, "", format!("cannot read: {e}")))?;
+            (name, records)
+        }
+        None => {
+            let (name, bytes) = read_input(path)?;
+            match std::str::from_utf8(&bytes)
+                .ok()
+                .filter(|t| timeline::is_windows(t))
+            {
+                Some(text) => (name, timeline::parse_lines(text).0),
+                None => {
+                    let plot = parse(&name, &bytes, test)?;
+                    return Ok((name, Input::Latency(Box::new(plot))));
+                }
+            }
+        }
+    };
+    if records.is_empty() {
+        return Err(Error::usage(
+            &name,
+            "",
+            "the monitor's window store holds no readable window",
+        ));
+    }
+    Ok((name, Input::Windows(records)))
+}
+
 /// Reads `path`: `-` is standard input; a directory is a results store (its newest run
 /// that is a regular file; anything else named like a run — a FIFO, a link to a device
 /// — is skipped with a warning on standard error). At most

@@ -131,12 +131,12 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
     // caller of this function that passes one gets the axis of the data instead.
     // Log scale where the input binned every sample (docs/PLOT.md says why).
     let x_max_us = x_max_us.filter(|x| (MIN_X_MAX_US..=MAX_X_MAX_US).contains(x));
-    let reach_ns = m.limits.iter().map(|l| l.1).max().unwrap_or(0);
+    let limits_ns: Vec<u64> = m.limits.iter().map(|l| l.1).collect();
     let axis = XAxis {
         scale: if m.binned_all {
-            axis::log(curves, reach_ns, x_max_us)
+            axis::log(curves, &limits_ns, x_max_us)
         } else {
-            axis::linear(curves, reach_ns, x_max_us)
+            axis::linear(curves, x_max_us)
         },
         left: LEFT,
         width: pw,

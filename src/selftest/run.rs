@@ -367,7 +367,14 @@ fn measure(plan: &SelftestPlan, root: &SysRoot, notify: &mut Notify) -> Result<M
         let started = Instant::now();
         match measure_one(t.name(), a, root, &mut progress) {
             Ok((mut summary, stop)) => {
-                summary.duration_s = Some(started.elapsed().as_secs_f64());
+                // Its measuring time: the configured duration when it ran to the end
+                // (the elapsed time adds thread setup and the explanation), else the
+                // time until it was stopped.
+                summary.duration_s = Some(if stop.interrupted() {
+                    started.elapsed().as_secs_f64()
+                } else {
+                    t.duration().as_secs_f64()
+                });
                 summary.histogram_us = plan.histogram_us;
                 m.stop = stop;
                 m.tests.push(summary);

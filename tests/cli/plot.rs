@@ -11,27 +11,27 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Per thread: latency bucket in µs → samples (non-empty buckets only).
-type Buckets = Vec<BTreeMap<u64, u64>>;
+pub(super) type Buckets = Vec<BTreeMap<u64, u64>>;
 
-fn attr(n: roxmltree::Node, a: &str) -> f64 {
+pub(super) fn attr(n: roxmltree::Node, a: &str) -> f64 {
     n.attribute(a)
         .unwrap_or_else(|| panic!("<{}> without {a}", n.tag_name().name()))
         .parse()
         .unwrap()
 }
 
-fn by_id<'a>(doc: &'a roxmltree::Document, id: &str) -> roxmltree::Node<'a, 'a> {
+pub(super) fn by_id<'a>(doc: &'a roxmltree::Document, id: &str) -> roxmltree::Node<'a, 'a> {
     doc.descendants()
         .find(|n| n.attribute("id") == Some(id))
         .unwrap_or_else(|| panic!("no element with id {id}"))
 }
 
-fn has_class(n: &roxmltree::Node, c: &str) -> bool {
+pub(super) fn has_class(n: &roxmltree::Node, c: &str) -> bool {
     n.attribute("class") == Some(c)
 }
 
 /// (grid line position, tick value) pairs of an axis group, in drawing order.
-fn ticks(axis: roxmltree::Node, pos: &str) -> Vec<(f64, f64)> {
+pub(super) fn ticks(axis: roxmltree::Node, pos: &str) -> Vec<(f64, f64)> {
     let lines: Vec<f64> = axis
         .children()
         .filter(|n| has_class(n, "grid"))
@@ -56,7 +56,7 @@ fn ticks(axis: roxmltree::Node, pos: &str) -> Vec<(f64, f64)> {
 /// Parses `svg`, checks the frame (well-formed XML, axis labels, one curve, maximum
 /// marker and legend entry per thread) and that the plotted points equal `want`.
 /// Returns the document text for further checks.
-fn check_plot(svg_path: &Path, want: &Buckets) -> String {
+pub(super) fn check_plot(svg_path: &Path, want: &Buckets) -> String {
     let text = std::fs::read_to_string(svg_path).unwrap();
     let doc = roxmltree::Document::parse(&text).expect("well-formed XML");
     let root = doc.root_element();
