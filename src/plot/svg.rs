@@ -332,7 +332,8 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
                 w,
                 "<g class=\"limit\" data-statistic=\"{}\" data-limit-ns=\"{ns}\"><line x1=\"{x:.2}\" \
                  y1=\"{top}\" x2=\"{x:.2}\" y2=\"{bottom}\" stroke-dasharray=\"4 3\"/>\
-                 <text class=\"label\" x=\"{:.2}\" y=\"{:.2}\" stroke=\"none\">{}</text></g>",
+                 <text class=\"label\" x=\"{:.2}\" y=\"{:.2}\" stroke=\"#fff\" \
+                 stroke-width=\"3\" paint-order=\"stroke\">{}</text></g>",
                 esc(what),
                 at.x,
                 at.y,
