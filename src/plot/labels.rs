@@ -120,3 +120,16 @@ pub(super) fn decade_label(k: i32) -> String {
         None => format!("1e{k}"),
     }
 }
+
+/// `2026-11-29 23:18:44 UTC` for `secs` since the epoch.
+pub fn utc_date(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let s = secs.rem_euclid(86_400);
+    let (y, m, d) = crate::date::civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
+        s / 3600,
+        s / 60 % 60,
+        s % 60
+    )
+}

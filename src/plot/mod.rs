@@ -1,6 +1,7 @@
 //! `rtbench plot`: the OSADL-style latency plot — one curve per CPU (thread), latency in
-//! µs on a linear x axis, sample count on a logarithmic y axis, each CPU's maximum
-//! marked, as the OSADL QA farm draws them
+//! µs on a linear x axis (logarithmic where the input binned every sample, [`axis`]),
+//! sample count on a logarithmic y axis, each CPU's maximum marked, as the OSADL QA farm
+//! draws them
 //! (<https://www.osadl.org/Latency-plots.latency-plots.0.html>).
 //!
 //! Inputs ([`parse`] tells them apart by content, not by file name):
@@ -8,16 +9,20 @@
 //!   object: exact p99.9 and max in ns, system snapshot) or `cyclictest --json`;
 //!   see [`json`].
 //! - a stored self-test result (`results::store::StoredRun`; HdrHistogram pairs); see
-//!   [`json`].
+//!   [`stored`].
 //! - a cyclictest `-h`/`-H` dump, rt-tests ≤ 2.6 and 2.7+ layouts; see [`dump`].
+//! - the monitor's window store (`windows.jsonl`), drawn as a timeline; see [`timeline`].
 //!
-//! Output: SVG written by [`svg`] (no plotting crate: see that module for why).
+//! Output: SVG written by [`svg`] (no plotting crate: see that module for why) and
+//! [`timeline`], on the page of `page.rs`.
 
 pub mod axis;
 pub mod dump;
 pub mod json;
 mod labels;
+mod page;
 mod place;
+pub mod stored;
 pub mod svg;
 pub mod timeline;
 

@@ -9,16 +9,20 @@
 //! time (ttf/font-kit, or an embedded font), so PNG is not offered.
 //!
 //! Shape (OSADL latency plot, <https://www.osadl.org/Latency-plots.latency-plots.0.html>):
-//! x = latency in µs, linear,
-//! from 0; y = samples per bucket, log10, from 0.5 (an empty bucket lies on the x axis,
-//! so a lone sample shows as a spike). Each curve is one `<polyline class="histogram">`
-//! in `<g class="curve">`; its points above the x axis are exactly the input's non-empty
-//! buckets. Each maximum is a triangle with its value (`<g class="max">`).
+//! x = latency in µs, linear from 0 (each bucket at its lower bound), or log10 where the
+//! input binned every sample (each bucket at its centre; `<g id="x-axis"
+//! data-scale="log">`, [`super::axis`]); y = samples per bucket, log10, from 0.5 (an
+//! empty bucket lies on the x axis, so a lone sample shows as a spike). Each curve is one
+//! `<polyline class="histogram">` in `<g class="curve">`; its points above the x axis
+//! are exactly the input's non-empty buckets. Each maximum is a triangle with its value
+//! (`<g class="max">`); limit and maximum labels (`class="label"`) are kept inside the
+//! plot area and apart (`place.rs`).
 //! Text is XML-escaped; characters XML 1.0 forbids are replaced.
 
 use super::axis::{self, XAxis};
 use super::labels::{clip, decade_label, decade_value, duration, wrap};
 pub use super::labels::{count, esc, us};
+use super::page::{self, HEADER_CHARS, LABEL_FONT, LEFT, LINE_H, PLOT_W};
 use super::place::{self, Placer};
 use super::{Curve, LatencyPlot, Percentile};
 use crate::report::Sink;
@@ -31,21 +35,9 @@ pub const MIN_X_MAX_US: f64 = 0.001;
 /// (2^64 - 1 ns).
 pub const MAX_X_MAX_US: f64 = u64::MAX as f64 / 1000.0;
 
-const WIDTH: f64 = 960.0;
-const LEFT: f64 = 80.0;
-const RIGHT: f64 = 30.0;
 const PLOT_H: f64 = 400.0;
-const LINE_H: f64 = 17.0;
-/// Font size of the limit and maximum labels, px.
-const LABEL_FONT: f64 = 11.0;
-/// Longest header line, characters (12 px text across the page); longer ones wrap.
-const HEADER_CHARS: usize = 128;
 /// Lower end of the count axis (log10 of 0.5): empty buckets are drawn here.
 const Y_FLOOR_LOG: f64 = -std::f64::consts::LOG10_2;
-const COLORS: [&str; 10] = [
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-    "#bcbd22", "#17becf",
-];
 
 /// The SVG format as a [`Sink`] (see [`render`]).
 pub struct Svg<'a> {
@@ -119,8 +111,8 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
 
     // Long lines (a verdict naming every failure) are wrapped, never cut.
     let header: Vec<String> = header.iter().flat_map(|l| wrap(l, HEADER_CHARS)).collect();
-    let top = 34.0 + LINE_H * header.len() as f64 + 8.0;
-    let pw = WIDTH - LEFT - RIGHT;
+    let top = page::plot_top(header.len());
+    let pw = PLOT_W;
     let bottom = top + PLOT_H;
     let legend_top = bottom + 62.0;
     let height = legend_top + LINE_H * curves.len() as f64 + 30.0;
@@ -160,29 +152,7 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
 
     let mut s = String::new();
     let w = &mut s;
-    let _ = writeln!(
-        w,
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" \
-         version=\"1.1\" width=\"{WIDTH}\" height=\"{height}\" viewBox=\"0 0 {WIDTH} {height}\" \
-         font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">"
-    );
-    let _ = writeln!(w, "<title>{}</title>", esc(&title));
-    let _ = writeln!(w, "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>");
-    let _ = writeln!(w, "<g id=\"header\">");
-    let _ = writeln!(
-        w,
-        "<text id=\"title\" x=\"{LEFT}\" y=\"24\" font-size=\"17\" font-weight=\"bold\">{}</text>",
-        esc(&clip(&title, 90))
-    );
-    for (i, l) in header.iter().enumerate() {
-        let _ = writeln!(
-            w,
-            "<text x=\"{LEFT}\" y=\"{}\">{}</text>",
-            44.0 + LINE_H * i as f64,
-            esc(l)
-        );
-    }
-    let _ = writeln!(w, "</g>");
+    page::open(w, height, &title, &clip(&title, 90), &header);
 
     // Grid and x axis.
     let _ = writeln!(
@@ -202,13 +172,14 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
             bottom + 18.0
         );
     }
-    let _ = writeln!(
+    page::x_label(
         w,
-        "<text id=\"x-label\" x=\"{:.2}\" y=\"{}\" text-anchor=\"middle\" font-size=\"13\">\
-         Latency (µs{})</text>",
-        LEFT + pw / 2.0,
-        bottom + 38.0,
-        if axis.is_log() { ", log scale" } else { "" }
+        bottom,
+        if axis.is_log() {
+            "Latency (µs, log scale)"
+        } else {
+            "Latency (µs)"
+        },
     );
     let _ = writeln!(w, "</g>");
 
@@ -246,18 +217,14 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
     } else {
         format!("{bucket} ns")
     };
-    let (lx, ly) = (22.0, top + PLOT_H / 2.0);
-    let _ = writeln!(
+    page::y_label(
         w,
-        "<text id=\"y-label\" x=\"{lx}\" y=\"{ly}\" text-anchor=\"middle\" font-size=\"13\" \
-         transform=\"rotate(-90 {lx} {ly})\">Samples per {unit} bucket (log scale)</text>"
+        top,
+        PLOT_H,
+        &format!("Samples per {unit} bucket (log scale)"),
     );
     let _ = writeln!(w, "</g>");
-    let _ = writeln!(
-        w,
-        "<rect id=\"plot-area\" x=\"{LEFT}\" y=\"{top}\" width=\"{pw}\" height=\"{PLOT_H}\" \
-         fill=\"none\" stroke=\"#000\"/>"
-    );
+    page::frame(w, top, PLOT_H);
 
     // Curves.
     let cpus_unique = {
@@ -267,14 +234,7 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
         v.dedup();
         n == curves.len() && v.len() == n
     };
-    let style = |i: usize| {
-        let dash = if i >= COLORS.len() {
-            " stroke-dasharray=\"6 3\""
-        } else {
-            ""
-        };
-        (COLORS[i % COLORS.len()], dash)
-    };
+    let style = page::style;
     let _ = writeln!(
         w,
         "<g id=\"curves\" fill=\"none\" stroke-width=\"1.3\" stroke-linejoin=\"round\">"
@@ -387,7 +347,6 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
     // Legend: one line per curve.
     let _ = writeln!(w, "<g id=\"legend\">");
     for (i, c) in curves.iter().enumerate() {
-        let (color, dash) = style(i);
         let y = legend_top + LINE_H * i as f64;
         let p999 = match c.p999() {
             Percentile::At(ns) => format!("{} µs", us(ns)),
@@ -418,32 +377,15 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
                 count(c.overflows)
             );
         }
-        let _ = writeln!(
-            w,
-            "<g class=\"entry\"><line x1=\"{LEFT}\" y1=\"{:.1}\" x2=\"{}\" y2=\"{:.1}\" \
-             stroke=\"{color}\" stroke-width=\"3\"{dash}/><text x=\"{}\" y=\"{y:.1}\">{}</text></g>",
-            y - 4.0,
-            LEFT + 24.0,
-            y - 4.0,
-            LEFT + 32.0,
-            esc(&clip(&text, 130))
-        );
+        page::legend_entry(w, y, i, &clip(&text, 130));
     }
     let _ = writeln!(w, "</g>");
-    let _ = writeln!(
-        w,
-        "<text id=\"footer\" x=\"{LEFT}\" y=\"{:.1}\" font-size=\"10\" fill=\"#555\">\
-         rtbench {} plot of {}; p99.9 {}</text>",
-        height - 10.0,
-        env!("CARGO_PKG_VERSION"),
-        esc(&m.format),
-        if curves.iter().all(|c| c.p999_ns.is_some()) {
-            "exact (HdrHistogram)"
-        } else {
-            "from the buckets (bucket lower bound)"
-        }
-    );
-    let _ = writeln!(w, "</svg>");
+    let exact = if curves.iter().all(|c| c.p999_ns.is_some()) {
+        "exact (HdrHistogram)"
+    } else {
+        "from the buckets (bucket lower bound)"
+    };
+    page::close(w, height, &format!("{}; p99.9 {exact}", m.format));
     s
 }
 
@@ -496,6 +438,10 @@ mod tests {
         assert_eq!(decade_label(6), "1M");
         assert_eq!(nice_step(7.3), 10.0);
         assert_eq!(nice_step(0.3), 0.5);
+        // Wrapped after "; " (else at a space), never cut while a break exists.
+        assert_eq!(wrap("FAIL: a b; c d; e", 11), vec!["FAIL: a b;", "c d; e"]);
+        assert_eq!(wrap("short", 11), vec!["short"]);
+        assert_eq!(wrap("unbreakable-word", 6), vec!["unbre…"]);
     }
 
     #[test]

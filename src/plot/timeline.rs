@@ -9,26 +9,17 @@
 //! run of windows without a gap (a monitor restart breaks the line); each point is one
 //! window, drawn at its end (`data-end-s`). A window that exceeded a `[monitor.limits]`
 //! limit is ringed (`<circle class="exceeded">`), each CPU's largest window maximum is
-//! labelled (placed as in [`super::place`]).
+//! labelled (placed as in `place.rs`).
 
-use super::json::utc_date;
-use super::labels::{count, esc, us, wrap};
+use super::labels::{count, esc, us, utc_date, wrap};
+use super::page::{self, HEADER_CHARS, LABEL_FONT, LEFT, LINE_H, PLOT_W};
 use super::place::{self, Placer};
 use crate::results::window::{WindowRecord, WindowStore, CURRENT, PREVIOUS};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-const WIDTH: f64 = 960.0;
-const LEFT: f64 = 80.0;
-const RIGHT: f64 = 30.0;
 const PLOT_H: f64 = 360.0;
-const LINE_H: f64 = 17.0;
-const LABEL_FONT: f64 = 11.0;
-const COLORS: [&str; 10] = [
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-    "#bcbd22", "#17becf",
-];
 /// Time-axis steps, seconds: the first that gives at most 8 ticks.
 const STEPS_S: [i64; 22] = [
     1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400,
@@ -159,9 +150,9 @@ pub fn render(records: &[WindowRecord], title: Option<&str>, source: &str) -> St
             count(exceeded as u64)
         ),
     ];
-    header = header.iter().flat_map(|l| wrap(l, 128)).collect();
-    let top = 34.0 + LINE_H * header.len() as f64 + 8.0;
-    let pw = WIDTH - LEFT - RIGHT;
+    header = header.iter().flat_map(|l| wrap(l, HEADER_CHARS)).collect();
+    let top = page::plot_top(header.len());
+    let pw = PLOT_W;
     let bottom = top + PLOT_H;
     let legend_top = bottom + 62.0;
     let height = legend_top + LINE_H * series.len() as f64 + 30.0;
@@ -179,29 +170,7 @@ pub fn render(records: &[WindowRecord], title: Option<&str>, source: &str) -> St
 
     let mut s = String::new();
     let w = &mut s;
-    let _ = writeln!(
-        w,
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" \
-         version=\"1.1\" width=\"{WIDTH}\" height=\"{height}\" viewBox=\"0 0 {WIDTH} {height}\" \
-         font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">"
-    );
-    let _ = writeln!(w, "<title>{}</title>", esc(&title));
-    let _ = writeln!(w, "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>");
-    let _ = writeln!(w, "<g id=\"header\">");
-    let _ = writeln!(
-        w,
-        "<text id=\"title\" x=\"{LEFT}\" y=\"24\" font-size=\"17\" font-weight=\"bold\">{}</text>",
-        esc(&title)
-    );
-    for (i, l) in header.iter().enumerate() {
-        let _ = writeln!(
-            w,
-            "<text x=\"{LEFT}\" y=\"{}\">{}</text>",
-            44.0 + LINE_H * i as f64,
-            esc(l)
-        );
-    }
-    let _ = writeln!(w, "</g>");
+    page::open(w, height, &title, &title, &header);
 
     // Time axis.
     let span = t1 - t0;
@@ -226,13 +195,7 @@ pub fn render(records: &[WindowRecord], title: Option<&str>, source: &str) -> St
         );
         t += step;
     }
-    let _ = writeln!(
-        w,
-        "<text id=\"x-label\" x=\"{:.2}\" y=\"{}\" text-anchor=\"middle\" font-size=\"13\">\
-         Time (UTC), window end</text>",
-        LEFT + pw / 2.0,
-        bottom + 38.0
-    );
+    page::x_label(w, bottom, "Time (UTC), window end");
     let _ = writeln!(w, "</g>");
 
     // Latency axis: 1, 2, 5 per decade.
@@ -257,18 +220,9 @@ pub fn render(records: &[WindowRecord], title: Option<&str>, source: &str) -> St
             );
         }
     }
-    let (lx, ly) = (22.0, top + PLOT_H / 2.0);
-    let _ = writeln!(
-        w,
-        "<text id=\"y-label\" x=\"{lx}\" y=\"{ly}\" text-anchor=\"middle\" font-size=\"13\" \
-         transform=\"rotate(-90 {lx} {ly})\">Window maximum (µs, log scale)</text>"
-    );
+    page::y_label(w, top, PLOT_H, "Window maximum (µs, log scale)");
     let _ = writeln!(w, "</g>");
-    let _ = writeln!(
-        w,
-        "<rect id=\"plot-area\" x=\"{LEFT}\" y=\"{top}\" width=\"{pw}\" height=\"{PLOT_H}\" \
-         fill=\"none\" stroke=\"#000\"/>"
-    );
+    page::frame(w, top, PLOT_H);
 
     // Series: one polyline per run of windows without a gap.
     let _ = writeln!(
@@ -276,10 +230,10 @@ pub fn render(records: &[WindowRecord], title: Option<&str>, source: &str) -> St
         "<g id=\"series\" fill=\"none\" stroke-width=\"1.3\" stroke-linejoin=\"round\">"
     );
     for (i, (cpu, pts)) in series.iter().enumerate() {
-        let color = COLORS[i % COLORS.len()];
+        let (color, dash) = page::style(i);
         let _ = write!(
             w,
-            "<g class=\"cpu\" data-cpu=\"{cpu}\" stroke=\"{color}\"><title>CPU {cpu}</title>\n\
+            "<g class=\"cpu\" data-cpu=\"{cpu}\" stroke=\"{color}\"{dash}><title>CPU {cpu}</title>\n\
              <polyline class=\"series\" points=\""
         );
         let mut prev: Option<i64> = None;
@@ -315,7 +269,7 @@ pub fn render(records: &[WindowRecord], title: Option<&str>, source: &str) -> St
         let Some(&(end, max, _)) = pts.iter().max_by_key(|p| (p.1, -p.0)) else {
             continue;
         };
-        let color = COLORS[i % COLORS.len()];
+        let (color, _) = page::style(i);
         let text = format!("CPU {cpu} max {} µs", us(max));
         let width = text.chars().count() as f64 * LABEL_FONT * place::CHAR_EM;
         let (x, y) = (px(end), py(max));
@@ -335,7 +289,6 @@ pub fn render(records: &[WindowRecord], title: Option<&str>, source: &str) -> St
     // Legend.
     let _ = writeln!(w, "<g id=\"legend\">");
     for (i, (cpu, pts)) in series.iter().enumerate() {
-        let color = COLORS[i % COLORS.len()];
         let y = legend_top + LINE_H * i as f64;
         let worst = pts.iter().max_by_key(|p| (p.1, -p.0)).copied();
         let over = pts.iter().filter(|p| p.2).count();
@@ -346,26 +299,9 @@ pub fn render(records: &[WindowRecord], title: Option<&str>, source: &str) -> St
             worst.map_or_else(|| "-".into(), |p| utc_date(p.0)),
             count(over as u64)
         );
-        let _ = writeln!(
-            w,
-            "<g class=\"entry\"><line x1=\"{LEFT}\" y1=\"{:.1}\" x2=\"{}\" y2=\"{:.1}\" \
-             stroke=\"{color}\" stroke-width=\"3\"/><text x=\"{}\" y=\"{y:.1}\">{}</text></g>",
-            y - 4.0,
-            LEFT + 24.0,
-            y - 4.0,
-            LEFT + 32.0,
-            esc(&text)
-        );
+        page::legend_entry(w, y, i, &text);
     }
     let _ = writeln!(w, "</g>");
-    let _ = writeln!(
-        w,
-        "<text id=\"footer\" x=\"{LEFT}\" y=\"{:.1}\" font-size=\"10\" fill=\"#555\">\
-         rtbench {} plot of the monitor's window store {}</text>",
-        height - 10.0,
-        env!("CARGO_PKG_VERSION"),
-        esc(source)
-    );
-    let _ = writeln!(w, "</svg>");
+    page::close(w, height, &format!("the monitor's window store {source}"));
     s
 }
