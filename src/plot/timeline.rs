@@ -124,13 +124,15 @@ pub fn render(records: &[WindowRecord], title: Option<&str>, source: &str) -> St
         .max()
         .unwrap_or(t0)
         .max(t0 + 1);
-    // A gap: more than 1.5 windows (the longest window) between one end and the next.
-    let window_s = records
+    // A gap: more than 1.5 windows between one end and the next.
+    // The window length: the median window (the first and last of a monitor run are
+    // cut short by its start and stop).
+    let mut lengths: Vec<i64> = records
         .iter()
         .map(|r| r.duration_s.round() as i64)
-        .max()
-        .unwrap_or(1)
-        .max(1);
+        .collect();
+    lengths.sort_unstable();
+    let window_s = lengths.get(lengths.len() / 2).copied().unwrap_or(1).max(1);
     let title = title.map_or_else(
         || "Monitor: window maxima per CPU".to_string(),
         String::from,
