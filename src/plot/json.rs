@@ -190,7 +190,8 @@ fn rt_tests(doc: &Value) -> Result<LatencyPlot, String> {
             format: format.into(),
             host: text_at(si, "nodename"),
             kernel,
-            date: start,
+            // rt-tests writes RFC 2822; the plot says it as every rtbench text does.
+            date: start.map(|s| parse_rfc2822(&s).map_or(s, utc_date)),
             test: Some(test),
             command: cmdline,
             duration_s,
@@ -306,6 +307,15 @@ mod tests {
             25
         );
         assert_eq!(parse_rfc2822("yesterday"), None);
+    }
+
+    #[test]
+    fn the_header_says_rt_tests_start_time_in_rtbench_s_date_format() {
+        let doc = r#"{"file_version": 1, "start_time": "Tue, 01 Dec 2026 20:17:47 +0000",
+            "thread": {"0": {"cycles": 1, "min": 1, "max": 1, "avg": 1.0, "cpu": 0,
+            "histogram": {"1": 1}}}}"#;
+        let p = parse(doc, None).unwrap();
+        assert_eq!(p.meta.date.as_deref(), Some("2026-12-01T20:17:47Z"));
     }
 
     #[test]
