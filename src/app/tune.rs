@@ -33,7 +33,14 @@ pub fn run(action: &TuneAction) -> Result<i32> {
         TuneStep::Revert => crate::tune::revert(root, spec)?,
         TuneStep::Status => return print_status(&plan),
     };
-    let code = report.exit_code();
+    // A check that compared nothing ([tuning] configures no item) is not a clean
+    // check: exit 1, and the text says "nothing checked".
+    let nothing_checked = matches!(plan.step, TuneStep::Check) && report.items.is_empty();
+    let code = if nothing_checked {
+        exit::FAIL
+    } else {
+        report.exit_code()
+    };
     let out = output(&plan);
     if plan.json {
         // The report's keys (sorted, as serde_json's map keeps them) plus the exit code.

@@ -17,7 +17,8 @@ PREEMPT_RT, console log level 4, RT throttling on (950000 µs), timer migration 
 vmstat every 10 s, no transparent huge pages (as tuned's realtime profile). apply
 needs a file: it changes the system only as [tuning] says (rtbench config template).
 
-Exit codes: 0 ok, 1 deviations (check, or a check-only item after apply), 2 configuration
+Exit codes: 0 ok, 1 deviations (check, or a check-only item after apply) or nothing
+checked (a [tuning] with no item), 2 configuration
 error, 3 the system refused (apply/revert: a write, a value that did not hold or a guard;
 apply rolls back what it changed), not root, or the journal/lock is unusable.";
 

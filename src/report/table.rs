@@ -94,7 +94,10 @@ pub fn render(run: &StoredRun) -> String {
         &run.load
     };
     let _ = writeln!(s, "{}", clip(&format!("load: {load}"), 80));
-    let _ = writeln!(s, "{}", clip(&format!("limits: {}", limits_line(run)), 80));
+    // Every limit shown: wrapped, never cut.
+    for line in wrap(&format!("limits: {}", limits_line(run)), 80, "  ") {
+        let _ = writeln!(s, "{line}");
+    }
     if let Some(h) = &run.hardware {
         let parts: Vec<String> = [h.hwlat_text(), h.smi_text()]
             .into_iter()

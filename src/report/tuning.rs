@@ -61,7 +61,11 @@ pub fn render(report: &TuningReport, config: &str) -> String {
         report.recovered.iter().for_each(|r| line(&mut out, r));
     }
     if report.items.is_empty() {
-        out.push_str("  nothing to do\n");
+        out.push_str(if report.action == crate::tune::Action::Check {
+            "  nothing checked: [tuning] configures no item (rtbench config template lists them)\n"
+        } else {
+            "  nothing to do\n"
+        });
     }
     report.items.iter().for_each(|r| line(&mut out, r));
     if !report.rolled_back.is_empty() {

@@ -157,8 +157,13 @@ impl Drop for NoForks {
 }
 
 /// Waits until no other test of this binary starts processes, and keeps it so: for a
-/// test that calls `tune::apply` or `tune::revert` in this process.
+/// test that calls `tune::apply` or `tune::revert` in this process. Holds the machine
+/// shared first (unless this thread holds it already): every test takes the machine
+/// before the forks lock, never the other way round — a test holding the forks lock
+/// and waiting for the machine would deadlock against one that holds the machine
+/// exclusively and waits for the forks lock.
 pub fn no_forks() -> NoForks {
+    shared();
     SPAWNS.with(|s| *s.borrow_mut() = None);
     let g = FORKS.write().unwrap_or_else(|e| e.into_inner());
     NO_FORKS.with(|n| n.set(true));

@@ -37,6 +37,11 @@ const EXIT_STATUS: &str = "\
     system's latency (a stopped process, RT throttling); measure again
 130 interrupted by SIGINT (143: SIGTERM), after writing what was measured";
 
+/// The exit codes of `rtbench config` (src/app/config.rs).
+const CONFIG_EXIT_STATUS: &str = "\
+0   the template was printed, or the file is valid (or absent: the defaults apply)
+2   the file is not valid: one line names file, line, key and what was expected";
+
 /// Files a command reads or writes, by subcommand name (top-level page: every one).
 fn files(name: &str) -> &'static [(&'static str, &'static str)] {
     const CONFIG: (&str, &str) = (
@@ -117,7 +122,13 @@ fn add_pages(cmd: &clap::Command, names: &[String], pages: &mut BTreeMap<String,
         after_help(&mut roff, &after.to_string());
     }
     roff.control("SH", ["EXIT STATUS"]);
-    preformatted(&mut roff, EXIT_STATUS);
+    // `config` prints or checks a file: its own two codes, as its --help says.
+    let status = if page_name(cmd).starts_with("rtbench-config") {
+        CONFIG_EXIT_STATUS
+    } else {
+        EXIT_STATUS
+    };
+    preformatted(&mut roff, status);
     let short = cmd.get_name();
     let f = files(short);
     if !f.is_empty() {

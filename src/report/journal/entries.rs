@@ -179,8 +179,21 @@ pub fn summary(run: &StoredRun, stop: StopCause, storage: Storage<'_>) -> Entry 
     let exit = run
         .exit_code
         .unwrap_or(if run.verdict.pass { 0 } else { 1 });
+    // Threads of the cyclic test, pairs (two threads each) of the pair tests.
+    let count = |pairs: bool| -> usize {
+        run.tests
+            .iter()
+            .filter(|t| crate::results::summary::is_pair_test(&t.test) == pairs)
+            .map(|t| t.threads.len())
+            .sum()
+    };
+    let on = match (count(false), count(true)) {
+        (t, 0) => format!("{t} threads"),
+        (0, p) => format!("{p} pairs"),
+        (t, p) => format!("{t} threads and {p} pairs"),
+    };
     let mut msg = format!(
-        "rtbench self-test {}: {} on {cpus} threads for {:.0} s, worst max {}",
+        "rtbench self-test {}: {} on {on} for {:.0} s, worst max {}",
         run.verdict.word().to_uppercase(),
         names.join("+"),
         run.duration_s,
