@@ -98,6 +98,14 @@ impl Sink<MonitorMetrics> for MonitorProm {
             f.sample(&cpu(c.cpu), c.overruns);
         }
         let mut f = x.family(
+            "rtbench_monitor_window_missed_periods",
+            Kind::Gauge,
+            "Periods the late wakeups skipped in the monitor's last window (a wakeup k intervals late misses k).",
+        );
+        for c in &m.window.cpus {
+            f.sample(&cpu(c.cpu), c.missed());
+        }
+        let mut f = x.family(
             "rtbench_monitor_rolling_latency_seconds",
             Kind::Summary,
             "Wakeup latency quantiles over the rolling period (quantile 1 = max).",
@@ -135,6 +143,11 @@ impl Sink<MonitorMetrics> for MonitorProm {
                 "rtbench_monitor_overruns_total",
                 "Overruns the monitor has counted, across restarts.",
                 |a| a.overruns,
+            ),
+            (
+                "rtbench_monitor_missed_periods_total",
+                "Periods the monitor's late wakeups skipped, across restarts.",
+                |a| a.missed_periods,
             ),
             (
                 "rtbench_monitor_windows_over_limit_total",
@@ -213,6 +226,13 @@ impl Sink<SinceSummary> for SinceTable {
                 c.windows_over_limit
             )?;
         }
+        // A column would not fit 80; one late wakeup can miss hundreds of periods.
+        let missed: Vec<String> = s
+            .cpus
+            .iter()
+            .map(|c| format!("CPU {} {}", c.cpu, c.missed_periods))
+            .collect();
+        writeln!(out, "missed periods: {}", missed.join(", "))?;
         for c in s.cpus.iter().filter(|c| c.max_cause.is_some()) {
             writeln!(
                 out,
@@ -261,6 +281,7 @@ mod tests {
                 p999_ns: 9_500,
                 max_ns: 12_000,
                 overruns: 1,
+                missed_periods: Some(290),
                 exceeded: vec![],
                 max_at_ms: None,
                 cause: None,
@@ -290,7 +311,8 @@ mod tests {
         assert!(text
             .contains("rtbench_monitor_window_latency_seconds{cpu=\"2\",quantile=\"1\"} 1.2e-5\n"));
         let types = text.lines().filter(|l| l.starts_with("# TYPE")).count();
-        assert_eq!(types, 10, "{text}");
+        assert_eq!(types, 12, "{text}");
+        assert!(text.contains("rtbench_monitor_window_missed_periods{cpu=\"2\"} 290\n"));
         assert!(text.contains("rtbench_monitor_explained_total{cpu=\"2\",cause=\"task\"} 3\n"));
     }
 
@@ -305,6 +327,7 @@ mod tests {
             p999_ns: 9_500,
             max_ns,
             overruns: 0,
+            missed_periods: Some(0),
             exceeded: vec![],
             max_at_ms: Some(250_500),
             cause: cause.map(str::to_string),

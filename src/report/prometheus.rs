@@ -66,6 +66,14 @@ pub fn render(run: &StoredRun) -> String {
     for (labels, th) in threads() {
         f.sample(&labels, th.overruns);
     }
+    let mut f = x.family(
+        "rtbench_missed_periods",
+        Kind::Gauge,
+        "Periods the late wakeups (cyclic) or messages (pmq, pipe) skipped in the last self-test (k intervals late misses k).",
+    );
+    for (labels, th) in threads() {
+        f.sample(&labels, th.missed());
+    }
     let none = Labels::new();
     x.family(
         "rtbench_selftest_pass",

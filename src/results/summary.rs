@@ -38,6 +38,11 @@ pub struct ThreadSummary {
     pub max_ns: u64,
     /// Overruns (late wakeups past the next deadline, or receive timeouts).
     pub overruns: u64,
+    /// Periods those overruns skipped (a wakeup or message `k` intervals late misses
+    /// `k`; `rtbench cyclic`'s `Missed:`). Absent in results of older versions: see
+    /// [`ThreadSummary::missed`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missed_periods: Option<u64>,
     /// The latency distribution as `[value_ns, count]` pairs, one per non-empty
     /// HdrHistogram bucket (value = highest value equivalent to the bucket; 0.1 % wide).
     pub histogram: Vec<[u64; 2]>,
@@ -67,6 +72,7 @@ impl ThreadSummary {
             p9999_ns: stats.quantile_ns(0.9999),
             max_ns: stats.max_ns,
             overruns: stats.overruns,
+            missed_periods: Some(stats.missed_periods),
             histogram: stats
                 .hdr
                 .iter_recorded()
@@ -78,6 +84,13 @@ impl ThreadSummary {
                 })
                 .collect(),
         }
+    }
+
+    /// Periods missed. A result of an older version, which did not count them, reads
+    /// as its overrun count: a lower bound, since every overrun misses at least one
+    /// period.
+    pub fn missed(&self) -> u64 {
+        self.missed_periods.unwrap_or(self.overruns)
     }
 
     /// Summarises one cyclic thread.

@@ -7,5 +7,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod missed;
 mod monitor;
 mod monitor_alloc;

@@ -10,6 +10,7 @@ mod common;
 
 mod diagnose;
 mod explain;
+mod missed;
 mod notify;
 mod report_sinks;
 mod selftest;

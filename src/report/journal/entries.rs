@@ -112,12 +112,13 @@ pub fn thread_result(test: &str, th: &ThreadSummary, verdict: &Verdict) -> Entry
             Priority::Warning
         },
         format!(
-            "{who}: max {}, p99.9 {}, p99 {}, avg {}, {} overruns, {} samples: {outcome}",
+            "{who}: max {}, p99.9 {}, p99 {}, avg {}, {} overruns, {} missed periods, {} samples: {outcome}",
             us(th.max_ns, Text),
             us(th.p999_ns, Text),
             us(th.p99_ns, Text),
             us(th.avg_ns, Text),
             th.overruns,
+            th.missed(),
             th.count
         ),
     )
@@ -132,7 +133,8 @@ pub fn thread_result(test: &str, th: &ThreadSummary, verdict: &Verdict) -> Entry
     .field("RTBENCH_P999_NS", th.p999_ns)
     .field("RTBENCH_P9999_NS", th.p9999_ns)
     .field("RTBENCH_MAX_NS", th.max_ns)
-    .field("RTBENCH_OVERRUNS", th.overruns);
+    .field("RTBENCH_OVERRUNS", th.overruns)
+    .field("RTBENCH_MISSED_PERIODS", th.missed());
     for c in &checks {
         e = e.field(limit_field(&c.what), c.limit);
     }

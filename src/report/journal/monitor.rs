@@ -56,13 +56,15 @@ pub fn monitor_window(w: &WindowRecord, c: &WindowCpu, long: &CpuLongTerm) -> En
         MSG_MONITOR_WINDOW,
         Priority::Info,
         format!(
-            "monitor CPU {}: max {}, p99.9 {}, p99 {}, {} overrun{}, {} samples in {} s; all-time max {}",
+            "monitor CPU {}: max {}, p99.9 {}, p99 {}, {} overrun{}, {} missed period{}, {} samples in {} s; all-time max {}",
             c.cpu,
             us(c.max_ns, UsStyle::Text),
             us(c.p999_ns, UsStyle::Text),
             us(c.p99_ns, UsStyle::Text),
             c.overruns,
             if c.overruns == 1 { "" } else { "s" },
+            c.missed(),
+            if c.missed() == 1 { "" } else { "s" },
             c.samples,
             seconds(w.duration_s),
             us(long.alltime.max_ns, UsStyle::Text)
@@ -79,6 +81,7 @@ pub fn monitor_window(w: &WindowRecord, c: &WindowCpu, long: &CpuLongTerm) -> En
     .field("RTBENCH_P999_NS", c.p999_ns)
     .field("RTBENCH_MAX_NS", c.max_ns)
     .field("RTBENCH_OVERRUNS", c.overruns)
+    .field("RTBENCH_MISSED_PERIODS", c.missed())
     .field("RTBENCH_ALLTIME_MAX_NS", long.alltime.max_ns)
     .field("RTBENCH_ROLLING_P999_NS", long.rolling_p999_ns)
 }
