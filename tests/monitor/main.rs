@@ -10,3 +10,4 @@ mod common;
 mod missed;
 mod monitor;
 mod monitor_alloc;
+mod text;

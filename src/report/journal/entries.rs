@@ -300,16 +300,15 @@ pub fn config_error(err: &ConfigError) -> Entry {
     e
 }
 
-/// No configuration file at `path`: the documented defaults are used (and, having no
-/// `[limits]`, the run will be unjudged).
-pub fn defaults_used(path: &str) -> Entry {
+/// No configuration file at `path`: the documented defaults are used. `unjudged`
+/// says what goes unjudged without limits: for the self-test `no [limits]: the
+/// verdict will be unjudged`, for the monitor `no [monitor.limits]: no window is
+/// judged`.
+pub fn defaults_used(path: &str, unjudged: &str) -> Entry {
     Entry::new(
         MSG_DEFAULTS,
         Priority::Warning,
-        format!(
-            "no configuration at {path}: using the documented defaults (no [limits]: \
-             the verdict will be unjudged)"
-        ),
+        format!("no configuration at {path}: using the documented defaults ({unjudged})"),
     )
     .field("RTBENCH_CONFIG", path)
 }
