@@ -421,6 +421,29 @@ impl Verdict {
             .filter(move |c| c.test == test && c.thread == thread)
     }
 
+    /// The outcome of one thread of `test` (a cyclic CPU, a pmq/pipe pair) from its
+    /// checks alone: unjudged when no limit applied, pass when every check passed,
+    /// invalid when every failed check is invalid (not the system's latency), else
+    /// fail. The per-CPU `RTBENCH_VERDICT` of the result entry and the Prometheus
+    /// `rtbench_cpu_verdict`; the run's [`Verdict::outcome`] also weighs tuning and
+    /// problems.
+    pub fn thread_outcome(&self, test: &str, thread: usize) -> Outcome {
+        let mut checks = self.checks_for(test, thread).peekable();
+        if checks.peek().is_none() {
+            return Outcome::Unjudged;
+        }
+        let (mut failed, mut real) = (false, false);
+        for c in checks.filter(|c| !c.pass) {
+            failed = true;
+            real |= !c.invalid;
+        }
+        match (failed, real) {
+            (false, _) => Outcome::Pass,
+            (true, false) => Outcome::Invalid,
+            (true, true) => Outcome::Fail,
+        }
+    }
+
     /// Everything that failed, one line each, in **µs**: failed checks (test, CPU,
     /// statistic, value, limit, and the cause when explained; the invalid ones too),
     /// tuning deviations and failures (item, expected, found), then the other

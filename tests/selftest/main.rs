@@ -12,6 +12,7 @@ mod diagnose;
 mod explain;
 mod missed;
 mod notify;
+mod prometheus;
 mod report_sinks;
 mod selftest;
 mod selftest_tests;

@@ -78,15 +78,7 @@ pub fn thread_result(test: &str, th: &ThreadSummary, verdict: &Verdict) -> Entry
             )
         })
         .collect();
-    let word = if checks.is_empty() {
-        "unjudged"
-    } else if failed.is_empty() {
-        "pass"
-    } else if checks.iter().all(|c| c.pass || c.invalid) {
-        "invalid"
-    } else {
-        "fail"
-    };
+    let word = verdict.thread_outcome(test, th.thread).as_str();
     let limits = if checks.is_empty() {
         "none".to_string()
     } else {
