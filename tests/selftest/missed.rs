@@ -7,6 +7,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 const RESULT: &str = "b338a16c561342608e6e5ef41b0a0813";
+const SUMMARY: &str = "7b1dd0eea94d4cc4bd8f9e6c91b6465d";
 
 /// The stall: the whole process stopped (SIGSTOP) this long at a 1 ms interval misses
 /// at least as many periods as whole milliseconds it lasted.
@@ -49,6 +50,19 @@ fn a_stalled_self_test_counts_its_missed_periods_in_every_output() {
         r[0]["MESSAGE"].contains(&format!(" {missed} missed periods, ")),
         "{:?}",
         r[0]
+    );
+    // The summary adds up every thread's (one here).
+    let s = with_id(&e, SUMMARY);
+    assert_eq!(
+        s[0]["RTBENCH_MISSED_PERIODS"],
+        missed.to_string(),
+        "{:?}",
+        s[0]
+    );
+    assert!(
+        s[0]["MESSAGE"].contains(&format!(", {missed} missed periods")),
+        "{:?}",
+        s[0]
     );
     let stored = stored_results(&d);
     assert_eq!(

@@ -163,6 +163,12 @@ pub fn summary(run: &StoredRun, stop: StopCause, storage: Storage<'_>) -> Entry 
         .map(|t| t.max_ns)
         .max()
         .unwrap_or(0);
+    let missed: u64 = run
+        .tests
+        .iter()
+        .flat_map(|t| t.threads.iter())
+        .map(|t| t.missed())
+        .fold(0, u64::saturating_add);
     let failed = run.verdict.failures();
     let cpus: usize = run.tests.iter().map(|t| t.threads.len()).sum();
     let names = run
@@ -174,11 +180,12 @@ pub fn summary(run: &StoredRun, stop: StopCause, storage: Storage<'_>) -> Entry 
         .exit_code
         .unwrap_or(if run.verdict.pass { 0 } else { 1 });
     let mut msg = format!(
-        "rtbench self-test {}: {} on {cpus} threads for {:.0} s, worst max {}",
+        "rtbench self-test {}: {} on {cpus} threads for {:.0} s, worst max {}, {missed} missed period{}",
         run.verdict.word().to_uppercase(),
         names.join("+"),
         run.duration_s,
-        us(worst, Text)
+        us(worst, Text),
+        if missed == 1 { "" } else { "s" }
     );
     if stop.interrupted() {
         msg.push_str(" (interrupted)");
@@ -225,6 +232,7 @@ pub fn summary(run: &StoredRun, stop: StopCause, storage: Storage<'_>) -> Entry 
     .field("RTBENCH_THREADS", cpus)
     .field("RTBENCH_DURATION_S", format!("{:.1}", run.duration_s))
     .field("RTBENCH_MAX_NS", worst)
+    .field("RTBENCH_MISSED_PERIODS", missed)
     .field("RTBENCH_FAILED_CHECKS", failed.len())
     .field(
         "RTBENCH_FAILED",
