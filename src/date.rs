@@ -59,7 +59,19 @@ pub fn rfc2822_utc(secs: i64) -> String {
     )
 }
 
-/// `%Y%m%dT%H%M%SZ` for `secs`, computed without the C library.
+/// `YYYY-MM-DDTHH:MM:SSZ` (ISO 8601, UTC) for `secs` since the epoch: the one date
+/// format of every text rtbench prints (reports, `tune status`, the diagnostics
+/// summary, the monitor's lines, plot titles); [`iso_ms`] is the same with the
+/// milliseconds of one sample. The rt-tests JSON keeps its RFC 2822 dates
+/// ([`rfc2822_utc`]) and file names keep [`utc_stamp`].
+pub fn iso_s(secs: i64) -> String {
+    let (y, m, d, h, mi, s, _) = utc_parts(secs);
+    format!("{y:04}-{m:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
+}
+
+/// `%Y%m%dT%H%M%SZ` for `secs`, computed without the C library: the stamp in file
+/// names (results files, bundles, a damaged state file set aside), which sorts by time
+/// and has no `:`. Text for people uses [`iso_s`].
 pub fn utc_stamp(secs: i64) -> String {
     let (y, m, d, h, mi, s, _) = utc_parts(secs);
     format!("{y:04}{m:02}{d:02}T{h:02}{mi:02}{s:02}Z")
@@ -88,6 +100,8 @@ mod tests {
     fn known_dates() {
         assert_eq!(rfc2822_utc(0), "Thu, 01 Jan 1970 00:00:00 +0000");
         assert_eq!(utc_stamp(951_782_400), "20000229T000000Z");
+        assert_eq!(iso_s(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(iso_s(4_102_444_799), "2099-12-31T23:59:59Z");
         // Past the 32-bit time_t limit (2038-01-19T03:14:07Z).
         assert_eq!(
             rfc2822_utc(4_102_444_799),

@@ -43,7 +43,9 @@ pub mod exit {
     pub const FAIL: i32 = 1;
     /// Bad command line or configuration; nothing was started or written.
     pub const USAGE: i32 = 2;
-    /// The environment refused something the run needs (SCHED_FIFO, mlockall, a device).
+    /// The environment refused something the run needs (SCHED_FIFO, mlockall, a device),
+    /// or a kernel write of `tune apply`/`revert` (a write, a value that did not hold, a
+    /// guard; `apply` rolls back what it changed).
     pub const ENV: i32 = 3;
     /// The self-test's measurement was invalid: every limit exceeded was exceeded by a
     /// sample that is not the system's latency (stopped, throttled, clock step).

@@ -74,6 +74,7 @@ for auto in y n; do
 	check "[$auto] a man page per command, 0644" \
 		test "$(find "$t/usr/share/man/man1" -name '*.1' | wc -l)" = "$(find "$root/docs/man" -name '*.1' | wc -l)" \
 		-a "$(mode "$t/usr/share/man/man1/rtbench-monitor.1")" = 644
+	check "[$auto] rtbench.toml(5), 0644" test "$(mode "$t/usr/share/man/man5/rtbench.toml.5")" = 644
 	check "[$auto] bash completion is the tree's" cmp -s "$root/docs/completions/rtbench.bash" "$t/usr/share/bash-completion/completions/rtbench"
 	check "[$auto] zsh and fish completions" test -e "$t/usr/share/zsh/site-functions/_rtbench" -a -e "$t/usr/share/fish/vendor_completions.d/rtbench.fish"
 	mkdir -p "$t/etc/systemd/system"

@@ -16,6 +16,9 @@ _rtbench() {
             ",$1")
                 cmd="rtbench"
                 ;;
+            rtbench,config)
+                cmd="rtbench__config"
+                ;;
             rtbench,cyclic)
                 cmd="rtbench__cyclic"
                 ;;
@@ -55,6 +58,27 @@ _rtbench() {
             rtbench,tune)
                 cmd="rtbench__tune"
                 ;;
+            rtbench__config,check)
+                cmd="rtbench__config__check"
+                ;;
+            rtbench__config,help)
+                cmd="rtbench__config__help"
+                ;;
+            rtbench__config,template)
+                cmd="rtbench__config__template"
+                ;;
+            rtbench__config__help,check)
+                cmd="rtbench__config__help__check"
+                ;;
+            rtbench__config__help,help)
+                cmd="rtbench__config__help__help"
+                ;;
+            rtbench__config__help,template)
+                cmd="rtbench__config__help__template"
+                ;;
+            rtbench__help,config)
+                cmd="rtbench__help__config"
+                ;;
             rtbench__help,cyclic)
                 cmd="rtbench__help__cyclic"
                 ;;
@@ -93,6 +117,12 @@ _rtbench() {
                 ;;
             rtbench__help,tune)
                 cmd="rtbench__help__tune"
+                ;;
+            rtbench__help__config,check)
+                cmd="rtbench__help__config__check"
+                ;;
+            rtbench__help__config,template)
+                cmd="rtbench__help__config__template"
                 ;;
             rtbench__help__tune,apply)
                 cmd="rtbench__help__tune__apply"
@@ -143,8 +173,110 @@ _rtbench() {
 
     case "${cmd}" in
         rtbench)
-            opts="-h -V --help --version cyclic sysinfo selftest monitor diagnose report plot tune pmq pipe load load-worker help"
+            opts="-h -V --help --version cyclic sysinfo selftest monitor diagnose report plot config tune pmq pipe load load-worker help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        rtbench__config)
+            opts="-h -V --help --version template check help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        rtbench__config__check)
+            opts="-h -V --sysroot --help --version [FILE]"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --sysroot)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        rtbench__config__help)
+            opts="template check help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        rtbench__config__help__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        rtbench__config__help__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        rtbench__config__help__template)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        rtbench__config__template)
+            opts="-h -V --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -341,8 +473,50 @@ _rtbench() {
             return 0
             ;;
         rtbench__help)
-            opts="cyclic sysinfo selftest monitor diagnose report plot tune pmq pipe load load-worker help"
+            opts="cyclic sysinfo selftest monitor diagnose report plot config tune pmq pipe load load-worker help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        rtbench__help__config)
+            opts="template check"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        rtbench__help__config__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        rtbench__help__config__template)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

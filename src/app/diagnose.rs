@@ -5,7 +5,7 @@
 use crate::cli::diagnose::DiagnoseArgs;
 use crate::error::{exit, Result};
 use crate::report::bundle::TarGz;
-use crate::report::output::{Output, Target};
+use crate::report::output::{Output, Target, Verbatim};
 use crate::sys::SysRoot;
 
 /// `rtbench diagnose`: 0 written, 2 bad input, 3 (I/O) not written.
@@ -20,15 +20,17 @@ pub fn run(args: &DiagnoseArgs) -> Result<i32> {
     let target = Target::from_path(&args.output);
     let out = Output::new(Some(&target));
     out.document(&target, &TarGz, &bundle)?;
-    // What looks wrong, on standard error whatever the target.
+    // What looks wrong, on standard error whatever the target: SUMMARY.txt's lines up
+    // to its file list, each line as one line (a kernel log line's control characters
+    // escaped, crate::error::one_line).
     if let Some(summary) = bundle.files.first() {
         let text = String::from_utf8_lossy(&summary.bytes);
         let head: String = text
             .lines()
             .take_while(|l| !l.starts_with("Files:"))
-            .map(|l| format!("{l}\n"))
+            .map(|l| format!("{}\n", crate::error::one_line(l)))
             .collect();
-        out.warn(head.trim_end());
+        out.to_stderr(&Verbatim, &format!("{}\n", head.trim_end()))?;
     }
     if target != Target::Stdout {
         out.warn(&format!(

@@ -3,6 +3,7 @@
 //! ([`Error::exit_code`](crate::error::Error::exit_code)), except clap's own help and
 //! errors, which [`crate::cli::parse`] prints; nothing else calls `exit`.
 
+mod config;
 mod cyclic;
 #[cfg(feature = "diagnose")]
 mod diagnose;
@@ -55,6 +56,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
         #[cfg(feature = "plot")]
         Command::Plot(a) => plot::run(&a),
         Command::Selftest(a) => Ok(selftest::run(&a)),
+        Command::Config(a) => config::run(&a),
         Command::Tune(a) => tune::run(&a),
         Command::Pmq(mut a) => {
             a.as_pmqtest = invocation.as_rt_tests == Some(Tool::Pmq);

@@ -39,9 +39,17 @@ pub fn run(action: &TuneAction) -> Result<i32> {
         // The report's keys (sorted, as serde_json's map keeps them) plus the exit code.
         let mut v = serde_json::to_value(&report).map_err(|e| Error::io("<stdout>", e.into()))?;
         v["exit_code"] = code.into();
+        if plan.audit {
+            // Checked without a configuration file (src/config/audit.toml).
+            v["audit"] = true.into();
+        }
         out.document(&Target::Stdout, &PrettyJson, &v)?;
     } else {
-        let config = plan.config.display().to_string();
+        let config = if plan.audit {
+            format!("no {}: the generic real-time audit", plan.config.display())
+        } else {
+            plan.config.display().to_string()
+        };
         out.text(&TuneText { config: &config }, &report)?;
     }
     Ok(code)

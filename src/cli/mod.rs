@@ -8,6 +8,7 @@
 //! `[tuning]` or `[output]` there names a section of rtbench.toml, not a Rust item.
 #![allow(rustdoc::broken_intra_doc_links)]
 
+pub mod config;
 pub mod cyclic;
 #[cfg(feature = "diagnose")]
 pub mod diagnose;
@@ -71,6 +72,9 @@ pub enum Command {
     #[cfg(feature = "plot")]
     #[command(after_help = plot::EXAMPLES)]
     Plot(plot::PlotArgs),
+    /// Print the configuration template, or check a configuration file without running anything
+    #[command(subcommand, after_help = config::EXAMPLES)]
+    Config(config::ConfigAction),
     /// Check, apply, revert or show the RT tuning of the configuration's [tuning]
     #[command(subcommand, after_help = tune::EXAMPLES)]
     Tune(tune::TuneAction),

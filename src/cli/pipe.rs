@@ -7,7 +7,7 @@ use clap::Args;
 pub const EXAMPLES: &str = "\
 Examples:
   rtbench pipe -a 1 -l 100000 -q                 two SCHED_FIFO 98 threads on CPU 1
-  rtbench pipe --fork -a 1 -p 0 -l 100000 -q     like `taskset -c 1 perf bench sched pipe`
+  rtbench pipe --fork -a 1 -p 0 -i 0 -l 100000 -q  like `taskset -c 1 perf bench sched pipe`
   rtbench pipe -a 1 -p 98 -D 1m -h 50 --load cpu:1 --load-cpus 1
 
 Each round trip: the sender stamps and writes, the receiver stamps on wakeup, stamps
@@ -19,8 +19,9 @@ the switch line gives total round-trip time / (2 x round trips), the figure
 /// `rtbench pipe` flags.
 #[derive(Debug, Args)]
 pub struct PipeArgs {
-    /// Pause between round trips in µs (0: back to back, as perf bench sched pipe)
-    #[arg(short, long, value_name = "INTV", default_value_t = 0, value_parser = super::number::u64_arg)]
+    /// Pause between round trips in µs (default 1000, as pmqtest -i; 0: back to back, as
+    /// perf bench sched pipe, which at SCHED_FIFO measures RT throttling)
+    #[arg(short, long, value_name = "INTV", default_value_t = 1000, value_parser = super::number::u64_arg)]
     pub interval: u64,
 
     /// Distance of pair pauses in µs (pair i: interval + i*DIST)

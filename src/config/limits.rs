@@ -120,13 +120,40 @@ impl LimitSet {
 /// The self-test's tests, by the names results, limits and journal entries use.
 pub const TESTS: [&str; 3] = ["cyclic", "pmq", "pipe"];
 
-/// Which pair-test sections a configuration file has (see [`LimitsToml::resolve`]).
-#[derive(Debug, Clone, Copy, Default)]
+/// Where a test's threads run, as the configuration says it: what decides whether a
+/// `[[limits.cpus]]` rule can apply to it (see [`LimitsToml::resolve`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Measured {
+    /// The test does not run: its section (`[pmq]`, `[pipe]`) is not written.
+    Absent,
+    /// On these CPUs, written in the test's `cpus` key.
+    Cpus(CpuSet),
+    /// On the default CPUs (every CPU rtbench may run on where it runs: not known
+    /// until then, so not checked).
+    Default,
+    /// `pairs = N`: pairs the scheduler places, on no CPU a rule can name.
+    Scheduler,
+}
+
+/// Which tests a configuration file runs, and where (see [`LimitsToml::resolve`]).
+#[derive(Debug, Clone)]
 pub struct Written {
-    /// A `[pmq]` section is there.
-    pub pmq: bool,
-    /// A `[pipe]` section is there.
-    pub pipe: bool,
+    /// `[cyclic]` (never [`Measured::Absent`]: it runs unless disabled).
+    pub cyclic: Measured,
+    /// `[pmq]`.
+    pub pmq: Measured,
+    /// `[pipe]`.
+    pub pipe: Measured,
+}
+
+impl Written {
+    fn of(&self, test: &str) -> &Measured {
+        match test {
+            "pmq" => &self.pmq,
+            "pipe" => &self.pipe,
+            _ => &self.cyclic,
+        }
+    }
 }
 
 /// `[[limits.cpus]]` as written.
@@ -181,10 +208,10 @@ impl LimitsToml {
         written: Written,
     ) -> Result<LimitSet, ConfigError> {
         for (name, l, there) in [
-            ("pmq", &self.pmq, written.pmq),
-            ("pipe", &self.pipe, written.pipe),
+            ("pmq", &self.pmq, &written.pmq),
+            ("pipe", &self.pipe, &written.pipe),
         ] {
-            if let (Some(l), false) = (l, there) {
+            if let (Some(l), Measured::Absent) = (l, there) {
                 return Err(src.table_error(
                     l.span(),
                     &format!("limits.{name}"),
@@ -215,17 +242,29 @@ impl LimitsToml {
                     ));
                 }
             }
+            let limits = Limits {
+                max_us: c.max_us,
+                avg_us: c.avg_us,
+                p99_us: c.p99_us,
+                p999_us: c.p999_us,
+                p9999_us: c.p9999_us,
+                overruns: c.overruns,
+            };
+            let cpus_name = format!("limits.cpus[{i}].cpus");
+            let cpus = cpus_key(src, &c.cpus, &cpus_name, topo)?;
+            if limits == Limits::default() {
+                return Err(src.value_error(
+                    c.cpus.span(),
+                    &format!("limits.cpus[{i}]"),
+                    "sets no limit: expected at least one of max_us, avg_us, p99_us, \
+                     p999_us, p9999_us, overruns",
+                ));
+            }
+            never_applies(src, c, i, &cpus, &written)?;
             per_cpus.push(CpuLimits {
-                cpus: cpus_key(src, &c.cpus, &format!("limits.cpus[{i}].cpus"), topo)?,
+                cpus,
                 test: c.test.as_ref().map(|t| t.get_ref().clone()),
-                limits: Limits {
-                    max_us: c.max_us,
-                    avg_us: c.avg_us,
-                    p99_us: c.p99_us,
-                    p999_us: c.p999_us,
-                    p9999_us: c.p9999_us,
-                    overruns: c.overruns,
-                },
+                limits,
             });
         }
         Ok(LimitSet {
@@ -241,4 +280,66 @@ impl LimitsToml {
             per_cpus,
         })
     }
+}
+
+/// Refuses a `[[limits.cpus]]` rule (number `i`) that could never apply: a rule for a
+/// test that does not run, or whose CPUs none of its tests measures — it would judge
+/// nothing and read as if it had. CPUs left to the default are only known where the
+/// self-test runs, so a rule over them is kept.
+fn never_applies(
+    src: &Source<'_>,
+    c: &CpuLimitsToml,
+    i: usize,
+    cpus: &CpuSet,
+    written: &Written,
+) -> Result<(), ConfigError> {
+    let tests: Vec<&str> = match &c.test {
+        Some(t) => vec![t.get_ref().as_str()],
+        None => TESTS.to_vec(),
+    };
+    if let Some(t) = &c.test {
+        let name = t.get_ref();
+        match written.of(name) {
+            Measured::Absent => {
+                return Err(src.value_error(
+                    t.span(),
+                    &format!("limits.cpus[{i}].test"),
+                    format!(
+                        "the self-test runs no {name} test: expected a [{name}] section \
+                         to run it, or another test"
+                    ),
+                ));
+            }
+            Measured::Scheduler => {
+                return Err(src.value_error(
+                    t.span(),
+                    &format!("limits.cpus[{i}].test"),
+                    format!(
+                        "{name} runs pairs = N, placed by the scheduler on no CPU a rule \
+                         can name: expected [limits.{name}], or cpus in [{name}]"
+                    ),
+                ));
+            }
+            _ => {}
+        }
+    }
+    let mut measured = Vec::new();
+    for t in tests {
+        match written.of(t) {
+            Measured::Default => return Ok(()),
+            Measured::Cpus(set) if !set.intersection(cpus).is_empty() => return Ok(()),
+            Measured::Cpus(set) => measured.push(format!("{t} measures {}", set.to_list())),
+            Measured::Scheduler => measured.push(format!("{t} runs unpinned pairs")),
+            Measured::Absent => {}
+        }
+    }
+    Err(src.value_error(
+        c.cpus.span(),
+        &format!("limits.cpus[{i}].cpus"),
+        format!(
+            "no test measures CPU {} ({}): expected CPUs a test measures",
+            cpus.to_list(),
+            measured.join(", ")
+        ),
+    ))
 }

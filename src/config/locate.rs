@@ -8,9 +8,10 @@
 //!
 //! | reader | default file missing | "cannot read" message ends with |
 //! |---|---|---|
-//! | `selftest`, `report`, `diagnose` | the defaults | the OS error |
+//! | `selftest`, `report`, `diagnose`, `config check` | the defaults | the OS error |
 //! | `monitor`, `tune revert`, `tune status` | the defaults | `; expected a TOML file (see --config)` |
-//! | `tune check`, `tune apply` | an error (exit 2) | `; expected a TOML file (see --config)` |
+//! | `tune check` | the generic real-time audit ([`AUDIT`]) | `; expected a TOML file (see --config)` |
+//! | `tune apply` | an error (exit 2): applying needs a file | `; expected a TOML file (see --config)` |
 
 use super::{parse, Config, DEFAULT_PATH};
 use crate::error::{ConfigError, ConfigPlace};
@@ -29,25 +30,41 @@ pub enum Reader {
     Report,
     /// `rtbench diagnose`: the configuration also goes into the bundle.
     Diagnose,
-    /// `rtbench tune check` and `tune apply`: they compare the system with a
-    /// configuration, so the default file must exist too.
+    /// `rtbench config check`: the file as every other command would read it.
+    ConfigCheck,
+    /// `rtbench tune check`: without the default file it checks the generic real-time
+    /// audit ([`AUDIT`]), as `tuned-adm verify` checks a profile.
     TuneCheck,
+    /// `rtbench tune apply`: it changes the system only as a file says, so the default
+    /// file must exist too.
+    TuneApply,
     /// `rtbench tune revert` and `tune status`: they work from the journal; the
     /// configuration only names its directory.
     TuneJournal,
 }
 
+/// The generic real-time audit `rtbench tune check` runs where there is no
+/// configuration file (`src/config/audit.toml`, which says what and why): PREEMPT_RT,
+/// console log level 4, RT throttling on, timer migration off, vmstat every 10 s, no
+/// transparent huge pages.
+pub const AUDIT: &str = include_str!("audit.toml");
+
 impl Reader {
-    /// Whether a missing [`DEFAULT_PATH`] means the documented defaults.
-    fn default_may_be_missing(self) -> bool {
-        self != Reader::TuneCheck
+    /// The text that stands for a missing [`DEFAULT_PATH`]: the documented defaults (an
+    /// empty file), the audit for `tune check`, `None` (an error) for `tune apply`.
+    fn missing_default(self) -> Option<&'static str> {
+        match self {
+            Reader::TuneApply => None,
+            Reader::TuneCheck => Some(AUDIT),
+            _ => Some(""),
+        }
     }
 
     /// Whether the "cannot read" message points at `--config`.
     fn hints_at_flag(self) -> bool {
         matches!(
             self,
-            Reader::Monitor | Reader::TuneCheck | Reader::TuneJournal
+            Reader::Monitor | Reader::TuneCheck | Reader::TuneApply | Reader::TuneJournal
         )
     }
 }
@@ -61,7 +78,8 @@ pub struct Located {
     /// The file's text; `None` when the default file does not exist and the
     /// documented defaults apply.
     pub text: Option<String>,
-    /// The validated configuration (the defaults when `text` is `None`).
+    /// The validated configuration (when `text` is `None`: the defaults, or for
+    /// [`Reader::TuneCheck`] the audit, [`AUDIT`]).
     pub config: Config,
 }
 
@@ -74,8 +92,8 @@ impl Located {
 
 /// Reads and validates the configuration for `reader`: the file `explicit` names
 /// (`--config`), which must exist, else [`DEFAULT_PATH`] (a missing one is the
-/// documented defaults unless `reader` is [`Reader::TuneCheck`]). CPU lists are
-/// validated against the system below `root`.
+/// documented defaults, the audit for [`Reader::TuneCheck`] and an error for
+/// [`Reader::TuneApply`]). CPU lists are validated against the system below `root`.
 ///
 /// Errors ([`ConfigError`], exit 2): a file that cannot be read (missing, not UTF-8,
 /// larger than [`crate::sys::input::MAX_CONFIG_BYTES`]), TOML syntax, unknown key,
@@ -87,14 +105,22 @@ pub fn locate(
 ) -> Result<Located, ConfigError> {
     let path = explicit.map_or_else(|| PathBuf::from(DEFAULT_PATH), Path::to_path_buf);
     let shown = path.display().to_string();
-    let text = match read(&path) {
-        Ok(t) => Some(t),
-        Err(e)
-            if e.kind() == std::io::ErrorKind::NotFound
-                && explicit.is_none()
-                && reader.default_may_be_missing() =>
-        {
-            None
+    let missing =
+        |e: &std::io::Error| e.kind() == std::io::ErrorKind::NotFound && explicit.is_none();
+    let (text, standing_in) = match read(&path) {
+        Ok(t) => (Some(t), ""),
+        Err(e) if missing(&e) && reader.missing_default().is_some() => {
+            (None, reader.missing_default().unwrap_or(""))
+        }
+        Err(e) if missing(&e) && reader == Reader::TuneApply => {
+            return Err(unreadable(
+                &shown,
+                format!(
+                    "cannot read the configuration: {e}; tune apply changes the system only \
+                     as a configuration file's [tuning] says (rtbench config template), \
+                     tune check without one checks the generic real-time audit"
+                ),
+            ));
         }
         Err(e) => {
             let hint = if reader.hints_at_flag() {
@@ -108,7 +134,10 @@ pub fn locate(
             ));
         }
     };
-    let config = parse(text.as_deref().unwrap_or(""), &shown, root)?;
+    let config = match &text {
+        Some(t) => parse(t, &shown, root)?,
+        None => parse(standing_in, &shown, root)?,
+    };
     Ok(Located { path, text, config })
 }
 
@@ -143,8 +172,10 @@ mod tests {
             (Reader::Selftest, false),
             (Reader::Report, false),
             (Reader::Diagnose, false),
+            (Reader::ConfigCheck, false),
             (Reader::Monitor, true),
             (Reader::TuneCheck, true),
+            (Reader::TuneApply, true),
             (Reader::TuneJournal, true),
         ] {
             let e = locate(Some(missing), reader, &root).unwrap_err();
@@ -162,12 +193,29 @@ mod tests {
         }
     }
 
+    /// The audit is a valid configuration wherever rtbench runs (no CPU lists), and it
+    /// checks only what it says.
+    #[test]
+    fn the_audit_is_a_tuning_of_machine_independent_items() {
+        let c = parse(AUDIT, "audit", &SysRoot::host()).unwrap();
+        let t = &c.tuning;
+        assert!(t.require_preempt_rt);
+        assert_eq!(
+            (t.printk, t.sched_rt_runtime_us, t.timer_migration),
+            (Some(4), Some(950_000), Some(0))
+        );
+        assert_eq!(t.stat_interval_s, Some(10));
+        assert_eq!(t.thp, Some(crate::tune::spec::Thp::Never));
+        assert!(t.isolated.is_empty() && t.boot_isolcpus.is_none() && t.governor.is_none());
+        assert!(t.overcommit_memory.is_none() && !t.irq_affinity);
+    }
+
     #[test]
     fn a_file_read_keeps_its_text_and_name() {
         let dir = super::super::tempdir::Dir::new("locate");
         dir.file("r.toml", "[output]\nkeep = 3\n");
         let p = dir.path().join("r.toml");
-        let l = locate(Some(&p), Reader::TuneCheck, &SysRoot::host()).unwrap();
+        let l = locate(Some(&p), Reader::TuneApply, &SysRoot::host()).unwrap();
         assert_eq!(l.text.as_deref(), Some("[output]\nkeep = 3\n"));
         assert_eq!(l.config.output.keep, 3);
         assert_eq!(l.shown(), p.display().to_string());

@@ -13,6 +13,7 @@
 //! Adding a section: a raw field in [`RawConfig`] with `#[serde(default)]`, a validated
 //! field in [`Config`], one line in [`parse`].
 
+mod expect;
 pub mod explain;
 pub mod limits;
 pub mod locate;
@@ -21,13 +22,19 @@ pub mod pair;
 pub mod selftest;
 pub mod tuning;
 
-pub use locate::{locate, Located, Reader};
+pub use locate::{locate, Located, Reader, AUDIT};
 pub use selftest::{CyclicSection, LoadSection, OutputSection, SelftestSection, TuningMode};
 
 use crate::error::{ConfigError, ConfigPlace};
 use crate::sys::cpus::CpuTopology;
 use crate::sys::SysRoot;
 use std::ops::Range;
+
+/// The configuration template, `systemd/rtbench.toml` of the source tree: every key,
+/// its default and what it does. `rtbench config template` prints it, the packaging
+/// installs it as `/etc/rtbench/rtbench.toml`, and `docs/man/rtbench.toml.5` is
+/// generated from it (`tests/golden/generated_docs.rs`), so the three say the same.
+pub const TEMPLATE: &str = include_str!("../../systemd/rtbench.toml");
 
 /// Where the configuration lives unless `--config FILE` says otherwise.
 pub const DEFAULT_PATH: &str = "/etc/rtbench/rtbench.toml";
@@ -128,9 +135,23 @@ pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config, ConfigErr
         .max()
         .unwrap_or(0);
     tuning.commit_reserve = tuning::commit_reserve(load_spec.as_ref(), threads);
+    let measured = |written: bool, p: &Option<pair::PairSection>| match p {
+        None => limits::Measured::Absent,
+        Some(p) => match &p.placement {
+            pair::PairPlacement::Unpinned(_) => limits::Measured::Scheduler,
+            pair::PairPlacement::Pinned(set) if written => limits::Measured::Cpus(set.clone()),
+            pair::PairPlacement::Pinned(_) => limits::Measured::Default,
+        },
+    };
+    let pair_cpus = |t: &Option<pair::PairToml>| t.as_ref().is_some_and(|t| t.cpus_written());
     let written = limits::Written {
-        pmq: raw.pmq.is_some(),
-        pipe: raw.pipe.is_some(),
+        cyclic: if cyclic.cpus.is_some() {
+            limits::Measured::Cpus(cyclic_cpus.clone())
+        } else {
+            limits::Measured::Default
+        },
+        pmq: measured(pair_cpus(&raw.pmq), &pmq),
+        pipe: measured(pair_cpus(&raw.pipe), &pipe),
     };
     Ok(Config {
         tuning,
@@ -226,13 +247,15 @@ impl Source<'_> {
         }
     }
 
-    /// The parser's error: its line, that line's text and the key written on it.
+    /// The parser's error: its line, that line's text and the key written on it; a type
+    /// error says what the key allows ([`expect::reword`]).
     fn toml_error(&self, e: &toml::de::Error) -> ConfigError {
-        let message = e.message().trim().replace('\n', " ");
+        let mut message = e.message().trim().replace('\n', " ");
         let place = match e.span() {
             Some(span) => {
                 let line = self.line_of(span.start);
                 let text = self.text.lines().nth(line - 1).unwrap_or("").trim();
+                message = expect::reword(&message, key_on_line(text).as_deref());
                 ConfigPlace::Syntax {
                     line: Some(line),
                     text: text.to_string(),
@@ -373,8 +396,8 @@ mod tests {
             ),
             ("[load]\nspec = \"disk:1\"\n", 2, "load.spec", "\"disk:1\""),
             (
-                "[[limits.cpus]]\ncpus = \"0\"\n[[limits.cpus]]\ncpus = \"0\"\ntest = \"x\"\n",
-                5,
+                "[[limits.cpus]]\ncpus = \"0\"\nmax_us = 9\n[[limits.cpus]]\ncpus = \"0\"\ntest = \"x\"\n",
+                6,
                 "limits.cpus[1].test",
                 "\"x\"",
             ),

@@ -24,9 +24,14 @@ use toml::Spanned;
 /// Default of `[pmq] interval_us`, **µs**: the receiver's delay before each reply
 /// (pmqtest's `-i` default).
 pub const DEFAULT_PMQ_INTERVAL_US: u64 = 1000;
-/// Default of `[pipe] interval_us`, **µs**: the sender's pause between round trips
-/// (0 = back to back, as `perf bench sched pipe` and `rtbench pipe`).
-pub const DEFAULT_PIPE_INTERVAL_US: u64 = 0;
+/// Default of `[pipe] interval_us`, **µs**: the sender's pause between round trips,
+/// as pmqtest's `-i` default and `rtbench pipe -i`'s. Not 0 (back to back, `perf
+/// bench sched pipe`'s default): a SCHED_FIFO pair that never sleeps holds its CPU, and RT
+/// bandwidth control (`sched_rt_runtime_us`, Documentation/scheduler/sched-rt-group.rst;
+/// from Linux 6.12 the fair server) stops it for ~50 ms a second once fair tasks wait
+/// there — the self-test would measure the throttling, not the task switch.
+pub const DEFAULT_PIPE_INTERVAL_US: u64 = 1000;
+// `rtbench pipe -i` has the same default (src/cli/pipe.rs).
 /// Most pairs of one test (as `rtbench pmq -t`, `plan::MAX_THREADS`).
 pub const MAX_PAIRS: usize = 4096;
 
@@ -62,7 +67,7 @@ pub struct PairSection {
     /// The pairs.
     pub placement: PairPlacement,
     /// pmq: the receiver's delay before it replies; pipe: the sender's pause between
-    /// round trips (0: back to back). **µs**, the same for every pair.
+    /// round trips. **µs** (1..1000000), the same for every pair.
     pub interval_us: u64,
     /// SCHED_FIFO priority 1..99 of both ends of every pair.
     pub priority: i32,
@@ -75,6 +80,11 @@ pub struct PairSection {
 }
 
 impl PairToml {
+    /// Whether the section writes its `cpus` key.
+    pub fn cpus_written(&self) -> bool {
+        self.cpus.is_some()
+    }
+
     /// Validates the section named `kind` (`pmq` or `pipe`); `root` gives pmq's
     /// message-size limit.
     pub fn resolve(
@@ -86,16 +96,21 @@ impl PairToml {
     ) -> Result<PairSection, ConfigError> {
         let name = kind_name(kind);
         let key = |k: &str| format!("{name}.{k}");
-        let (min, default) = match kind {
-            PairKind::Pmq => (1, DEFAULT_PMQ_INTERVAL_US),
-            PairKind::Pipe => (0, DEFAULT_PIPE_INTERVAL_US),
+        let (default, zero) = match kind {
+            PairKind::Pmq => (DEFAULT_PMQ_INTERVAL_US, ""),
+            // See DEFAULT_PIPE_INTERVAL_US: back to back measures RT throttling.
+            PairKind::Pipe => (
+                DEFAULT_PIPE_INTERVAL_US,
+                ": 0 runs the pair back to back at SCHED_FIFO, 100 % of its CPU, and RT \
+                 throttling stalls it ~50 ms a second",
+            ),
         };
         let interval_us = src.in_range(
             &self.interval_us,
             &key("interval_us"),
-            min..=MAX_INTERVAL_US,
+            1..=MAX_INTERVAL_US,
             default,
-            format!("expected {min}..{MAX_INTERVAL_US} µs"),
+            format!("expected 1..{MAX_INTERVAL_US} µs{zero}"),
         )?;
         let priority = src.in_range(
             &self.priority,
@@ -200,7 +215,7 @@ mod tests {
         let c = parse("[pipe]\npairs = 2\nduration = \"2s\"\n", "f", &root).unwrap();
         let pipe = c.pipe.unwrap();
         assert_eq!(pipe.placement, super::PairPlacement::Unpinned(2));
-        assert_eq!(pipe.interval_us, 0);
+        assert_eq!(pipe.interval_us, 1000);
         assert_eq!(pipe.duration, Some(std::time::Duration::from_secs(2)));
         assert_eq!(pipe.msg_size, 32);
         let c = parse(
@@ -220,6 +235,7 @@ mod tests {
         let root = SysRoot::host();
         for (text, key, value) in [
             ("[pmq]\ninterval_us = 0\n", "pmq.interval_us", "0"),
+            ("[pipe]\ninterval_us = 0\n", "pipe.interval_us", "0"),
             ("[pipe]\npriority = 100\n", "pipe.priority", "100"),
             ("[pmq]\npairs = 0\n", "pmq.pairs", "0"),
             ("[pipe]\npairs = -1\n", "pipe.pairs", "-1"),

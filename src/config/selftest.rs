@@ -61,6 +61,7 @@ pub struct SelftestToml {
     allow_unjudged: Option<bool>,
     hwlat: Option<Spanned<String>>,
     hwlat_limit_us: Option<Spanned<u64>>,
+    require_preempt_rt: Option<bool>,
 }
 
 /// `[selftest]`, validated.
@@ -80,6 +81,11 @@ pub struct SelftestSection {
     /// `hwlat_limit_us`: a hardware gap above this fails the self-test, **µs**
     /// (default [`DEFAULT_HWLAT_LIMIT_US`]).
     pub hwlat_limit_us: u64,
+    /// `require_preempt_rt` (default true): a kernel that is not PREEMPT_RT
+    /// (`crate::sys::info::SysInfo::realtime`) fails the self-test, whatever it
+    /// measured — the self-test is a real-time acceptance test. False measures and
+    /// judges any kernel (the verdict line still names its preemption model).
+    pub require_preempt_rt: bool,
 }
 
 /// Default of `[selftest] hwlat_limit_us`, **µs**: the threshold OpenShift's latency
@@ -126,6 +132,7 @@ impl SelftestToml {
             allow_unjudged: self.allow_unjudged.unwrap_or(false),
             hwlat,
             hwlat_limit_us,
+            require_preempt_rt: self.require_preempt_rt.unwrap_or(true),
         };
         Ok((section, d))
     }
@@ -399,6 +406,7 @@ mod tests {
         assert_eq!(c.output.keep, 10);
         assert!(c.load_spec.is_none());
         assert!(c.tuning.is_empty());
+        assert!(c.selftest.require_preempt_rt);
         assert!(c.cyclic.enabled && c.pmq.is_none() && c.pipe.is_none());
         // Every commented example line is valid too once uncommented.
         let uncommented: String = text
@@ -437,7 +445,7 @@ mod tests {
         assert!(c
             .pipe
             .as_ref()
-            .is_some_and(|p| p.enabled && p.interval_us == 0));
+            .is_some_and(|p| p.enabled && p.interval_us == 1000));
         assert_eq!(c.limits.per_test.len(), 3);
         assert_eq!(
             c.cyclic.duration,

@@ -94,7 +94,7 @@ pub fn findings(f: &Facts<'_>) -> Vec<Finding> {
     match f.last_run {
         None => note(&mut v, "no stored self-test result".into()),
         Some((r, this_boot)) => {
-            let when = crate::date::utc_stamp(r.start_s);
+            let when = crate::date::iso_s(r.start_s);
             let boot = if this_boot {
                 "this boot"
             } else {
@@ -105,21 +105,21 @@ pub fn findings(f: &Facts<'_>) -> Vec<Finding> {
                 Outcome::Fail => problem(
                     &mut v,
                     format!(
-                        "self-test FAIL ({boot}, {when} UTC): {}",
+                        "self-test FAIL ({boot}, {when}): {}",
                         r.verdict.failures().join("; ")
                     ),
                 ),
                 Outcome::Unjudged => problem(
                     &mut v,
                     format!(
-                        "self-test UNJUDGED ({boot}, {when} UTC): {}",
+                        "self-test UNJUDGED ({boot}, {when}): {}",
                         r.verdict.unjudged_reason()
                     ),
                 ),
                 Outcome::Invalid => problem(
                     &mut v,
                     format!(
-                        "self-test INVALID ({boot}, {when} UTC): measure again; {}",
+                        "self-test INVALID ({boot}, {when}): measure again; {}",
                         r.verdict.failures().join("; ")
                     ),
                 ),
@@ -127,7 +127,7 @@ pub fn findings(f: &Facts<'_>) -> Vec<Finding> {
             if !this_boot {
                 note(
                     &mut v,
-                    format!("no self-test result of this boot (newest: {when} UTC)"),
+                    format!("no self-test result of this boot (newest: {when})"),
                 );
             }
         }
@@ -147,10 +147,10 @@ pub fn findings(f: &Facts<'_>) -> Vec<Finding> {
                     m.over_limit(),
                     m.windows,
                     worst.map_or(String::new(), |c| format!(
-                        "; worst max {} on CPU {} at {} UTC",
+                        "; worst max {} on CPU {} at {}",
                         us(c.max_ns, UsStyle::Text),
                         c.cpu,
-                        crate::date::utc_stamp(c.max_at_s)
+                        crate::date::iso_s(c.max_at_s)
                     ))
                 ),
             );

@@ -363,9 +363,9 @@ fn summary(
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "rtbench diagnostics of {} at {} UTC",
+        "rtbench diagnostics of {} at {}",
         si.nodename,
-        crate::date::utc_stamp(now_s)
+        crate::date::iso_s(now_s)
     );
     let _ = writeln!(
         s,

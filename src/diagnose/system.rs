@@ -195,9 +195,11 @@ fn cpus_text(root: &SysRoot, topo: &CpuTopology) -> String {
         "isolated",
         "nohz_full",
     ] {
-        let v = root
-            .read_trim(&format!("/sys/devices/system/cpu/{f}"))
-            .unwrap_or_else(|e| format!("({e})"));
+        let v = match root.read_trim(&format!("/sys/devices/system/cpu/{f}")) {
+            Ok(v) if v.is_empty() => "none".to_string(),
+            Ok(v) => v,
+            Err(e) => format!("({e})"),
+        };
         let _ = writeln!(t, "{f:<12} {v}");
     }
     let _ = writeln!(t, "{:<12} {}", "housekeeping", topo.housekeeping());
@@ -215,9 +217,19 @@ fn cpus_text(root: &SysRoot, topo: &CpuTopology) -> String {
             let _ = writeln!(t, "{label}: {v}");
         }
     }
+    // The CPUs rtbench itself may run on (its cgroup cpuset and affinity), in the
+    // column layout of the lines above.
     if let Ok(st) = root.read("/proc/self/status") {
-        if let Some(l) = st.lines().find(|l| l.starts_with("Cpus_allowed_list:")) {
-            let _ = writeln!(t, "rtbench diagnose {}", l.trim());
+        if let Some(v) = st
+            .lines()
+            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        {
+            let _ = writeln!(
+                t,
+                "{:<12} {} (rtbench's Cpus_allowed_list)",
+                "allowed",
+                v.trim()
+            );
         }
     }
     t

@@ -160,9 +160,9 @@ impl<'a> Aggregator<'a> {
         let restored = match (&state, note) {
             (_, Some(n)) => n,
             (Some(s), None) => format!(
-                "state restored from {} (saved {} UTC, all-time max {})",
+                "state restored from {} (saved {}, all-time max {})",
                 plan.dir.join(STATE_FILE).display(),
-                crate::date::utc_stamp(s.saved_s),
+                crate::date::iso_s(s.saved_s),
                 crate::duration::us(
                     history.iter().map(|h| h.alltime.max_ns).max().unwrap_or(0),
                     crate::duration::UsStyle::Text

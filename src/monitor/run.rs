@@ -246,9 +246,7 @@ pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32
         interval_us: plan.interval_us(),
         priority: plan.priority(),
         window_s: plan.window.as_secs(),
-        first_end_ns: Clock::Realtime
-            .now_ns()
-            .saturating_add(plan.window.as_nanos().min(i64::MAX as u128) as i64),
+        first_end_s: now_s.saturating_add(plan.window.as_secs().min(i64::MAX as u64) as i64),
         restored: &agg.restored,
         dir: &plan.dir,
         prometheus: plan.prometheus.as_deref(),

@@ -98,6 +98,9 @@ fn build(
         Some(p) => (Policy::Fifo, p as i32),
         None => (Policy::Fifo, DEFAULT_RT_PRIORITY),
     };
+    if kind == PairKind::Pipe && interval == 0 && policy.is_realtime() {
+        warnings.extend(back_to_back(&crate::sys::SysRoot::host()));
+    }
 
     let count = match c.threads.as_deref() {
         None => None,
@@ -175,6 +178,29 @@ fn build(
     })
 }
 
+/// The warning for `pipe -i 0` at SCHED_FIFO: a pair that never sleeps holds its CPU,
+/// and RT bandwidth control (`/proc/sys/kernel/sched_rt_runtime_us` of
+/// `sched_rt_period_us`, Documentation/scheduler/sched-rt-group.rst; from Linux 6.12
+/// the fair server) stops it for the rest of each period while fair tasks wait there.
+/// `None` when throttling is off (`sched_rt_runtime_us = -1`) and the kernel predates
+/// the fair server (no `/sys/kernel/debug/sched/fair_server`).
+fn back_to_back(root: &crate::sys::SysRoot) -> Option<String> {
+    let read = |p: &str| root.read(p).ok().and_then(|v| v.trim().parse::<i64>().ok());
+    let runtime = read("/proc/sys/kernel/sched_rt_runtime_us");
+    let period = read("/proc/sys/kernel/sched_rt_period_us").filter(|p| *p > 0);
+    let throttled = match (runtime, period) {
+        (Some(r), Some(p)) if r >= 0 && r < p => {
+            format!("RT throttling (sched_rt_runtime_us {r} of {p})")
+        }
+        _ if root.exists("/sys/kernel/debug/sched/fair_server") => "the fair server".into(),
+        _ => return None,
+    };
+    Some(format!(
+        "rtbench: warning: -i 0 runs each SCHED_FIFO pair back to back, 100 % of its CPU: {throttled} \
+         stalls it while other tasks wait; -i 1000 measures task switches, not throttling"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,7 +246,14 @@ mod tests {
         assert!(p.spec.fork);
         assert_eq!(
             (p.spec.pairs[0].policy, p.spec.pairs[0].interval_us),
-            (Policy::Other, 0)
+            (Policy::Other, 1000)
+        );
+        // Back to back as perf: at SCHED_OTHER nothing to warn about.
+        let p = plan("pipe -a 1 -p 0 -i 0", &t).unwrap();
+        assert!(
+            p.warnings.iter().all(|w| !w.contains("-i 0")),
+            "{:?}",
+            p.warnings
         );
     }
 

@@ -52,14 +52,18 @@ pub struct TunePlan {
     pub spec: TuningSpec,
     /// The configuration file as named (`--config`, default [`config::DEFAULT_PATH`]).
     pub config: PathBuf,
+    /// `check` without a configuration file: `spec` is the generic real-time audit
+    /// ([`config::AUDIT`]).
+    pub audit: bool,
     /// `--json`: the report as JSON on standard output.
     pub json: bool,
 }
 
-/// Validates `rtbench tune`: reads the configuration ([`config::locate()`]). `check` and
-/// `apply` compare with a configuration, so the default file must exist too; `revert`
-/// and `status` work from the journal, and a missing default file means the documented
-/// defaults (an empty `[tuning]`), as for the self-test. `--config` defaults to that
+/// Validates `rtbench tune`: reads the configuration ([`config::locate()`]). Without the
+/// default file, `check` checks the generic real-time audit ([`config::AUDIT`]) and
+/// `apply` refuses (it changes the system only as a file says); `revert` and `status`
+/// work from the journal, and a missing default file means the documented defaults
+/// (an empty `[tuning]`), as for the self-test. `--config` defaults to that
 /// file: naming it is not naming another one. Errors: a configuration error (exit 2).
 pub fn plan(action: &TuneAction) -> Result<TunePlan> {
     let (args, step): (&TuneArgs, _) = match action {
@@ -79,15 +83,18 @@ pub fn plan(action: &TuneAction) -> Result<TunePlan> {
         .map_or_else(SysRoot::host, SysRoot::at);
     let reader = match step {
         TuneStep::Revert | TuneStep::Status => Reader::TuneJournal,
-        TuneStep::Check | TuneStep::Apply { .. } => Reader::TuneCheck,
+        TuneStep::Check => Reader::TuneCheck,
+        TuneStep::Apply { .. } => Reader::TuneApply,
     };
     let explicit = Some(args.config.as_path()).filter(|p| *p != Path::new(config::DEFAULT_PATH));
-    let spec = config::locate(explicit, reader, &root)?.config.tuning;
+    let located = config::locate(explicit, reader, &root)?;
+    let audit = step == TuneStep::Check && located.text.is_none();
     Ok(TunePlan {
         step,
         root,
-        spec,
+        spec: located.config.tuning,
         config: args.config.clone(),
+        audit,
         json: args.json,
     })
 }

@@ -10,7 +10,7 @@
 //!   cyclictest and OSADL use.
 
 use super::{Curve, LatencyPlot, Meta};
-use crate::date::{civil_from_days, days_from_civil};
+use crate::date::days_from_civil;
 use crate::results::store::StoredRun;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -364,17 +364,10 @@ pub fn histogram_size(cmdline: &str) -> Option<u64> {
     None
 }
 
-/// `2026-11-29 23:18:44 UTC` for `secs` since the epoch.
+/// `2026-11-29T23:18:44Z` for `secs` since the epoch: the date every rtbench text uses
+/// ([`crate::date::iso_s`]).
 pub fn utc_date(secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let s = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
-        s / 3600,
-        s / 60 % 60,
-        s % 60
-    )
+    crate::date::iso_s(secs)
 }
 
 /// Seconds since the epoch of rt-tests' `start_time` (`"Sun, 29 Nov 2026 22:09:25
@@ -431,8 +424,8 @@ mod tests {
             let s = crate::report::json::rfc2822(secs);
             assert_eq!(parse_rfc2822(&s), Some(secs), "{s}");
         }
-        assert_eq!(utc_date(0), "1970-01-01 00:00:00 UTC");
-        assert_eq!(utc_date(951_782_400), "2000-02-29 00:00:00 UTC");
+        assert_eq!(utc_date(0), "1970-01-01T00:00:00Z");
+        assert_eq!(utc_date(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(
             parse_rfc2822("Sun, 29 Nov 2026 22:09:25 +0130").unwrap() % 60,
             25

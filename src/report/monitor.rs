@@ -210,11 +210,11 @@ pub struct SinceTable;
 
 impl Sink<SinceSummary> for SinceTable {
     fn write(&self, s: &SinceSummary, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        let stamp = crate::date::utc_stamp;
+        let stamp = crate::date::iso_s;
         if s.windows == 0 {
             return writeln!(
                 out,
-                "rtbench monitor: no windows since {} UTC",
+                "rtbench monitor: no windows since {}",
                 stamp(s.since_s)
             );
         }
@@ -224,15 +224,15 @@ impl Sink<SinceSummary> for SinceTable {
             s.windows,
             s.over_limit()
         )?;
-        writeln!(out, "from {} to {} UTC", stamp(s.first_s), stamp(s.last_s))?;
+        writeln!(out, "from {} to {}", stamp(s.first_s), stamp(s.last_s))?;
         writeln!(
             out,
-            "{:>3}{:>8}{:>12}{:>9}{:>17}{:>9}{:>8}{:>9}{:>5}",
+            "{:>3}{:>8}{:>10}{:>8}{:>21}{:>9}{:>7}{:>9}{:>5}",
             "cpu",
             "windows",
             "samples",
             "max/us",
-            "max at (UTC)",
+            "max at",
             "p99.9/us",
             "p99/us",
             "overruns",
@@ -241,7 +241,7 @@ impl Sink<SinceSummary> for SinceTable {
         for c in &s.cpus {
             writeln!(
                 out,
-                "{:>3}{:>8}{:>12}{:>9}{:>17}{:>9}{:>8}{:>9}{:>5}",
+                "{:>3}{:>8}{:>10}{:>8}{:>21}{:>9}{:>7}{:>9}{:>5}",
                 c.cpu,
                 c.windows,
                 c.samples,
@@ -388,7 +388,7 @@ mod tests {
         );
         assert!(!text.contains("CPU 0 max"), "{text}");
         assert!(
-            text.contains(" 19700101T000410Z "),
+            text.contains(" 1970-01-01T00:04:10Z "),
             "max at its own time: {text}"
         );
     }

@@ -54,9 +54,9 @@ pub fn render(run: &StoredRun) -> String {
     let si = &run.sysinfo;
     let _ = writeln!(
         s,
-        "rtbench self-test {} at {} UTC, {:.0} s",
+        "rtbench self-test {} at {}, {:.0} s",
         run.verdict.word().to_uppercase(),
-        crate::date::utc_stamp(run.start_s),
+        crate::date::iso_s(run.start_s),
         run.duration_s,
     );
     let o = &run.origin;
@@ -87,6 +87,7 @@ pub fn render(run: &StoredRun) -> String {
             80
         )
     );
+    let _ = writeln!(s, "{}", clip(&run.tuning_state(), 80));
     let load = if run.load.is_empty() {
         "none"
     } else {
@@ -252,6 +253,7 @@ mod tests {
             origin: Default::default(),
             exit_code: None,
             store_error: None,
+            results_dir: None,
             hardware: None,
         };
         let t = render(&run);

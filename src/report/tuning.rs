@@ -103,11 +103,12 @@ pub fn render_status(path: &Path, journal: Option<&Journal>) -> String {
         Some(j) => {
             let _ = writeln!(
                 out,
-                "journal {}: {} by pid {} at {} (unix s), {} change(s)",
+                "journal {}: {} by pid {} at {}, {} change(s)",
                 path.display(),
                 j.state.as_str(),
                 j.pid,
-                j.updated_unix_s,
+                i64::try_from(j.updated_unix_s)
+                    .map_or_else(|_| j.updated_unix_s.to_string(), crate::date::iso_s),
                 j.entries.len()
             );
             if j.state == JournalState::Applying {
@@ -126,4 +127,25 @@ pub fn render_status(path: &Path, journal: Option<&Journal>) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `tune status` says when the journal was written in the date every text of
+    /// rtbench uses (`crate::date::iso_s`), not in seconds since the epoch.
+    #[test]
+    fn status_dates_the_journal_as_every_output_does() {
+        let j = Journal {
+            pid: 42,
+            updated_unix_s: 1_234_567_890,
+            ..Journal::default()
+        };
+        let text = render_status(Path::new("/run/rtbench/journal.json"), Some(&j));
+        assert_eq!(
+            text,
+            "journal /run/rtbench/journal.json: committed by pid 42 at 2009-02-13T23:31:30Z, 0 change(s)\n"
+        );
+    }
 }

@@ -129,10 +129,20 @@ pub fn select(
         Err(e) => (Vec::new(), Some(e.to_string())),
     };
     let unstored = match store::load_fallback(fallback_dir) {
-        Some(Ok(run)) if is_this_boot(&run, boot) => Some(Shown {
-            file: store::fallback_path(fallback_dir),
-            run,
-        }),
+        // The copy of another configuration (another results_dir) is not this
+        // configuration's run, whatever boot it is from.
+        Some(Ok(run))
+            if is_this_boot(&run, boot)
+                && run
+                    .results_dir
+                    .as_deref()
+                    .map_or(true, |d| Path::new(d) == dir) =>
+        {
+            Some(Shown {
+                file: store::fallback_path(fallback_dir),
+                run,
+            })
+        }
         Some(Err(e)) => {
             notes.push(Note::Skipped {
                 file: store::fallback_path(fallback_dir),
@@ -256,6 +266,26 @@ mod tests {
         s.save(&run("now", 3, 0)).unwrap();
         let sel = select(&dir, &fb, "now", false, &mut vec![]).unwrap();
         assert_eq!(sel.this_boot, ThisBoot::Stored);
+    }
+
+    #[test]
+    fn another_configurations_fallback_copy_is_not_this_boots_run() {
+        let d = Dir::new("select-other-config");
+        let (dir, fb) = (d.path().join("r"), d.path().join("f"));
+        let mut other = run("now", 2, 1);
+        other.results_dir = Some(d.path().join("factory").display().to_string());
+        store::save_fallback(&fb, &other).unwrap();
+        // Another store's unstored run: nothing of this configuration ran this boot.
+        let e = select(&dir, &fb, "now", false, &mut vec![]).unwrap_err();
+        assert!(matches!(e, SelectError::NoResults), "{e:?}");
+        Store::new(&dir, 5).save(&run("old", 1, 0)).unwrap();
+        let sel = select(&dir, &fb, "now", false, &mut vec![]).unwrap();
+        assert_eq!(sel.this_boot, ThisBoot::Missing);
+        // The configuration's own copy is shown.
+        other.results_dir = Some(dir.display().to_string());
+        store::save_fallback(&fb, &other).unwrap();
+        let sel = select(&dir, &fb, "now", false, &mut vec![]).unwrap();
+        assert_eq!(sel.this_boot, ThisBoot::NotStored);
     }
 
     #[test]

@@ -160,12 +160,86 @@ pub struct StoredRun {
     /// Set only in the fallback copy: why the results store did not take this run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store_error: Option<String>,
+    /// Set only in the fallback copy: the results store (`[output] results_dir`) the
+    /// run was meant for, so that `report` reading another configuration's store never
+    /// shows it as this boot's run (absent in copies of older versions: shown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub results_dir: Option<String>,
     /// The hwlat gate and the SMIs of the run (absent in files of older versions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hardware: Option<crate::explain::hardware::HardwareCheck>,
 }
 
 impl StoredRun {
+    /// The kernel the run measured, as the verdict line names it: `PREEMPT_RT kernel
+    /// 6.1.0-rt` or `PREEMPT_DYNAMIC kernel 6.18.4 (not PREEMPT_RT)`.
+    pub fn kernel_state(&self) -> String {
+        let si = &self.sysinfo;
+        if si.realtime {
+            format!("PREEMPT_RT kernel {}", si.release)
+        } else {
+            format!(
+                "{} kernel {} (not PREEMPT_RT)",
+                si.preempt_model, si.release
+            )
+        }
+    }
+
+    /// Knobs this run's `apply` changed (and left in place: the tuning stays
+    /// applied after the self-test, `rtbench tune revert` undoes it); 0 for `check`,
+    /// mode `off` and older files.
+    pub fn tuning_changed(&self) -> usize {
+        let items = self.tuning.get("items").and_then(|i| i.as_array());
+        items.map_or(0, |v| {
+            v.iter()
+                .filter(|i| i.get("changed").and_then(|c| c.as_bool()) == Some(true))
+                .count()
+        })
+    }
+
+    /// The tuning the run was measured on, from its tuning report: `tuning off (not
+    /// checked)`, `tuning check: nothing configured`, `tuning apply: 7 items, 3
+    /// changed, 7 ok` or `tuning check: 7 items, 6 ok, 1 deviation`. Never reads as
+    /// checked when no item was compared.
+    pub fn tuning_state(&self) -> String {
+        let t = &self.tuning;
+        let Some(action) = t.get("action").and_then(|a| a.as_str()) else {
+            return "tuning off (not checked)".into();
+        };
+        let items = t.get("items").and_then(|i| i.as_array());
+        let items = items.map_or(&[][..], |v| v.as_slice());
+        if items.is_empty() {
+            return format!("tuning {action}: nothing configured ([tuning] is empty)");
+        }
+        let mut counts: Vec<(String, usize)> = Vec::new();
+        for i in items {
+            let status = i
+                .get("status")
+                .and_then(|s| s.as_str())
+                .unwrap_or("unknown");
+            match counts.iter_mut().find(|(s, _)| s == status) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((status.to_string(), 1)),
+            }
+        }
+        let n = items.len();
+        let mut parts = vec![format!("{n} item{}", if n == 1 { "" } else { "s" })];
+        if action == "apply" {
+            parts.push(format!("{} changed", self.tuning_changed()));
+        }
+        for status in ["ok", "not-applicable", "unsupported", "deviation", "failed"] {
+            if let Some((_, n)) = counts.iter().find(|(s, _)| s == status) {
+                let plural = if *n > 1 && status == "deviation" {
+                    "s"
+                } else {
+                    ""
+                };
+                parts.push(format!("{n} {status}{plural}"));
+            }
+        }
+        format!("tuning {action}: {}", parts.join(", "))
+    }
+
     /// Whether the run was accepted: its exit code was 0 (a pass, or an unjudged run
     /// with `allow_unjudged`). Older files without an exit code: a pass.
     pub fn accepted(&self) -> bool {
@@ -334,6 +408,7 @@ pub(crate) fn sample_run(start_s: i64) -> StoredRun {
         origin: Origin::current(),
         exit_code: Some(0),
         store_error: None,
+        results_dir: None,
         hardware: None,
     }
 }

@@ -82,6 +82,14 @@ pub enum Problem {
         /// `apply` or `check`.
         mode: &'static str,
     },
+    /// `[selftest] require_preempt_rt` and the kernel is not PREEMPT_RT: `kernel
+    /// 6.18.4 is PREEMPT_DYNAMIC, not PREEMPT_RT: …`.
+    NotRealtime {
+        /// `uname -r`.
+        release: String,
+        /// The preemption model (`crate::sys::info::SysInfo::preempt_model`).
+        model: String,
+    },
     /// A test could not run: `pmq: not run: …` with its error.
     NotRun {
         /// Test name.
@@ -124,6 +132,11 @@ impl fmt::Display for Problem {
                 write!(f, "{test} {who} {thread}: no samples")
             }
             Problem::Tuning { mode } => write!(f, "tuning {mode}: not as configured"),
+            Problem::NotRealtime { release, model } => write!(
+                f,
+                "kernel {release} is {model}, not PREEMPT_RT: a real-time acceptance needs \
+                 a PREEMPT_RT kernel ([selftest] require_preempt_rt = false judges any kernel)"
+            ),
             Problem::NotRun { test, why } => write!(f, "{test}: not run: {why}"),
             Problem::Skipped { test } => write!(f, "{test}: not run (interrupted before it)"),
             Problem::Load(line) => write!(f, "load: {}", line.trim_start_matches("# ")),

@@ -120,6 +120,8 @@ pub struct SelftestPlan {
     pub fallback_dir: PathBuf,
     /// `[selftest] allow_unjudged`: an unjudged run exits 0.
     pub allow_unjudged: bool,
+    /// `[selftest] require_preempt_rt`: a kernel that is not PREEMPT_RT fails the run.
+    pub require_preempt_rt: bool,
     /// Runs to keep.
     pub keep: usize,
     /// Prometheus textfile.
@@ -298,6 +300,7 @@ pub fn plan(located: &Located, topo: &CpuTopology) -> SelftestPlan {
         results_dir: cfg.output.results_dir.clone(),
         fallback_dir: cfg.output.fallback_dir.clone(),
         allow_unjudged: cfg.selftest.allow_unjudged,
+        require_preempt_rt: cfg.selftest.require_preempt_rt,
         keep: cfg.output.keep,
         prometheus: cfg.output.prometheus.clone(),
         load_label: load.join("; "),

@@ -46,6 +46,7 @@ pub fn write(
                 &why,
             ));
             run.store_error = Some(format!("{}: {why}", plan.results_dir.display()));
+            run.results_dir = Some(plan.results_dir.display().to_string());
             match store::save_fallback(&plan.fallback_dir, &run) {
                 Ok(p) => Some(p),
                 Err(e2) => {

@@ -36,6 +36,9 @@ use std::time::{Duration, Instant};
 struct Notify {
     notifier: Option<Notifier>,
     out: Output,
+    /// Setup notices already printed: the tests share one PM QoS request, so its line
+    /// (`# /dev/cpu_dma_latency set to 0us`) is said once, not once per test.
+    noticed: Vec<String>,
 }
 
 impl Notify {
@@ -84,7 +87,10 @@ impl Progress for NotifyProgress<'_> {
     }
 
     fn notice(&mut self, line: &str) {
-        self.out.line(line);
+        if !self.notify.noticed.iter().any(|l| l == line) {
+            self.notify.noticed.push(line.to_string());
+            self.out.line(line);
+        }
     }
 
     fn warning(&mut self, line: &str) {
@@ -104,6 +110,7 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
     let mut notify = Notify {
         notifier: Notifier::from_env(),
         out,
+        noticed: Vec::new(),
     };
     for s in &plan.sharing {
         journal.send(&entries::placement(s));
@@ -132,7 +139,7 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         }
     };
     let stop = measured.stop;
-    let (verdict, code) = judge(plan, &tuned, &measured);
+    let (verdict, code) = judge(plan, &tuned, &measured, &sysinfo);
     let run = StoredRun {
         rtbench_version: env!("CARGO_PKG_VERSION").into(),
         start_s: measured.start_s,
@@ -149,6 +156,7 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         origin,
         exit_code: Some(code),
         store_error: None,
+        results_dir: None,
         hardware: Some(measured.hardware),
     };
     let run = super::outputs::write(plan, run, stop, journal);
@@ -281,7 +289,16 @@ fn ready(plan: &SelftestPlan, tuned: &Tuned, journal: &mut Journal, notify: &mut
         )
     };
     let changed = tuned.changed();
-    let ready_status = format!("tuned ({changed} changes); {measuring}");
+    let tuned_text = match &tuned.report {
+        None => "tuning off".to_string(),
+        Some(r) if r.items.is_empty() => "no tuning configured".to_string(),
+        Some(r) if r.action == crate::tune::Action::Check => {
+            let n = r.items.len();
+            format!("tuning checked ({n} item{})", if n == 1 { "" } else { "s" })
+        }
+        Some(_) => format!("tuned ({changed} changes)"),
+    };
+    let ready_status = format!("{tuned_text}; {measuring}");
     notify.send(&["READY=1", &format!("STATUS={ready_status}")]);
     journal.send(&entries::ready(plan.mode.as_str(), changed, &ready_status));
 }
@@ -437,7 +454,11 @@ fn measure_one(
 }
 
 /// Stage 4, judging: the verdict from the figures and the facts of the run, and the exit code.
-fn judge(plan: &SelftestPlan, tuned: &Tuned, m: &Measured) -> (Verdict, i32) {
+fn judge(plan: &SelftestPlan, tuned: &Tuned, m: &Measured, si: &SysInfo) -> (Verdict, i32) {
+    let not_rt = (plan.require_preempt_rt && !si.realtime).then(|| Problem::NotRealtime {
+        release: si.release.clone(),
+        model: si.preempt_model.clone(),
+    });
     let findings = tuned
         .report
         .as_ref()
@@ -456,11 +477,11 @@ fn judge(plan: &SelftestPlan, tuned: &Tuned, m: &Measured) -> (Verdict, i32) {
             })
     });
     let facts = RunFacts {
-        problems: untuned
-            .then(|| Problem::Tuning {
-                mode: plan.mode.as_str(),
-            })
+        problems: not_rt
             .into_iter()
+            .chain(untuned.then(|| Problem::Tuning {
+                mode: plan.mode.as_str(),
+            }))
             .chain(hardware)
             .chain(m.problems.iter().cloned())
             .collect(),

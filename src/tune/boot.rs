@@ -361,42 +361,72 @@ impl Item for Isolcpus {
 
     fn plan(&self, root: &SysRoot) -> Decision {
         let want = self.isolated.to_list();
+        // No flag means `domain`, as on the kernel command line: this item never
+        // reports "ok" without having compared something.
+        let domain = String::from("domain");
+        let flags: Vec<&String> = if self.flags.is_empty() {
+            vec![&domain]
+        } else {
+            self.flags.iter().collect()
+        };
+        let shown = |set: &CpuSet| {
+            if set.is_empty() {
+                "none".to_string()
+            } else {
+                set.to_list()
+            }
+        };
         let mut problems = Vec::new();
-        if self.flags.iter().any(|f| f == "domain") {
-            let eff = read_set(root, ISOLATED, self.nr).unwrap_or_default();
-            if !self.isolated.is_subset(&eff) {
-                problems.push(format!(
-                    "isolated CPUs are {:?}, want {want}",
-                    eff.to_list()
-                ));
+        let mut found = Vec::new();
+        for flag in &flags {
+            match flag.as_str() {
+                "domain" | "nohz" => {
+                    let (file, what) = if *flag == "domain" {
+                        (ISOLATED, "isolated")
+                    } else {
+                        (NOHZ_FULL, "nohz_full")
+                    };
+                    let eff = read_set(root, file, self.nr).unwrap_or_default();
+                    if !self.isolated.is_subset(&eff) {
+                        problems.push(format!("{what} CPUs are {}, want {want}", shown(&eff)));
+                        found.push(format!("{what} {}", shown(&eff)));
+                    }
+                }
+                _ => {
+                    let cmdline = root.read("/proc/cmdline").unwrap_or_default();
+                    let (kflags, list) = cmdline_param(&cmdline, "isolcpus")
+                        .map(|v| split_isolcpus(&v))
+                        .unwrap_or_default();
+                    let set = CpuSet::parse_list(&list, self.nr).unwrap_or_default();
+                    if !kflags.iter().any(|f| f == "managed_irq") || !self.isolated.is_subset(&set)
+                    {
+                        problems.push(format!(
+                            "no isolcpus=managed_irq,… covering {want} on the command line"
+                        ));
+                        found.push(match cmdline_param(&cmdline, "isolcpus") {
+                            Some(v) => format!("isolcpus={v}"),
+                            None => "no isolcpus=".to_string(),
+                        });
+                    }
+                }
             }
         }
-        if self.flags.iter().any(|f| f == "nohz") {
-            let eff = read_set(root, NOHZ_FULL, self.nr).unwrap_or_default();
-            if !self.isolated.is_subset(&eff) {
-                problems.push(format!(
-                    "nohz_full CPUs are {:?}, want {want}",
-                    eff.to_list()
-                ));
-            }
-        }
-        if self.flags.iter().any(|f| f == "managed_irq") {
-            let cmdline = root.read("/proc/cmdline").unwrap_or_default();
-            let (flags, list) = cmdline_param(&cmdline, "isolcpus")
-                .map(|v| split_isolcpus(&v))
-                .unwrap_or_default();
-            let set = CpuSet::parse_list(&list, self.nr).unwrap_or_default();
-            if !flags.iter().any(|f| f == "managed_irq") || !self.isolated.is_subset(&set) {
-                problems.push(format!(
-                    "no isolcpus=managed_irq,… covering {want} on the command line"
-                ));
-            }
-        }
+        let flags: Vec<&str> = flags.iter().map(|f| f.as_str()).collect();
         let ok = problems.is_empty();
-        let expected = format!("{want} isolated ({})", self.flags.join(","));
-        let found = problems.join("; ");
-        let detail = if ok { expected.clone() } else { found.clone() };
-        done(&self.name(), ok, detail, ISOLATED, expected, found)
+        let expected = format!("{want} isolated ({})", flags.join(","));
+        let detail = if ok {
+            expected.clone()
+        } else {
+            problems.join("; ")
+        };
+        done(
+            &self.name(),
+            ok,
+            detail,
+            ISOLATED,
+            expected,
+            found.join("; "),
+        )
     }
 }
 
@@ -557,6 +587,46 @@ mod tests {
                 Decision::Change { .. } => panic!("check-only item wants to write"),
             })
             .collect()
+    }
+
+    #[test]
+    fn isolcpus_without_flags_checks_domain_as_the_kernel_reads_it() {
+        let d = crate::config::tempdir::Dir::new("boot-noflag");
+        d.file("sys/devices/system/cpu/possible", "0-1\n");
+        d.file("sys/devices/system/cpu/online", "0-1\n");
+        d.file("sys/devices/system/cpu/isolated", "\n");
+        let root = SysRoot::at(d.path());
+        let text = "[tuning]\nisolated = \"1\"\n[tuning.boot]\nisolcpus = []\n";
+        let spec = crate::config::parse(text, "t", &root).unwrap().tuning;
+        assert_eq!(spec.boot_isolcpus, Some(vec!["domain".to_string()]));
+        let mut v = Vec::new();
+        items(&spec, &mut v);
+        let Decision::Done(r) = v[0].plan(&root) else {
+            panic!("check-only item wants to write")
+        };
+        assert_eq!(r.status, Status::Deviation, "{r:?}");
+        assert_eq!(r.expected.as_deref(), Some("1 isolated (domain)"));
+        // A value found, not a sentence.
+        assert_eq!(r.found.as_deref(), Some("isolated none"));
+        d.file("sys/devices/system/cpu/isolated", "1\n");
+        let Decision::Done(r) = v[0].plan(&root) else {
+            panic!("check-only item wants to write")
+        };
+        assert_eq!(
+            (r.status, r.detail.as_str()),
+            (Status::Ok, "1 isolated (domain)")
+        );
+        // No flag at all (a spec built elsewhere) still compares `domain`.
+        let bare = Isolcpus {
+            flags: vec![],
+            isolated: [1].into_iter().collect(),
+            nr: 2,
+        };
+        d.file("sys/devices/system/cpu/isolated", "\n");
+        let Decision::Done(r) = bare.plan(&root) else {
+            panic!("check-only item wants to write")
+        };
+        assert_eq!(r.status, Status::Deviation);
     }
 
     #[test]

@@ -117,11 +117,13 @@ fn selftest_measures_inside_the_cpuset() {
     let cfg = dir.join("rtbench.toml");
     std::fs::write(
         &cfg,
-        format!(
-            "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[cyclic]\ninterval_us = 500\n\
+        crate::common::on_any_kernel(
+            &(format!(
+                "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[cyclic]\ninterval_us = 500\n\
              [load]\nspec = \"cpu:1\"\n[limits]\nmax_us = 60000000\n\
              [output]\nresults_dir = \"{}/results\"\n",
-            dir.display()
+                dir.display()
+            )),
         ),
     )
     .unwrap();
@@ -143,7 +145,11 @@ fn selftest_measures_inside_the_cpuset() {
         "{err}"
     );
     // [cyclic] cpus outside the cpuset: a configuration error naming it, exit 2.
-    std::fs::write(&cfg, "[selftest]\nmode = \"off\"\n[cyclic]\ncpus = \"0\"\n").unwrap();
+    std::fs::write(
+        &cfg,
+        crate::common::on_any_kernel("[selftest]\nmode = \"off\"\n[cyclic]\ncpus = \"0\"\n"),
+    )
+    .unwrap();
     let o = cg.rtbench(&format!(
         "selftest --log-format logfmt --config {}",
         cfg.display()

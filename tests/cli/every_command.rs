@@ -56,10 +56,12 @@ fn selftest_config(dir: &Path, mode: &str, results_dir: &str, extra: &str) -> St
     let p = dir.join("selftest.toml");
     std::fs::write(
         &p,
-        format!(
-            "[selftest]\nmode = \"{mode}\"\nduration = \"1s\"\n[cyclic]\ninterval_us = 500\n\
+        crate::common::on_any_kernel(
+            &(format!(
+                "[selftest]\nmode = \"{mode}\"\nduration = \"1s\"\n[cyclic]\ninterval_us = 500\n\
              [output]\nresults_dir = \"{d}/{results_dir}\"\nfallback_dir = \"{d}/run\"\n{extra}",
-            d = dir.display(),
+                d = dir.display(),
+            )),
         ),
     )
     .unwrap();

@@ -630,6 +630,8 @@ fn pipe_explains_a_late_message_as_rt_throttling_by_its_own_pair() {
                 "1",
                 "-p",
                 "80",
+                "-i",
+                "0",
                 "-q",
                 "--mainaffinity",
                 "0",

@@ -95,14 +95,11 @@ fn json_to_stdout_keeps_stdout_for_json_in_every_command() {
 
 fn selftest_config(dir: &Path) -> std::path::PathBuf {
     let p = dir.join("rtbench.toml");
-    std::fs::write(
-        &p,
-        format!(
+    std::fs::write(&p, crate::common::on_any_kernel(&format!(
             "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[cyclic]\ncpus = \"0\"\n\
              [limits]\nmax_us = 60000000\n[output]\nresults_dir = \"{0}/results\"\nprometheus = \"{0}/rtbench.prom\"\n",
             dir.display()
-        ),
-    )
+        )))
     .unwrap();
     p
 }

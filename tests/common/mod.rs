@@ -270,3 +270,18 @@ pub fn catalog() -> std::collections::HashMap<String, std::collections::HashSet<
     }
     m
 }
+
+/// `text`, a self-test configuration, with `[selftest] require_preempt_rt = false`:
+/// the tests judge what they measure on this machine's kernel, PREEMPT_DYNAMIC on the
+/// development VM and PREEMPT_RT in the boot tests' guests alike (the requirement
+/// itself is tested on its own).
+pub fn on_any_kernel(text: &str) -> String {
+    const KEY: &str = "require_preempt_rt = false\n";
+    match text.find("[selftest]\n") {
+        Some(i) => {
+            let at = i + "[selftest]\n".len();
+            format!("{}{KEY}{}", &text[..at], &text[at..])
+        }
+        None => format!("{text}\n[selftest]\n{KEY}"),
+    }
+}

@@ -2,6 +2,9 @@
 //! generated from the clap definitions in `src/cli/` — the same ones `--help` prints —
 //! by clap_mangen and clap_complete, and checked in so that the Yocto recipe and the
 //! Buildroot package install them without running anything on the build host.
+//! `docs/man/rtbench.toml.5` is generated from the configuration template
+//! (`systemd/rtbench.toml`, which `rtbench config template` prints): one source for
+//! the file, the command and the page.
 //!
 //! This test regenerates them and fails when a checked-in file differs (a flag or help
 //! text changed without regenerating). To regenerate:
@@ -28,7 +31,10 @@ const EXIT_STATUS: &str = "\
 1   a limit was exceeded (-b, [limits]), the self-test failed or judged nothing
     (unjudged), tuning deviates; report: this boot's run failed or is missing
 2   bad command line or configuration; nothing was started or changed
-3   the environment refused (SCHED_FIFO, mlockall, not root, lock or journal)
+3   the environment refused (SCHED_FIFO, mlockall, not root, lock or journal, a
+    kernel write of tune apply or revert: apply rolls back what it changed)
+4   selftest: invalid, every limit was exceeded only by samples that are not the
+    system's latency (a stopped process, RT throttling); measure again
 130 interrupted by SIGINT (143: SIGTERM), after writing what was measured";
 
 /// Files a command reads or writes, by subcommand name (top-level page: every one).
@@ -70,6 +76,7 @@ fn man_pages() -> BTreeMap<String, Vec<u8>> {
         .chain(all(&cmd).iter().map(page_name))
         .collect();
     add_pages(&cmd, &names, &mut pages);
+    pages.insert("rtbench.toml.5".to_string(), config_page());
     pages
 }
 
@@ -127,18 +134,121 @@ fn add_pages(cmd: &clap::Command, names: &[String], pages: &mut BTreeMap<String,
         .filter(|n| **n != name)
         .map(|n| format!("{n}(1)"))
         .collect();
-    see.extend(["cyclictest(8)", "pmqtest(8)", "journalctl(1)"].map(String::from));
+    see.extend(
+        [
+            "rtbench.toml(5)",
+            "cyclictest(8)",
+            "pmqtest(8)",
+            "journalctl(1)",
+        ]
+        .map(String::from),
+    );
     roff.text([roman(see.join(", "))]);
     roff.control("PP", []);
     roff.text([roman(
-        "README.md and docs/ in the rtbench source; systemd/rtbench.toml documents every \
-         configuration key.",
+        "README.md and docs/ in the rtbench source; rtbench.toml(5) and \
+         `rtbench config template` document every configuration key.",
     )]);
     roff.to_writer(&mut out).unwrap();
     pages.insert(format!("{name}.1"), out);
     for s in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
         add_pages(s, names, pages);
     }
+}
+
+/// rtbench.toml(5): the template's opening comment is the description, and each of its
+/// sections (`[cyclic]`, or commented out as `# [pmq]`) a subsection with its lines as
+/// written — the keys, their defaults and the comments that say what they do.
+fn config_page() -> Vec<u8> {
+    // groff reads its input as Latin-1: µ is in it, the em dash is not.
+    let template = rtbench::config::TEMPLATE.replace('—', "-");
+    let mut roff = Roff::new();
+    let source = format!("rtbench {}", env!("CARGO_PKG_VERSION"));
+    roff.control(
+        "TH",
+        ["rtbench.toml", "5", "", source.as_str(), "rtbench manual"],
+    );
+    roff.control("SH", ["NAME"]);
+    roff.text([roman(
+        "rtbench.toml - configuration of rtbench selftest, monitor and tune",
+    )]);
+    roff.control("SH", ["SYNOPSIS"]);
+    preformatted(
+        &mut roff,
+        "/etc/rtbench/rtbench.toml\n\
+         rtbench config template      print this page's text, the installed default file\n\
+         rtbench config check [FILE]  validate a file on this machine; run nothing",
+    );
+    roff.control("SH", ["DESCRIPTION"]);
+    let header = |l: &str| -> Option<String> {
+        let h = l.trim_start_matches('#').trim();
+        let name = h.split("  #").next().unwrap_or(h).trim();
+        let inner = name.strip_prefix('[')?.strip_suffix(']')?;
+        let inner = inner.trim_matches(|c| c == '[' || c == ']');
+        inner
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c == '.' || c == '_')
+            .then(|| name.to_string())
+    };
+    let mut lines = template.lines().peekable();
+    let mut intro = Vec::new();
+    while let Some(l) = lines.next_if(|l| header(l).is_none()) {
+        if let Some(t) = l.strip_prefix('#') {
+            intro.push(t.trim());
+        }
+    }
+    roff.text([roman(intro.join(" "))]);
+    roff.control("PP", []);
+    roff.text([roman(
+        "The sections follow as the template writes them: a key's value is its default \
+         unless its comment says \"example\"; a commented-out section or key is not set.",
+    )]);
+    roff.control("SH", ["SECTIONS"]);
+    let mut body: Vec<&str> = Vec::new();
+    let flush = |roff: &mut Roff, body: &mut Vec<&str>| {
+        while body.last().is_some_and(|l| l.trim().is_empty()) {
+            body.pop();
+        }
+        if !body.is_empty() {
+            roff.control("nf", []);
+            for l in body.iter() {
+                if l.trim().is_empty() {
+                    roff.control("sp", []);
+                } else {
+                    roff.text([roman(*l)]);
+                    roff.control("br", []);
+                }
+            }
+            roff.control("fi", []);
+        }
+        body.clear();
+    };
+    for l in lines {
+        match header(l) {
+            Some(name) => {
+                flush(&mut roff, &mut body);
+                roff.control("SS", [name.as_str()]);
+                body.push(l);
+            }
+            None => body.push(l),
+        }
+    }
+    flush(&mut roff, &mut body);
+    roff.control("SH", ["FILES"]);
+    roff.control("TP", []);
+    roff.text([clap_mangen::roff::bold("/etc/rtbench/rtbench.toml")]);
+    roff.text([roman(
+        "read by rtbench selftest (rtbench.service), monitor, tune, report and diagnose; \
+         --config FILE names another",
+    )]);
+    roff.control("SH", ["SEE ALSO"]);
+    roff.text([roman(
+        "rtbench(1), rtbench-config(1), rtbench-selftest(1), rtbench-tune(1), \
+         rtbench-monitor(1), systemd.unit(5)",
+    )]);
+    let mut out = Vec::new();
+    roff.to_writer(&mut out).unwrap();
+    out
 }
 
 /// The `after_help` text (examples, notes): each paragraph that starts with a heading
@@ -237,6 +347,8 @@ fn man_pages_match_the_clap_definitions() {
         "rtbench-cyclic.1",
         "rtbench-tune-check.1",
         "rtbench-selftest.1",
+        "rtbench-config-check.1",
+        "rtbench.toml.5",
     ] {
         assert!(
             pages.contains_key(name),
@@ -252,6 +364,17 @@ fn man_pages_match_the_clap_definitions() {
     assert!(cyclic.contains(".SH EXAMPLES"), "{cyclic}");
     assert!(cyclic.contains("\\-\\-mainaffinity"), "{cyclic}");
     assert!(!cyclic.contains("(rev "), "revision leaked into a page");
+    // Every key of the template is in rtbench.toml(5), each section a subsection.
+    let toml5 = String::from_utf8(pages["rtbench.toml.5"].clone()).unwrap();
+    for needle in [
+        ".SS [selftest]",
+        ".SS [[limits.cpus]]",
+        ".SS [tuning.boot]",
+        "isolcpus = [\"domain\", \"managed_irq\"]",
+        "buffer_kib = 512",
+    ] {
+        assert!(toml5.contains(needle), "{needle}: {toml5}");
+    }
     check(&root().join("man"), &pages);
 }
 

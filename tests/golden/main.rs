@@ -136,6 +136,8 @@ fn help_of_every_command() {
         &["tune", "apply", "--help"],
         &["tune", "revert", "--help"],
         &["tune", "status", "--help"],
+        &["config", "--help"],
+        &["config", "check", "--help"],
         &[],
         &["tune"],
     ] {
@@ -349,6 +351,10 @@ fn selftest_configuration_errors_as_journal_entries() {
         "[limits.pmq]\nmax_us = 5\n",
         "[[limits.cpus]]\ncpus = \"0\"\ntest = \"pmqtest\"\n",
         "[pmq]\ninterval_us = 0\n",
+        "[pipe]\ninterval_us = 0\n",
+        "[[limits.cpus]]\ncpus = \"0\"\ntest = \"pipe\"\nmax_us = 150\n",
+        "[cyclic]\ncpus = \"0\"\n[[limits.cpus]]\ncpus = \"1\"\nmax_us = 30\n",
+        "[[limits.cpus]]\ncpus = \"0\"\n",
         "[pipe]\nmsgsize = 64\n",
         "[pmq]\ncpus = \"0\"\npairs = 2\n",
         "[output]\nkeep = 0\n",
@@ -378,6 +384,10 @@ fn shape_logfmt(line: &str, dir: &str) -> String {
         .unwrap()
         .replace_all(line, "RTBENCH_KERNEL=<release>")
         .replace(dir, "$DIR");
+    // The verdict line names the kernel and its preemption model: this machine's.
+    let masked = Regex::new(r"\b(PREEMPT_\w+|PREEMPT|unknown) kernel \S+( \(not PREEMPT_RT\))?")
+        .unwrap()
+        .replace_all(&masked, "<model> kernel <release>");
     let masked = Regex::new(r"RTBENCH_BOOT_ID=\S+")
         .unwrap()
         .replace_all(&masked, "RTBENCH_BOOT_ID=<boot>");
@@ -394,14 +404,11 @@ fn selftest_journal_entries_results_file_prometheus_and_report() {
     let dir = TempDir::new("golden-st");
     let d = dir.display().to_string();
     let cfg = dir.join("rtbench.toml");
-    std::fs::write(
-        &cfg,
-        format!(
+    std::fs::write(&cfg, crate::common::on_any_kernel(&format!(
             "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[cyclic]\ncpus = \"0\"\ninterval_us = 500\n\
              [load]\nspec = \"cpu:1\"\ncpus = \"0\"\n[limits]\nmax_us = 60000000\n\
              [output]\nresults_dir = \"{d}/results\"\nkeep = 2\nprometheus = \"{d}/rtbench.prom\"\n"
-        ),
-    )
+        )))
     .unwrap();
     let o = rtbench()
         .args(["selftest", "--log-format", "logfmt", "--config"])

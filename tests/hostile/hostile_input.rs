@@ -134,7 +134,7 @@ fn p1_prometheus_textfile_on_a_device_node_stays_a_device() {
         &d,
         "c.toml",
         &format!(
-            "[selftest]\nmode = \"off\"\nduration = \"1s\"\nallow_unjudged = true\n\
+            "[selftest]\nmode = \"off\"\nduration = \"1s\"\nallow_unjudged = true\nrequire_preempt_rt = false\n\
              [output]\nresults_dir = \"{0}/results\"\nfallback_dir = \"{0}/run\"\n\
              prometheus = \"{1}\"\n",
             d.display(),
@@ -387,6 +387,7 @@ fn p2_report_shows_a_huge_maximum_as_it_is() {
         origin: Origin::default(),
         exit_code: Some(0),
         store_error: None,
+        results_dir: None,
         hardware: None,
     };
     let json = serde_json::to_string_pretty(&run).unwrap();

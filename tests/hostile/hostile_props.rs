@@ -1043,6 +1043,7 @@ fn stored_run() -> impl Strategy<Value = rtbench::results::store::StoredRun> {
             origin: Default::default(),
             exit_code: Some(0),
             store_error: None,
+            results_dir: None,
             hardware: None,
         }
     })

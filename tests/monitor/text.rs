@@ -6,19 +6,18 @@
 
 use crate::common::*;
 
-/// `2026-12-01T20:10:00.123Z ` at the start of `line`: ISO 8601 UTC with milliseconds,
-/// the format of the times in rtbench's entries.
+/// `2026-12-01T20:10:00Z ` at the start of `line`: ISO 8601 UTC, the one date format
+/// of rtbench's texts (src/date.rs).
 fn stamped(line: &str) -> bool {
     let b = line.as_bytes();
-    line.len() > 25
+    line.len() > 21
         && b[4] == b'-'
         && b[7] == b'-'
         && b[10] == b'T'
         && b[13] == b':'
         && b[16] == b':'
-        && b[19] == b'.'
-        && b[23] == b'Z'
-        && b[24] == b' '
+        && b[19] == b'Z'
+        && b[20] == b' '
         && line[..4].bytes().all(|c| c.is_ascii_digit())
 }
 

@@ -50,12 +50,14 @@ fn bundle_after_a_failing_self_test_and_monitor_windows_says_what_is_wrong() {
     let cfg = t.join("rtbench.toml");
     std::fs::write(
         &cfg,
-        format!(
-            "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[cyclic]\ncpus = \"0\"\n\
+        crate::common::on_any_kernel(
+            &(format!(
+                "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[cyclic]\ncpus = \"0\"\n\
              [limits]\nmax_us = 1\n[output]\nresults_dir = \"{}\"\nfallback_dir = \"{}\"\n\
              [monitor]\ncpus = \"0\"\n[monitor.limits]\nmax_us = 1\n",
-            results.display(),
-            t.join("run").display()
+                results.display(),
+                t.join("run").display()
+            )),
         ),
     )
     .unwrap();
@@ -139,6 +141,7 @@ fn summary_names_each_problem_of_a_misconfigured_board() {
     f("sys/devices/system/cpu/possible", "0-3\n");
     f("sys/devices/system/cpu/online", "0-3\n");
     f("sys/devices/system/cpu/isolated", "2-3\n");
+    f("sys/devices/system/cpu/offline", "\n");
     f("proc/cmdline", "console=ttyS2 isolcpus=2-3\n");
     f(
         "proc/interrupts",
@@ -179,6 +182,10 @@ fn summary_names_each_problem_of_a_misconfigured_board() {
         "Name:\tvendord\nCpus_allowed_list:\t0-3\n",
     );
     f("proc/uptime", "101.00 50.00\n");
+    f(
+        "proc/self/status",
+        "Name:\trtbench\nCpus_allowed_list:\t0-3\n",
+    );
     let pol = "sys/devices/system/cpu/cpufreq/policy0";
     f(&format!("{pol}/affected_cpus"), "0 1 2 3\n");
     f(&format!("{pol}/scaling_governor"), "powersave\n");
@@ -195,9 +202,11 @@ fn summary_names_each_problem_of_a_misconfigured_board() {
     let cfg = t.join("rtbench.toml");
     std::fs::write(
         &cfg,
-        format!(
-            "[cyclic]\ncpus = \"2-3\"\n[output]\nresults_dir = \"{}\"\n",
-            t.join("results").display()
+        crate::common::on_any_kernel(
+            &(format!(
+                "[cyclic]\ncpus = \"2-3\"\n[output]\nresults_dir = \"{}\"\n",
+                t.join("results").display()
+            )),
         ),
     )
     .unwrap();
@@ -238,6 +247,37 @@ fn summary_names_each_problem_of_a_misconfigured_board() {
     let cpus = std::fs::read_to_string(top.join("system/cpus.txt")).unwrap();
     assert!(cpus.contains("isolated     2-3"), "{cpus}");
     assert!(cpus.contains("housekeeping 0-1"), "{cpus}");
+    assert!(cpus.contains("offline      none\n"), "{cpus}");
+    assert!(
+        cpus.ends_with("allowed      0-3 (rtbench's Cpus_allowed_list)\n"),
+        "{cpus}"
+    );
+    assert!(!cpus.contains("rtbench diagnose"), "{cpus}");
+    // The summary on the screen is SUMMARY.txt's lines, not one line with `\n` in it.
+    let err = stderr(&o);
+    assert!(o.stdout.is_empty(), "{o:?}");
+    assert!(!err.contains("\\n"), "{err}");
+    let on_screen: Vec<&str> = err.lines().collect();
+    assert!(on_screen[0].starts_with("rtbench diagnostics of "), "{err}");
+    assert!(
+        on_screen
+            .iter()
+            .any(|l| l.starts_with("What looks wrong (")),
+        "{err}"
+    );
+    assert!(
+        on_screen
+            .iter()
+            .any(|l| l.starts_with("  note     irqbalance runs (pid 4242)")),
+        "{err}"
+    );
+    assert!(
+        on_screen
+            .last()
+            .unwrap()
+            .starts_with("rtbench: diagnostics written to "),
+        "{err}"
+    );
 }
 
 #[test]

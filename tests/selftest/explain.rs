@@ -35,15 +35,12 @@ fn selftest_with(dir: &Path, secs: u32, max_us: u64, extra: &str) -> Child {
 /// [`selftest_with`] measuring `cpus`.
 fn selftest_on(dir: &Path, secs: u32, max_us: u64, extra: &str, cpus: &str) -> Child {
     let cfg = dir.join("rtbench.toml");
-    std::fs::write(
-        &cfg,
-        format!(
+    std::fs::write(&cfg, crate::common::on_any_kernel(&format!(
             "[selftest]\nmode = \"off\"\nduration = \"{secs}s\"\n{extra}[cyclic]\ncpus = \"{cpus}\"\n\
              [limits]\nmax_us = {max_us}\n[output]\nresults_dir = \"{0}/results\"\n\
              fallback_dir = \"{0}/run\"\n",
             dir.display()
-        ),
-    )
+        )))
     .unwrap();
     rtbench()
         .args(["selftest", "--config"])

@@ -13,13 +13,10 @@ fn ready_status_and_watchdog_reach_the_notify_socket() {
     sock.set_read_timeout(Some(Duration::from_millis(200)))
         .unwrap();
     let cfg = dir.join("rtbench.toml");
-    std::fs::write(
-        &cfg,
-        format!(
+    std::fs::write(&cfg, crate::common::on_any_kernel(&format!(
             "[selftest]\nmode = \"off\"\nduration = \"2s\"\n[limits]\nmax_us = 10000000\n[output]\nresults_dir = \"{}\"\n",
             dir.join("results").display()
-        ),
-    )
+        )))
     .unwrap();
     // systemd sets WATCHDOG_PID to the service's main PID: `exec` keeps the shell's.
     let mut child = std::process::Command::new("sh")
@@ -50,7 +47,10 @@ fn ready_status_and_watchdog_reach_the_notify_socket() {
         .filter(|&i| msgs[i].lines().any(|l| l == "READY=1"))
         .collect();
     assert_eq!(ready.len(), 1, "{msgs:?}");
-    assert!(msgs[ready[0]].contains("STATUS=tuned"), "{msgs:?}");
+    assert!(
+        msgs[ready[0]].contains("STATUS=tuning off; measuring cyclic"),
+        "{msgs:?}"
+    );
     // READY when tuned, before the measurement reports any progress.
     let measuring = msgs
         .iter()
@@ -86,14 +86,11 @@ fn ready_reaches_an_abstract_notify_socket() {
     sock.set_read_timeout(Some(Duration::from_millis(200)))
         .unwrap();
     let cfg = dir.join("rtbench.toml");
-    std::fs::write(
-        &cfg,
-        format!(
+    std::fs::write(&cfg, crate::common::on_any_kernel(&format!(
             "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[limits]\nmax_us = 10000000\n[cyclic]\ncpus = \"0\"\n\
              [output]\nresults_dir = \"{}\"\n",
             dir.join("results").display()
-        ),
-    )
+        )))
     .unwrap();
     let o = rtbench()
         .args(["selftest", "--config"])
@@ -120,14 +117,11 @@ fn ready_reaches_an_abstract_notify_socket() {
 fn undeliverable_notifications_are_logged_once() {
     let dir = TempDir::new("notify-gone");
     let cfg = dir.join("rtbench.toml");
-    std::fs::write(
-        &cfg,
-        format!(
+    std::fs::write(&cfg, crate::common::on_any_kernel(&format!(
             "[selftest]\nmode = \"off\"\nduration = \"2s\"\n[limits]\nmax_us = 10000000\n[cyclic]\ncpus = \"0\"\n\
              [output]\nresults_dir = \"{}\"\n",
             dir.join("results").display()
-        ),
-    )
+        )))
     .unwrap();
     let o = rtbench()
         .args(["selftest", "--config"])

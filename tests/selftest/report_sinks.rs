@@ -81,6 +81,7 @@ fn measured_run(max_us: u64) -> StoredRun {
         origin: rtbench::results::store::Origin::current(),
         exit_code: None,
         store_error: None,
+        results_dir: None,
         hardware: None,
     }
 }

@@ -27,7 +27,7 @@ fn config(dir: &Path, body: &str) -> PathBuf {
         dir.join("run").display(),
         dir.join("rtbench.prom").display()
     );
-    std::fs::write(&p, text).unwrap();
+    std::fs::write(&p, crate::common::on_any_kernel(&text)).unwrap();
     p
 }
 

@@ -43,7 +43,7 @@ fn config(dir: &Path, name: &str, body: &str) -> PathBuf {
     } else {
         format!("[selftest]\nmode = \"off\"\nduration = \"1s\"\n[cyclic]\ncpus = \"0\"\n{body}\n{output}")
     };
-    std::fs::write(&p, text).unwrap();
+    std::fs::write(&p, crate::common::on_any_kernel(&text)).unwrap();
     p
 }
 
@@ -528,4 +528,94 @@ fn p8_a_hand_run_prints_human_lines_and_report_reads_results_dir_from_the_config
         "{}",
         stdout(&r)
     );
+}
+
+/// Whether this machine's kernel is PREEMPT_RT, read as rtbench documents it
+/// (`/sys/kernel/realtime`, or `PREEMPT_RT` in the version).
+fn kernel_is_rt() -> bool {
+    std::fs::read_to_string("/sys/kernel/realtime").is_ok_and(|s| s.trim() == "1")
+        || std::fs::read_to_string("/proc/sys/kernel/version")
+            .is_ok_and(|v| v.contains("PREEMPT_RT"))
+}
+
+#[test]
+fn p9_a_pass_names_the_kernel_and_tuning_and_a_kernel_that_is_not_rt_fails_by_default() {
+    let dir = TempDir::new("v-kernel");
+    // Written by hand: the other tests' configurations accept any kernel.
+    let cfg = dir.join("default.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[cyclic]\ncpus = \"0\"\n\
+             [limits]\nmax_us = 10000000\n[output]\nresults_dir = \"{0}/results\"\n\
+             fallback_dir = \"{0}/run\"\n",
+            dir.display()
+        ),
+    )
+    .unwrap();
+    let o = selftest_logfmt(&cfg);
+    let summary = one(&entries(&o), SUMMARY);
+    let msg = &summary["MESSAGE"];
+    if kernel_is_rt() {
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(msg.contains("; PREEMPT_RT kernel "), "{msg}");
+    } else {
+        // The requirement is the default: measured, then failed with the cause named.
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert_eq!(summary["RTBENCH_VERDICT"], "fail", "{msg}");
+        assert!(msg.contains("(not PREEMPT_RT)"), "{msg}");
+        assert!(
+            msg.contains("not PREEMPT_RT: a real-time acceptance needs a PREEMPT_RT kernel"),
+            "{msg}"
+        );
+    }
+    assert!(msg.contains("; tuning off (not checked);"), "{msg}");
+    assert_eq!(summary["RTBENCH_TUNING_STATE"], "tuning off (not checked)");
+    // The report's table says the same.
+    let r = report(&cfg, &[]);
+    let table = stdout(&r);
+    assert!(table.contains("\ntuning off (not checked)\n"), "{table}");
+    // Opting out judges any kernel, and the PASS still names it.
+    let any = config(&dir, "any.toml", "[limits]\nmax_us = 10000000\n");
+    let o = selftest_logfmt(&any);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let msg = one(&entries(&o), SUMMARY)["MESSAGE"].clone();
+    assert!(msg.starts_with("rtbench self-test PASS: "), "{msg}");
+    assert!(msg.contains(" kernel "), "{msg}");
+}
+
+#[test]
+fn p10_a_check_with_nothing_to_compare_is_never_ok() {
+    // `isolcpus = []` is a plain `isolcpus=1`: it checks `domain`, in
+    // /sys/devices/system/cpu/isolated, and fails where CPU 1 is not isolated.
+    if online_cpus() < 2 {
+        return;
+    }
+    let dir = TempDir::new("v-isolcpus");
+    let cfg = config(
+        &dir,
+        "iso.toml",
+        "[selftest]\nmode = \"check\"\nduration = \"1s\"\n[tuning]\nisolated = \"1\"\n\
+         [tuning.boot]\nisolcpus = []\n[limits]\nmax_us = 10000000\n",
+    );
+    let o = selftest_logfmt(&cfg);
+    let isolated = std::fs::read_to_string("/sys/devices/system/cpu/isolated").unwrap_or_default();
+    let cpu1 = isolated.trim().split(',').any(|r| match r.split_once('-') {
+        Some((a, b)) => {
+            a.parse::<u32>().is_ok_and(|a| a <= 1) && b.parse::<u32>().is_ok_and(|b| b >= 1)
+        }
+        None => r == "1",
+    });
+    let summary = one(&entries(&o), SUMMARY);
+    let msg = &summary["MESSAGE"];
+    assert!(msg.contains("tuning check: 1 item, "), "{msg}");
+    if cpu1 {
+        assert_eq!(o.status.code(), Some(0), "{msg}");
+    } else {
+        assert_eq!(o.status.code(), Some(1), "{msg}");
+        assert!(
+            msg.contains("boot.isolcpus deviation: expected 1 isolated (domain), found isolated "),
+            "{msg}"
+        );
+    }
 }

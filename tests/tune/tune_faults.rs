@@ -569,3 +569,104 @@ fn check_only_items_are_reported_after_the_writes_of_apply() {
     assert_eq!(a.exit_code(), 0);
     assert_eq!(a.bootargs.as_deref(), Some("irqaffinity=0-1"));
 }
+
+/// `rtbench tune --help` states the exit code a failed apply has: 3 (the system
+/// refused; what this run changed is rolled back), not 1, which is a deviation.
+#[test]
+fn help_states_the_exit_code_of_a_failed_apply() {
+    let _no_forks = no_forks();
+    let t = Tree::new("help-exit");
+    let cfg = t.journal_dir().with_file_name("rtbench.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[tuning]\njournal_dir = \"{}\"\n[tuning.power]\ngovernor = \"userspace\"\n",
+            t.journal_dir().display()
+        ),
+    )
+    .unwrap();
+    let root = t.journal_dir().with_file_name("root").display().to_string();
+    let o = crate::common::run(
+        &[
+            "tune",
+            "apply",
+            "--config",
+            cfg.to_str().unwrap(),
+            "--sysroot",
+            &root,
+        ][..],
+    );
+    let failed_apply = o.status.code().unwrap();
+    assert_eq!(failed_apply, 3, "{o:?}");
+    let help = String::from_utf8(crate::common::run("tune --help").stdout).unwrap();
+    let codes = help
+        .split("Exit codes: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{help}"))
+        .replace('\n', " ");
+    // "N meaning" items separated by ", " before the next code.
+    let said = |code: i32| -> String {
+        let start = codes.find(&format!("{code} ")).unwrap();
+        let rest = &codes[start..];
+        let end = (code + 1..10)
+            .filter_map(|n| rest.find(&format!(", {n} ")))
+            .min()
+            .unwrap_or(rest.len());
+        rest[..end].to_string()
+    };
+    assert!(said(failed_apply).contains("apply"), "{codes}");
+    assert!(!said(1).contains("fail"), "{codes}");
+}
+
+/// Without a configuration file, `tune check` audits the generic real-time settings
+/// (src/config/audit.toml), as `tuned-adm verify` checks a profile, and says so; `tune
+/// apply` refuses (exit 2) and writes nothing: changing the system needs a file. The
+/// tests' mount namespace hides the host's /etc/rtbench.
+#[test]
+fn without_a_configuration_check_audits_and_apply_refuses() {
+    let _no_forks = no_forks();
+    let t = Tree::new("audit");
+    t.file("sys/kernel/realtime", "1\n");
+    t.file("proc/sys/kernel/sched_rt_runtime_us", "950000\n");
+    t.file(
+        "sys/kernel/mm/transparent_hugepage/enabled",
+        "always madvise [never]\n",
+    );
+    let root = t.journal_dir().with_file_name("root").display().to_string();
+    let before = t.snapshot();
+    let o = crate::common::run(&["tune", "check", "--sysroot", &root][..]);
+    let out = String::from_utf8(o.stdout.clone()).unwrap();
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "rtbench tune check (no /etc/rtbench/rtbench.toml: the generic real-time audit)"
+    );
+    for (status, item) in [
+        ("ok", "kernel.preempt_rt"),
+        ("ok", "sysctl.kernel.printk"),
+        ("ok", "sysctl.kernel.sched_rt_runtime_us"),
+        ("deviation", "sysctl.kernel.timer_migration"),
+        ("deviation", "sysctl.vm.stat_interval"),
+        ("ok", "memory.thp"),
+    ] {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.split_whitespace().take(2).eq([status, item])),
+            "{status} {item}: {out}"
+        );
+    }
+    assert_eq!(lines.len(), 8, "the audit's six items: {out}");
+    let o = crate::common::run(&["tune", "apply", "--sysroot", &root][..]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.starts_with("rtbench: /etc/rtbench/rtbench.toml: cannot read the configuration: ")
+            && err.contains(
+                "tune apply changes the system only as a configuration file's [tuning] says"
+            ),
+        "{err}"
+    );
+    assert_eq!(t.snapshot(), before);
+}

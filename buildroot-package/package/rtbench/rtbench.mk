@@ -26,12 +26,14 @@ endef
 RTBENCH_POST_INSTALL_TARGET_HOOKS += RTBENCH_INSTALL_CONFIG
 
 # A man page per command and the shell completions, generated from the command
-# line's definitions (docs/man, docs/completions). Buildroot's target-finalize
-# removes /usr/share/man from every target, and the completions of shells that
-# are not selected.
+# line's definitions (docs/man, docs/completions), and rtbench.toml(5), generated
+# from the configuration template. Buildroot's target-finalize removes
+# /usr/share/man from every target, and the completions of shells that are not
+# selected.
 define RTBENCH_INSTALL_DOCS
-	$(INSTALL) -d $(TARGET_DIR)/usr/share/man/man1
+	$(INSTALL) -d $(TARGET_DIR)/usr/share/man/man1 $(TARGET_DIR)/usr/share/man/man5
 	$(INSTALL) -m 0644 $(@D)/docs/man/*.1 $(TARGET_DIR)/usr/share/man/man1/
+	$(INSTALL) -m 0644 $(@D)/docs/man/*.5 $(TARGET_DIR)/usr/share/man/man5/
 	$(INSTALL) -D -m 0644 $(@D)/docs/completions/rtbench.bash \
 		$(TARGET_DIR)/usr/share/bash-completion/completions/rtbench
 	$(INSTALL) -D -m 0644 $(@D)/docs/completions/_rtbench \

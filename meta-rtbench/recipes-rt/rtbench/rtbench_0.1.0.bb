@@ -106,11 +106,13 @@ do_install:append() {
         install -m 0755 ${S}/buildroot-package/package/rtbench/S95rtbench ${D}${sysconfdir}/init.d/rtbench
     fi
     # A man page per command and the shell completions, generated from the
-    # command line's definitions (docs/man, docs/completions): ${PN}-doc,
+    # command line's definitions (docs/man, docs/completions), and rtbench.toml(5),
+    # generated from the configuration template: ${PN}-doc,
     # ${PN}-bash-completion (bash-completion class), ${PN}-zsh-completion,
     # ${PN}-fish-completion.
-    install -d ${D}${mandir}/man1
+    install -d ${D}${mandir}/man1 ${D}${mandir}/man5
     install -m 0644 ${S}/docs/man/*.1 ${D}${mandir}/man1/
+    install -m 0644 ${S}/docs/man/*.5 ${D}${mandir}/man5/
     install -d ${D}${datadir}/bash-completion/completions
     install -m 0644 ${S}/docs/completions/rtbench.bash ${D}${datadir}/bash-completion/completions/rtbench
     install -d ${D}${datadir}/zsh/site-functions

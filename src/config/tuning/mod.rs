@@ -232,7 +232,19 @@ pub fn resolve(
                     "needs tuning.isolated; expected a cpu-list like isolated = \"1\" in [tuning]",
                 ));
             }
-            Some(v.get_ref().clone())
+            // The kernel's meaning: `isolcpus=1` (no flag) is `isolcpus=domain,1`
+            // (Documentation/admin-guide/kernel-parameters.txt, "isolcpus="), so an
+            // empty list checks `domain`; a check with no flag would check nothing.
+            let mut flags: Vec<String> = Vec::new();
+            for f in v.get_ref() {
+                if !flags.contains(f) {
+                    flags.push(f.clone());
+                }
+            }
+            if flags.is_empty() {
+                flags.push("domain".into());
+            }
+            Some(flags)
         }
         None => None,
     };

@@ -64,6 +64,22 @@ fn bad_values_are_one_line_with_file_line_key_and_expectation() {
         e.contains(":2: tuning.irq.affinity = true: needs tuning.isolated"),
         "{e}"
     );
+    let e = err(
+        "[tuning]\nisolated = \"1\"\n[[limits.cpus]]\ncpus = \"1\"\ntest = \"pipe\"\nmax_us = 9\n",
+    );
+    assert!(
+        e.contains("limits.cpus[0].test = \"pipe\": the self-test runs no pipe test"),
+        "{e}"
+    );
+    let e = err("[pmq]\npairs = 2\n[[limits.cpus]]\ncpus = \"1\"\ntest = \"pmq\"\nmax_us = 9\n");
+    assert!(e.contains("placed by the scheduler"), "{e}");
+    let e = err("[cyclic]\ncpus = \"0\"\n[[limits.cpus]]\ncpus = \"1\"\nmax_us = 9\n");
+    assert!(
+        e.contains("no test measures CPU 1 (cyclic measures 0)"),
+        "{e}"
+    );
+    let e = err("[[limits.cpus]]\ncpus = \"1\"\n");
+    assert!(e.contains("limits.cpus[0] = \"1\": sets no limit"), "{e}");
     let e = err("[tuning.boot]\nisolcpus = [\"domian\"]\n");
     assert!(e.contains("unknown flag \"domian\""), "{e}");
     let e = err("[tuning.memory]\nthp = \"off\"\n");

@@ -190,6 +190,8 @@ pub fn summary(run: &StoredRun, stop: StopCause, storage: Storage<'_>) -> Entry 
     if stop.interrupted() {
         msg.push_str(" (interrupted)");
     }
+    // What was passed: the kernel's preemption model and the tuning state.
+    msg.push_str(&format!("; {}; {}", run.kernel_state(), run.tuning_state()));
     if !failed.is_empty() {
         msg.push_str(&format!("; failed: {}", failed.join("; ")));
     }
@@ -211,6 +213,9 @@ pub fn summary(run: &StoredRun, stop: StopCause, storage: Storage<'_>) -> Entry 
             String::new()
         }
     };
+    if run.tuning_changed() > 0 {
+        msg.push_str("; the tuning stays applied (rtbench tune revert undoes it)");
+    }
     msg.push_str(&format!("; exit {exit}"));
     if run.verdict.word() == "unjudged" && exit != 0 {
         msg.push_str(" ([selftest] allow_unjudged = true accepts unjudged runs)");
@@ -227,6 +232,7 @@ pub fn summary(run: &StoredRun, stop: StopCause, storage: Storage<'_>) -> Entry 
         msg,
     )
     .field("RTBENCH_VERDICT", run.verdict.word())
+    .field("RTBENCH_TUNING_STATE", run.tuning_state())
     .field("RTBENCH_EXIT_STATUS", exit)
     .field("RTBENCH_TESTS", names.join(","))
     .field("RTBENCH_THREADS", cpus)

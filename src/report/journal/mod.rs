@@ -239,13 +239,13 @@ fn logfmt_value(v: &str) -> String {
     out
 }
 
-/// `text` with the wall-clock time before each of its lines, as ISO 8601 UTC with
-/// milliseconds (`2026-12-01T20:10:00.123Z line`, [`crate::date::iso_ms`], the format
-/// of the times in rtbench's entries): a human line on standard error, unlike a
-/// journal entry or a syslog line, has no time of its own, and a daemon's log
-/// (`rtbench monitor 2>&1 | logger`, a serial console) needs one.
+/// `text` with the wall-clock time before each of its lines, in the one date format
+/// of rtbench's texts (`2026-12-01T20:10:00Z line`, [`crate::date::iso_s`]): a human
+/// line on standard error, unlike a journal entry or a syslog line, has no time of
+/// its own, and a daemon's log (`rtbench monitor 2>&1 | logger`, a serial console)
+/// needs one.
 pub fn stamped(text: &str) -> String {
-    let now = crate::date::iso_ms(crate::sys::clock::Clock::Realtime.now_ns());
+    let now = crate::date::iso_s(crate::sys::clock::Clock::wall_secs());
     let mut out = String::with_capacity(text.len() + 25);
     for (i, line) in text.split('\n').enumerate() {
         if i > 0 {
@@ -436,10 +436,10 @@ mod tests {
         let lines: Vec<&str> = s.lines().collect();
         assert_eq!(lines.len(), 2, "{s}");
         for (l, text) in lines.iter().zip(["one", "two"]) {
-            // 2026-12-01T20:10:00.123Z one
+            // 2026-12-01T20:10:00Z one
             let (stamp, rest) = l.split_once(' ').unwrap();
             assert_eq!(rest, text);
-            assert_eq!(stamp.len(), 24, "{l}");
+            assert_eq!(stamp.len(), 20, "{l}");
             assert!(stamp.ends_with('Z') && stamp.as_bytes()[10] == b'T', "{l}");
         }
     }

@@ -36,8 +36,8 @@ pub struct MonitorStart<'a> {
     pub priority: i32,
     /// The window's length, **s**.
     pub window_s: u64,
-    /// When the first window ends, wall clock, **ns** since the epoch.
-    pub first_end_ns: i64,
+    /// When the first window ends, wall clock, seconds since the epoch.
+    pub first_end_s: i64,
     /// What the state file held (`no state in DIR yet`, `state restored …`).
     pub restored: &'a str,
     /// The monitor's directory: window store and state file.
@@ -51,7 +51,7 @@ pub fn monitor_start(s: &MonitorStart) -> Entry {
     let prometheus = s
         .prometheus
         .map_or_else(|| "none".to_string(), |p| p.display().to_string());
-    let first = crate::date::iso_ms(s.first_end_ns);
+    let first = crate::date::iso_s(s.first_end_s);
     Entry::new(
         MSG_MONITOR_START,
         Priority::Info,
