@@ -34,6 +34,10 @@ fn check(args: &ConfigCheckArgs) -> Result<i32> {
             located.shown()
         ),
     };
-    Output::new(None).line(&line);
+    let out = Output::new(None);
+    out.line(&line);
+    for a in located.config.advice() {
+        out.line(&format!("{}: advice: {a}", located.shown()));
+    }
     Ok(exit::OK)
 }

@@ -1,5 +1,5 @@
-//! `rtbench plot INPUT -o FILE`: plan, read, parse, render, write (atomically; `-` =
-//! standard output).
+//! `rtbench plot INPUT -o FILE`: plan, read, parse, render (a latency plot, or the
+//! monitor's timeline), write (atomically; `-` = standard output).
 
 use crate::cli::plot::PlotArgs;
 use crate::error::{exit, Result};
@@ -9,13 +9,24 @@ use crate::report::output::{Output, Target};
 /// `rtbench plot`.
 pub fn run(args: &PlotArgs) -> Result<i32> {
     let p = crate::plan::plot::plot(args)?;
-    let (name, bytes) = plot::read_input(&p.input)?;
-    let parsed = plot::parse(&name, &bytes, p.test.as_deref())?;
+    let (name, input) = plot::load(&p.input, p.test.as_deref())?;
     let target = Target::from_path(&p.output);
-    let svg = plot::svg::Svg {
-        title: p.title.as_deref(),
-        x_max_us: p.x_max_us,
-    };
-    Output::new(Some(&target)).document(&target, &svg, &parsed)?;
+    let out = Output::new(Some(&target));
+    match input {
+        plot::Input::Latency(parsed) => {
+            let svg = plot::svg::Svg {
+                title: p.title.as_deref(),
+                x_max_us: p.x_max_us,
+            };
+            out.document(&target, &svg, &parsed)?;
+        }
+        plot::Input::Windows(records) => {
+            let svg = plot::timeline::Timeline {
+                title: p.title.as_deref(),
+                source: &name,
+            };
+            out.document(&target, &svg, &records)?;
+        }
+    }
     Ok(exit::OK)
 }

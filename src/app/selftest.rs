@@ -25,6 +25,9 @@ pub fn run(args: &SelftestArgs) -> i32 {
             "no [limits]: the verdict will be unjudged",
         ));
     }
+    for a in located.config.advice() {
+        crate::report::output::Output::new(None).warn(&format!("rtbench: warning: {a}"));
+    }
     let plan = crate::selftest::plan(&located, &CpuTopology::read(&root));
     crate::selftest::run::execute(&plan, &root, &mut journal)
 }

@@ -106,6 +106,36 @@ pub struct Config {
     pub explain: explain::ExplainSection,
 }
 
+impl Config {
+    /// Advice on a valid configuration that is probably not what was meant, one line
+    /// each (`rtbench config check` and the self-test print it; never an error):
+    /// a SCHED_FIFO priority of 99 for a test or the monitor, which the template
+    /// advises against — the measuring threads then outrank the kernel's own threads
+    /// that need 99 (the watchdog, a threaded IRQ raised there), as `cyclictest -p99`
+    /// does.
+    pub fn advice(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        let mut prio = |key: &str, p: i32| {
+            if p == 99 {
+                v.push(format!(
+                    "{key} = 99: the measuring threads outrank the kernel's own threads that \
+                     need priority 99; the default 98 leaves it to them"
+                ));
+            }
+        };
+        if self.cyclic.enabled {
+            prio("cyclic.priority", self.cyclic.priority);
+        }
+        for p in [&self.pmq, &self.pipe].into_iter().flatten() {
+            if p.enabled {
+                prio(&format!("{}.priority", pair::kind_name(p.kind)), p.priority);
+            }
+        }
+        prio("monitor.priority", self.monitor.priority);
+        v
+    }
+}
+
 /// Validates configuration `text` (named `file` in errors) against the system below
 /// `root`. See [`locate()`] for finding and reading the file.
 pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config, ConfigError> {

@@ -319,6 +319,7 @@ pub struct OutputToml {
     keep: Option<Spanned<usize>>,
     prometheus: Option<Spanned<PathBuf>>,
     fallback_dir: Option<Spanned<PathBuf>>,
+    histogram_us: Option<Spanned<u64>>,
 }
 
 /// `[output]`, validated.
@@ -335,7 +336,16 @@ pub struct OutputSection {
     /// Where this boot's result is kept when the results store cannot take it (see
     /// [`DEFAULT_FALLBACK_DIR`]); `rtbench report` looks there too.
     pub fallback_dir: PathBuf,
+    /// `histogram_us`: the range of every stored test's 1-µs histogram as `rtbench plot`
+    /// draws it, **µs** — cyclictest's `-h US` (rt-tests src/cyclictest/cyclictest.c:
+    /// buckets of 1 µs up to US, samples beyond counted as overflows). The stored
+    /// HdrHistogram keeps every sample whatever it is; `None`: the plot covers them all.
+    pub histogram_us: Option<u64>,
 }
+
+/// Largest `[output] histogram_us`, **µs** (one second, as cyclictest's largest useful
+/// `-h` for 1-µs buckets).
+pub const MAX_HISTOGRAM_US: u64 = 1_000_000;
 
 impl OutputToml {
     /// Checks `keep` and the paths.
@@ -383,9 +393,20 @@ impl OutputToml {
                 ));
             }
         }
+        let histogram_us = match &self.histogram_us {
+            Some(h) if !(1..=MAX_HISTOGRAM_US).contains(h.get_ref()) => {
+                return Err(src.value_error(
+                    h.span(),
+                    "output.histogram_us",
+                    format!("expected 1..{MAX_HISTOGRAM_US} µs (as cyclictest -h)"),
+                ));
+            }
+            h => h.as_ref().map(|h| *h.get_ref()),
+        };
         Ok(OutputSection {
             results_dir,
             keep,
+            histogram_us,
             prometheus: self.prometheus.as_ref().map(|p| p.get_ref().clone()),
             fallback_dir,
         })
@@ -453,6 +474,7 @@ mod tests {
         );
         assert_eq!(c.monitor.limits.max_us, Some(100));
         assert_eq!(c.monitor.pm_qos_us, Some(0));
+        assert_eq!(c.output.histogram_us, Some(800));
         assert!(!c.tuning.is_empty());
     }
 }

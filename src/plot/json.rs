@@ -6,14 +6,14 @@
 //!   `threads[]` carry exact `p999_ns`/`max_ns`, `histogram_bucket_ns` and
 //!   `histogram_overflows`, and whose `sysinfo` has the preemption model.
 //! - a stored self-test result (`results::store::StoredRun`): per test and thread,
-//!   HdrHistogram `[value_ns, count]` pairs, re-binned here into 1-µs classes as
-//!   cyclictest and OSADL use.
+//!   HdrHistogram `[value_ns, count]` pairs, re-binned into 1-µs classes as cyclictest
+//!   and OSADL use by [`super::stored`].
 
+pub use super::labels::utc_date;
 use super::{Curve, LatencyPlot, Meta};
 use crate::date::days_from_civil;
 use crate::results::store::StoredRun;
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 /// Parses a JSON input (see the module doc). Errors are messages without the input name.
 ///
@@ -28,7 +28,7 @@ pub fn parse(text: &str, test: Option<&str>) -> Result<LatencyPlot, String> {
         drop(v);
         let run: StoredRun = serde_json::from_str(text)
             .map_err(|e| format!("not a stored self-test result: {e}"))?;
-        stored(&run, test)
+        super::stored::plot(&run, test)
     } else {
         Err(format!(
             "JSON without \"file_version\"/\"thread\" or \"rtbench_version\"/\"tests\"; {}",
@@ -223,125 +223,6 @@ fn load_text(l: &Value) -> String {
     s
 }
 
-fn stored(run: &StoredRun, test: Option<&str>) -> Result<LatencyPlot, String> {
-    let names = || {
-        run.tests
-            .iter()
-            .map(|t| t.test.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let chosen = match test {
-        Some(name) => run.tests.iter().find(|t| t.test == name).ok_or_else(|| {
-            format!(
-                "no test {name:?} in the stored result (it has: {})",
-                names()
-            )
-        })?,
-        None => run
-            .tests
-            .iter()
-            .find(|t| t.test == "cyclic")
-            .or(run.tests.first())
-            .ok_or("the stored result has no tests")?,
-    };
-    let curves = chosen
-        .threads
-        .iter()
-        .map(|t| {
-            let mut classes: BTreeMap<u64, u64> = BTreeMap::new();
-            let mut total = 0u64;
-            for &[value_ns, n] in &t.histogram {
-                total = total.checked_add(n).ok_or_else(|| {
-                    format!(
-                        "test {}, thread {}: count {n} at {value_ns} ns takes the samples \
-                         past 2^64 - 1 (out of range)",
-                        chosen.test, t.thread
-                    )
-                })?;
-                // A 1-µs class ends within 64 bits (its start is at most u64::MAX − 1615).
-                let class = value_ns / 1000 * 1000;
-                if n > 0 && class.checked_add(1000).is_some() {
-                    *classes.entry(class).or_default() += n;
-                } else if n > 0 {
-                    return Err(format!(
-                        "test {}, thread {}: histogram value {value_ns} ns is out of range \
-                         (its 1-µs class ends past 2^64 - 1 ns)",
-                        chosen.test, t.thread
-                    ));
-                }
-            }
-            Ok(Curve {
-                thread: t.thread,
-                cpu: t.cpu,
-                bucket_ns: 1000,
-                buckets: classes.into_iter().collect(),
-                overflows: 0,
-                range_ns: None,
-                max_ns: t.max_ns,
-                p999_ns: Some(t.p999_ns),
-            })
-        })
-        .collect::<Result<Vec<_>, String>>()?;
-    let si = &run.sysinfo;
-    let mut name = chosen.test.clone();
-    if run.interrupted {
-        name.push_str(" (interrupted)");
-    }
-    Ok(LatencyPlot {
-        meta: Meta {
-            format: "rtbench self-test result".into(),
-            host: Some(si.nodename.clone()),
-            kernel: Some(format!(
-                "{} {} {}",
-                si.release, si.preempt_model, si.machine
-            )),
-            date: Some(utc_date(run.start_s)),
-            test: Some(name),
-            command: None,
-            duration_s: Some(run.duration_s),
-            load: Some(if run.load.is_empty() {
-                "none".into()
-            } else {
-                run.load.clone()
-            }),
-            verdict: Some(verdict_line(run)),
-            limits: limits_of(run, &chosen.test),
-        },
-        curves,
-    })
-}
-
-/// `PASS`, `UNJUDGED: why`, or `FAIL: what failed; …` of a stored run.
-fn verdict_line(run: &StoredRun) -> String {
-    let word = run.verdict.word().to_uppercase();
-    let failures = run.verdict.failures();
-    if !failures.is_empty() {
-        format!("{word}: {}", failures.join("; "))
-    } else if !run.verdict.unjudged_reason().is_empty() {
-        format!("{word}: {}", run.verdict.unjudged_reason())
-    } else {
-        word
-    }
-}
-
-/// The distinct latency limits (statistic, **ns**) judged for `test`, in check order.
-fn limits_of(run: &StoredRun, test: &str) -> Vec<(String, u64)> {
-    let mut v: Vec<(String, u64)> = Vec::new();
-    for c in run
-        .verdict
-        .checks
-        .iter()
-        .filter(|c| c.test == test && c.is_latency())
-    {
-        let l = (c.statistic().to_string(), c.limit);
-        if !v.contains(&l) {
-            v.push(l);
-        }
-    }
-    v
-}
-
 /// The `-h`/`-H` bucket count from a cyclictest or rtbench command line
 /// (`-h 400`, `-h400`, `--histogram 400`, `--histogram=400`, same for `-H`/`--histofall`).
 pub fn histogram_size(cmdline: &str) -> Option<u64> {
@@ -362,12 +243,6 @@ pub fn histogram_size(cmdline: &str) -> Option<u64> {
         }
     }
     None
-}
-
-/// `2026-11-29T23:18:44Z` for `secs` since the epoch: the date every rtbench text uses
-/// ([`crate::date::iso_s`]).
-pub fn utc_date(secs: i64) -> String {
-    crate::date::iso_s(secs)
 }
 
 /// Seconds since the epoch of rt-tests' `start_time` (`"Sun, 29 Nov 2026 22:09:25

@@ -30,6 +30,33 @@ pub(super) fn clip(s: &str, n: usize) -> String {
     }
 }
 
+/// `s` in lines of at most `n` characters, broken after `; ` or else at a space (a word
+/// longer than `n` is cut with `…`): nothing of a verdict is lost.
+pub(super) fn wrap(s: &str, n: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut rest = s.trim_end();
+    while rest.chars().count() > n {
+        let head: String = rest.chars().take(n).collect();
+        let cut = head
+            .rfind("; ")
+            .map(|i| i + 1)
+            .filter(|&i| i > n / 3)
+            .or_else(|| head.rfind(' ').filter(|&i| i > 0));
+        match cut {
+            Some(i) => {
+                lines.push(rest[..i].trim_end().to_string());
+                rest = rest[i..].trim_start();
+            }
+            None => {
+                lines.push(clip(rest, n));
+                return lines;
+            }
+        }
+    }
+    lines.push(rest.to_string());
+    lines
+}
+
 /// A latency in **ns** as the plot writes it in **µs**:
 /// [`crate::duration::us`] in [`crate::duration::UsStyle::Label`] (`87`, `12.3`, `1.23`).
 pub fn us(ns: u64) -> String {
@@ -92,4 +119,10 @@ pub(super) fn decade_label(k: i32) -> String {
         Some(s) => format!("{}{s}", 10u64.pow((k % 3) as u32)),
         None => format!("1e{k}"),
     }
+}
+
+/// `2026-11-29T23:18:44Z` for `secs` since the epoch: the date every rtbench text uses
+/// ([`crate::date::iso_s`]).
+pub fn utc_date(secs: i64) -> String {
+    crate::date::iso_s(secs)
 }

@@ -1,6 +1,7 @@
 //! `rtbench plot`: the OSADL-style latency plot — one curve per CPU (thread), latency in
-//! µs on a linear x axis, sample count on a logarithmic y axis, each CPU's maximum
-//! marked, as the OSADL QA farm draws them
+//! µs on a linear x axis (logarithmic where the input binned every sample, [`axis`]),
+//! sample count on a logarithmic y axis, each CPU's maximum marked, as the OSADL QA farm
+//! draws them
 //! (<https://www.osadl.org/Latency-plots.latency-plots.0.html>).
 //!
 //! Inputs ([`parse`] tells them apart by content, not by file name):
@@ -8,15 +9,22 @@
 //!   object: exact p99.9 and max in ns, system snapshot) or `cyclictest --json`;
 //!   see [`json`].
 //! - a stored self-test result (`results::store::StoredRun`; HdrHistogram pairs); see
-//!   [`json`].
+//!   [`stored`].
 //! - a cyclictest `-h`/`-H` dump, rt-tests ≤ 2.6 and 2.7+ layouts; see [`dump`].
+//! - the monitor's window store (`windows.jsonl`), drawn as a timeline; see [`timeline`].
 //!
-//! Output: SVG written by [`svg`] (no plotting crate: see that module for why).
+//! Output: SVG written by [`svg`] (no plotting crate: see that module for why) and
+//! [`timeline`], on the page of `page.rs`.
 
+pub mod axis;
 pub mod dump;
 pub mod json;
 mod labels;
+mod page;
+mod place;
+pub mod stored;
 pub mod svg;
+pub mod timeline;
 
 use crate::error::{Error, Result};
 use crate::sys::input::{self, InputError};
@@ -94,8 +102,15 @@ impl Curve {
     }
 
     /// The label used in the legend: `CPU 2`, or `T:1 CPU 0` when threads share CPUs,
-    /// or `T:1` when the CPU is unknown.
-    pub fn label(&self, cpus_unique: bool) -> String {
+    /// or `T:1` when the CPU is unknown; for a pair test (`pairs`) `pair 0 CPU 2`, or
+    /// `pair 0` when not pinned.
+    pub fn label(&self, cpus_unique: bool, pairs: bool) -> String {
+        if pairs {
+            return match self.cpu {
+                Some(c) => format!("pair {} CPU {c}", self.thread),
+                None => format!("pair {}", self.thread),
+            };
+        }
         match self.cpu {
             Some(c) if cpus_unique => format!("CPU {c}"),
             Some(c) => format!("T:{} CPU {c}", self.thread),
@@ -123,12 +138,22 @@ pub struct Meta {
     pub duration_s: Option<f64>,
     /// Load beside the test (`none` when the input says there was none).
     pub load: Option<String>,
-    /// A stored self-test result's verdict and what failed, e.g.
-    /// `FAIL: cyclic CPU 1 p99.9 2974.0 µs > limit 50 µs`.
+    /// A stored self-test result's verdict of the plotted test alone and what failed in
+    /// it, e.g. `FAIL: cyclic CPU 1 p99.9 2974.0 µs > limit 50 µs`.
     pub verdict: Option<String>,
+    /// The whole run's verdict where it says more than the test's (`run: FAIL, 1 more
+    /// finding outside this test (rtbench report)`).
+    pub run_verdict: Option<String>,
     /// A stored self-test result's latency limits of the plotted test: (statistic,
     /// limit in **ns**), drawn as vertical lines.
     pub limits: Vec<(String, u64)>,
+    /// The curves are sender/receiver pairs (`rtbench pmq`/`pipe` in a stored result),
+    /// labelled `pair N CPU C`.
+    pub pairs: bool,
+    /// The histogram bins every sample: no range was chosen (a stored self-test result
+    /// without `[output] histogram_us`). The latency axis is then logarithmic, from the
+    /// body to the largest maximum (docs/PLOT.md).
+    pub binned_all: bool,
 }
 
 /// A parsed input: metadata and one curve per thread, in thread order.
@@ -181,6 +206,51 @@ pub fn parse(input: &str, bytes: &[u8], test: Option<&str>) -> Result<LatencyPlo
         }
     }
     Ok(plot)
+}
+
+/// What an input of `rtbench plot` is drawn as.
+#[derive(Debug)]
+pub enum Input {
+    /// A latency histogram per CPU ([`svg`]).
+    Latency(Box<LatencyPlot>),
+    /// The monitor's windows, oldest first, at least one ([`timeline`]).
+    Windows(Vec<crate::results::window::WindowRecord>),
+}
+
+/// Reads and parses `path` ([`read_input`], [`parse`]); a monitor's window store (its
+/// directory, or a `windows.jsonl` file or stream) is read as [`Input::Windows`].
+/// Returns the name to show and the input. Errors: those of [`read_input`] and
+/// [`parse`]; a window store without a readable window ([`Error::Usage`]).
+pub fn load(path: &Path, test: Option<&str>) -> Result<(String, Input)> {
+    let (name, records) = match timeline::store_dir(path) {
+        Some(dir) => {
+            let name = dir.display().to_string();
+            let (records, _) = timeline::read_store(&dir)
+                .map_err(|e| Error::usage(&name, "", format!("cannot read: {e}")))?;
+            (name, records)
+        }
+        None => {
+            let (name, bytes) = read_input(path)?;
+            match std::str::from_utf8(&bytes)
+                .ok()
+                .filter(|t| timeline::is_windows(t))
+            {
+                Some(text) => (name, timeline::parse_lines(text).0),
+                None => {
+                    let plot = parse(&name, &bytes, test)?;
+                    return Ok((name, Input::Latency(Box::new(plot))));
+                }
+            }
+        }
+    };
+    if records.is_empty() {
+        return Err(Error::usage(
+            &name,
+            "",
+            "the monitor's window store holds no readable window",
+        ));
+    }
+    Ok((name, Input::Windows(records)))
 }
 
 /// Reads `path`: `-` is standard input; a directory is a results store (its newest run

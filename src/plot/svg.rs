@@ -9,15 +9,21 @@
 //! time (ttf/font-kit, or an embedded font), so PNG is not offered.
 //!
 //! Shape (OSADL latency plot, <https://www.osadl.org/Latency-plots.latency-plots.0.html>):
-//! x = latency in µs, linear,
-//! from 0; y = samples per bucket, log10, from 0.5 (an empty bucket lies on the x axis,
-//! so a lone sample shows as a spike). Each curve is one `<polyline class="histogram">`
-//! in `<g class="curve">`; its points above the x axis are exactly the input's non-empty
-//! buckets. Each maximum is a triangle with its value (`<g class="max">`).
+//! x = latency in µs, linear from 0 (each bucket at its lower bound), or log10 where the
+//! input binned every sample (each bucket at its centre; `<g id="x-axis"
+//! data-scale="log">`, [`super::axis`]); y = samples per bucket, log10, from 0.5 (an
+//! empty bucket lies on the x axis, so a lone sample shows as a spike). Each curve is one
+//! `<polyline class="histogram">` in `<g class="curve">`; its points above the x axis
+//! are exactly the input's non-empty buckets. Each maximum is a triangle with its value
+//! (`<g class="max">`); limit and maximum labels (`class="label"`) are kept inside the
+//! plot area and apart (`place.rs`).
 //! Text is XML-escaped; characters XML 1.0 forbids are replaced.
 
-use super::labels::{clip, decade_label, decade_value, duration, nice_step};
+use super::axis::{self, XAxis};
+use super::labels::{clip, decade_label, decade_value, duration, wrap};
 pub use super::labels::{count, esc, us};
+use super::page::{self, HEADER_CHARS, LABEL_FONT, LEFT, LINE_H, PLOT_W};
+use super::place::{self, Placer};
 use super::{Curve, LatencyPlot, Percentile};
 use crate::report::Sink;
 use std::fmt::Write;
@@ -29,17 +35,9 @@ pub const MIN_X_MAX_US: f64 = 0.001;
 /// (2^64 - 1 ns).
 pub const MAX_X_MAX_US: f64 = u64::MAX as f64 / 1000.0;
 
-const WIDTH: f64 = 960.0;
-const LEFT: f64 = 80.0;
-const RIGHT: f64 = 30.0;
 const PLOT_H: f64 = 400.0;
-const LINE_H: f64 = 17.0;
 /// Lower end of the count axis (log10 of 0.5): empty buckets are drawn here.
 const Y_FLOOR_LOG: f64 = -std::f64::consts::LOG10_2;
-const COLORS: [&str; 10] = [
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-    "#bcbd22", "#17becf",
-];
 
 /// The SVG format as a [`Sink`] (see [`render`]).
 pub struct Svg<'a> {
@@ -97,6 +95,9 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
     if let Some(v) = &m.verdict {
         header.push(format!("verdict: {v}"));
     }
+    if let Some(v) = &m.run_verdict {
+        header.push(v.clone());
+    }
     if !m.limits.is_empty() {
         header.push(format!(
             "limits: {}",
@@ -108,8 +109,10 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
         ));
     }
 
-    let top = 34.0 + LINE_H * header.len() as f64 + 8.0;
-    let pw = WIDTH - LEFT - RIGHT;
+    // Long lines (a verdict naming every failure) are wrapped, never cut.
+    let header: Vec<String> = header.iter().flat_map(|l| wrap(l, HEADER_CHARS)).collect();
+    let top = page::plot_top(header.len());
+    let pw = PLOT_W;
     let bottom = top + PLOT_H;
     let legend_top = bottom + 62.0;
     let height = legend_top + LINE_H * curves.len() as f64 + 30.0;
@@ -118,23 +121,26 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
     // a maximum among the overflows (beyond `-h US`) is marked at the right edge.
     // `rtbench plot` refuses an --x-max outside 1 ns ..= 2^64 - 1 ns (plan/plot.rs); a
     // caller of this function that passes one gets the axis of the data instead.
+    // Log scale where the input binned every sample (docs/PLOT.md says why).
     let x_max_us = x_max_us.filter(|x| (MIN_X_MAX_US..=MAX_X_MAX_US).contains(x));
-    let x_end_ns = curves.iter().map(axis_end_ns).max().unwrap_or(1000).max(1);
-    let x_data_us = x_end_ns as f64 / 1000.0;
-    let (x_step, x_max_us) = match x_max_us {
-        Some(x) => (nice_step(x / 8.0), x),
-        None => {
-            let step = nice_step(x_data_us / 8.0);
-            (step, (x_data_us / step).ceil() * step)
-        }
+    let limits_ns: Vec<u64> = m.limits.iter().map(|l| l.1).collect();
+    let axis = XAxis {
+        scale: if m.binned_all {
+            axis::log(curves, &limits_ns, x_max_us)
+        } else {
+            axis::linear(curves, x_max_us)
+        },
+        left: LEFT,
+        width: pw,
     };
+    let x_max_us = axis.max();
     let max_count = curves
         .iter()
         .flat_map(|c| c.buckets.iter().map(|b| b.1))
         .max()
         .unwrap_or(1);
     let top_decade = (max_count as f64).log10().floor() as i32 + 1;
-    let px = |x_us: f64| LEFT + x_us / x_max_us * pw;
+    let px = |x_us: f64| axis.px(x_us);
     let py_log = |l: f64| bottom - (l - Y_FLOOR_LOG) / (top_decade as f64 - Y_FLOOR_LOG) * PLOT_H;
     let py = |n: u64| {
         if n == 0 {
@@ -146,58 +152,34 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
 
     let mut s = String::new();
     let w = &mut s;
-    let _ = writeln!(
-        w,
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" \
-         version=\"1.1\" width=\"{WIDTH}\" height=\"{height}\" viewBox=\"0 0 {WIDTH} {height}\" \
-         font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">"
-    );
-    let _ = writeln!(w, "<title>{}</title>", esc(&title));
-    let _ = writeln!(w, "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>");
-    let _ = writeln!(w, "<g id=\"header\">");
-    let _ = writeln!(
-        w,
-        "<text id=\"title\" x=\"{LEFT}\" y=\"24\" font-size=\"17\" font-weight=\"bold\">{}</text>",
-        esc(&clip(&title, 90))
-    );
-    for (i, l) in header.iter().enumerate() {
-        let _ = writeln!(
-            w,
-            "<text x=\"{LEFT}\" y=\"{}\">{}</text>",
-            44.0 + LINE_H * i as f64,
-            esc(&clip(l, 135))
-        );
-    }
-    let _ = writeln!(w, "</g>");
+    page::open(w, height, &title, &clip(&title, 90), &header);
 
     // Grid and x axis.
-    let _ = writeln!(w, "<g id=\"x-axis\">");
-    // x_step is at least 1.25e-4 µs (x_max ≥ 1 ns): at most 4 decimals, about 8 ticks.
-    let decimals = if x_step >= 1.0 {
-        0
-    } else {
-        ((-x_step.log10().floor()) as usize).min(9)
-    };
-    let ticks = ((x_max_us / x_step + 1e-9).floor() as usize).min(100);
-    for i in 0..=ticks {
-        let v = i as f64 * x_step;
+    let _ = writeln!(
+        w,
+        "<g id=\"x-axis\" data-scale=\"{}\">",
+        if axis.is_log() { "log" } else { "linear" }
+    );
+    for (v, label) in axis.ticks() {
         let x = px(v);
         let _ = writeln!(
             w,
             "<line class=\"grid\" x1=\"{x:.2}\" y1=\"{top}\" x2=\"{x:.2}\" y2=\"{bottom}\" \
              stroke=\"#e4e4e4\"/><line x1=\"{x:.2}\" y1=\"{bottom}\" x2=\"{x:.2}\" y2=\"{}\" \
              stroke=\"#000\"/><text class=\"tick\" x=\"{x:.2}\" y=\"{}\" \
-             text-anchor=\"middle\">{v:.decimals$}</text>",
+             text-anchor=\"middle\">{label}</text>",
             bottom + 5.0,
             bottom + 18.0
         );
     }
-    let _ = writeln!(
+    page::x_label(
         w,
-        "<text id=\"x-label\" x=\"{:.2}\" y=\"{}\" text-anchor=\"middle\" font-size=\"13\">\
-         Latency (µs)</text>",
-        LEFT + pw / 2.0,
-        bottom + 38.0
+        bottom,
+        if axis.is_log() {
+            "Latency (µs, log scale)"
+        } else {
+            "Latency (µs)"
+        },
     );
     let _ = writeln!(w, "</g>");
 
@@ -235,18 +217,14 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
     } else {
         format!("{bucket} ns")
     };
-    let (lx, ly) = (22.0, top + PLOT_H / 2.0);
-    let _ = writeln!(
+    page::y_label(
         w,
-        "<text id=\"y-label\" x=\"{lx}\" y=\"{ly}\" text-anchor=\"middle\" font-size=\"13\" \
-         transform=\"rotate(-90 {lx} {ly})\">Samples per {unit} bucket (log scale)</text>"
+        top,
+        PLOT_H,
+        &format!("Samples per {unit} bucket (log scale)"),
     );
     let _ = writeln!(w, "</g>");
-    let _ = writeln!(
-        w,
-        "<rect id=\"plot-area\" x=\"{LEFT}\" y=\"{top}\" width=\"{pw}\" height=\"{PLOT_H}\" \
-         fill=\"none\" stroke=\"#000\"/>"
-    );
+    page::frame(w, top, PLOT_H);
 
     // Curves.
     let cpus_unique = {
@@ -256,21 +234,14 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
         v.dedup();
         n == curves.len() && v.len() == n
     };
-    let style = |i: usize| {
-        let dash = if i >= COLORS.len() {
-            " stroke-dasharray=\"6 3\""
-        } else {
-            ""
-        };
-        (COLORS[i % COLORS.len()], dash)
-    };
+    let style = page::style;
     let _ = writeln!(
         w,
         "<g id=\"curves\" fill=\"none\" stroke-width=\"1.3\" stroke-linejoin=\"round\">"
     );
     for (i, c) in curves.iter().enumerate() {
         let (color, dash) = style(i);
-        let label = c.label(cpus_unique);
+        let label = c.label(cpus_unique, m.pairs);
         let _ = write!(
             w,
             "<g class=\"curve\" id=\"curve-{i}\" data-thread=\"{}\" stroke=\"{color}\"{dash}>\
@@ -280,78 +251,95 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
         );
         // x to 1/1000 px: over a 0..80 ms axis (tens of µs per px, as a loaded board
         // gives) each point still names its 1-µs bucket to within 0.05 µs.
-        for (x_us, n) in polyline(c).into_iter().filter(|p| p.0 <= x_max_us) {
+        let shift = axis.bucket_us(0, c.bucket_ns);
+        for (x_us, n) in polyline(c)
+            .into_iter()
+            .map(|p| (p.0 + shift, p.1))
+            .filter(|p| p.0 <= x_max_us)
+        {
             let _ = write!(w, "{:.3},{:.2} ", px(x_us), py(n));
         }
         let _ = writeln!(w, "\"/></g>");
     }
     let _ = writeln!(w, "</g>");
 
+    // Labels of limits and maxima: kept inside the plot area and apart (place.rs).
+    let mut placer = Placer::new([LEFT, top, LEFT + pw, bottom]);
+
     // Limits of a stored self-test result: a dashed vertical line each, labelled at the
-    // top; a limit beyond the axis is named in the header only.
+    // top, right of the line (left where it would leave the plot); a limit beyond the
+    // axis is named in the header only.
     if !m.limits.is_empty() {
         let _ = writeln!(
             w,
-            "<g id=\"limits\" stroke=\"#c00\" font-size=\"11\" fill=\"#c00\">"
+            "<g id=\"limits\" stroke=\"#c00\" font-size=\"{LABEL_FONT}\" fill=\"#c00\">"
         );
-        for (i, (what, ns)) in m.limits.iter().enumerate() {
+        for (what, ns) in &m.limits {
             let x_us = *ns as f64 / 1000.0;
             if x_us > x_max_us {
                 continue;
             }
             let x = px(x_us);
+            let text = format!("limit {what} {} µs", us(*ns));
+            let width = text.chars().count() as f64 * LABEL_FONT * place::CHAR_EM;
+            let want_x = if x + 3.0 + width <= LEFT + pw - 2.0 {
+                x + 3.0
+            } else {
+                x - 3.0 - width
+            };
+            let at = placer.place(&text, LABEL_FONT, want_x, top + 14.0, 1.0);
             let _ = writeln!(
                 w,
                 "<g class=\"limit\" data-statistic=\"{}\" data-limit-ns=\"{ns}\"><line x1=\"{x:.2}\" \
                  y1=\"{top}\" x2=\"{x:.2}\" y2=\"{bottom}\" stroke-dasharray=\"4 3\"/>\
-                 <text x=\"{:.2}\" y=\"{:.2}\" stroke=\"none\">limit {} {} µs</text></g>",
+                 <text class=\"label\" x=\"{:.2}\" y=\"{:.2}\" stroke=\"#fff\" \
+                 stroke-width=\"3\" paint-order=\"stroke\">{}</text></g>",
                 esc(what),
-                x + 3.0,
-                top + 12.0 + 12.0 * i as f64,
-                esc(what),
-                us(*ns)
+                at.x,
+                at.y,
+                esc(&text)
             );
         }
         let _ = writeln!(w, "</g>");
     }
 
-    // Maxima: a triangle above the point, the value above it, labels kept apart.
-    // The white halo (stroke painted under the fill) keeps a label readable on curves.
+    // Maxima: a triangle above the point, the value above it (moved up, or down near
+    // the top, until it covers no other label). The white halo (stroke painted under
+    // the fill) keeps a label readable on curves.
     let _ = writeln!(
         w,
-        "<g id=\"maxima\" font-size=\"11\" stroke=\"#fff\" stroke-width=\"3\" \
+        "<g id=\"maxima\" font-size=\"{LABEL_FONT}\" stroke=\"#fff\" stroke-width=\"3\" \
          paint-order=\"stroke\" stroke-linejoin=\"round\">"
     );
-    let mut placed: Vec<(f64, f64)> = Vec::new();
     for (i, c) in curves.iter().enumerate() {
         let (color, _) = style(i);
         let beyond = c.max_ns as f64 / 1000.0 > x_max_us;
-        let x = px((c.max_ns as f64 / 1000.0).min(x_max_us));
-        let n = c
+        let bucket = c
             .buckets
             .iter()
-            .find(|b| b.0 <= c.max_ns && c.max_ns < c.bucket_end(b.0))
-            .map_or(0, |b| b.1);
+            .find(|b| b.0 <= c.max_ns && c.max_ns < c.bucket_end(b.0));
+        // On a log axis the bucket's spike is at its centre: the marker goes there.
+        let at_us = match bucket {
+            Some(b) if axis.is_log() => axis.bucket_us(b.0, c.bucket_ns),
+            _ => c.max_ns as f64 / 1000.0,
+        };
+        let x = px(at_us.min(x_max_us));
+        let n = bucket.map_or(0, |b| b.1);
         let y = py(if beyond { 0 } else { n }) - 3.0;
-        let mut ty = y - 14.0;
-        while placed
-            .iter()
-            .any(|&(px_, py_)| (px_ - x).abs() < 70.0 && (py_ - ty).abs() < 12.0)
-        {
-            ty -= 12.0;
-        }
-        ty = ty.max(top + 10.0);
-        placed.push((x, ty));
+        let text = format!("max {} µs{}", us(c.max_ns), if beyond { " →" } else { "" });
+        let width = text.chars().count() as f64 * LABEL_FONT * place::CHAR_EM;
+        let want_x = if beyond { x - width } else { x - width / 2.0 };
+        let at = placer.place(&text, LABEL_FONT, want_x, y - 12.0, -1.0);
         let _ = writeln!(
             w,
             "<g class=\"max\" data-thread=\"{}\" data-max-ns=\"{}\" fill=\"{color}\">\
-             <path d=\"M{x:.2},{y:.2} l-5,-9 h10 z\" stroke=\"none\"/><text x=\"{x:.2}\" y=\"{ty:.2}\" \
-             text-anchor=\"{}\">max {} µs{}</text></g>",
+             <path d=\"M{x:.2},{y:.2} l-5,-9 h10 z\" stroke=\"none\"/><text class=\"label\" \
+             x=\"{:.2}\" y=\"{:.2}\">{}</text></g>",
             c.thread,
             c.max_ns,
-            if beyond { "end" } else { "middle" },
-            us(c.max_ns),
-            if beyond { " →" } else { "" }
+            at.x,
+            at.y,
+            esc(&text)
         );
     }
     let _ = writeln!(w, "</g>");
@@ -359,7 +347,6 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
     // Legend: one line per curve.
     let _ = writeln!(w, "<g id=\"legend\">");
     for (i, c) in curves.iter().enumerate() {
-        let (color, dash) = style(i);
         let y = legend_top + LINE_H * i as f64;
         let p999 = match c.p999() {
             Percentile::At(ns) => format!("{} µs", us(ns)),
@@ -367,7 +354,7 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
         };
         let mut text = format!(
             "{}: {} samples, p99.9 {p999}, max {} µs",
-            c.label(cpus_unique),
+            c.label(cpus_unique, m.pairs),
             count(c.samples()),
             us(c.max_ns)
         );
@@ -390,44 +377,16 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
                 count(c.overflows)
             );
         }
-        let _ = writeln!(
-            w,
-            "<g class=\"entry\"><line x1=\"{LEFT}\" y1=\"{:.1}\" x2=\"{}\" y2=\"{:.1}\" \
-             stroke=\"{color}\" stroke-width=\"3\"{dash}/><text x=\"{}\" y=\"{y:.1}\">{}</text></g>",
-            y - 4.0,
-            LEFT + 24.0,
-            y - 4.0,
-            LEFT + 32.0,
-            esc(&clip(&text, 130))
-        );
+        page::legend_entry(w, y, i, &clip(&text, 130));
     }
     let _ = writeln!(w, "</g>");
-    let _ = writeln!(
-        w,
-        "<text id=\"footer\" x=\"{LEFT}\" y=\"{:.1}\" font-size=\"10\" fill=\"#555\">\
-         rtbench {} plot of {}; p99.9 {}</text>",
-        height - 10.0,
-        env!("CARGO_PKG_VERSION"),
-        esc(&m.format),
-        if curves.iter().all(|c| c.p999_ns.is_some()) {
-            "exact (HdrHistogram)"
-        } else {
-            "from the buckets (bucket lower bound)"
-        }
-    );
-    let _ = writeln!(w, "</svg>");
-    s
-}
-
-/// Where the latency axis must reach for `c`, in ns: its last bucket, and its maximum
-/// unless that lies among the overflows (then the histogram's range).
-fn axis_end_ns(c: &Curve) -> u64 {
-    let data_end = c.buckets.last().map_or(0, |b| c.bucket_end(b.0));
-    if c.overflows > 0 && c.max_ns >= data_end {
-        c.range_ns.unwrap_or(data_end).max(data_end)
+    let exact = if curves.iter().all(|c| c.p999_ns.is_some()) {
+        "exact (HdrHistogram)"
     } else {
-        c.max_ns.max(data_end)
-    }
+        "from the buckets (bucket lower bound)"
+    };
+    page::close(w, height, &format!("{}; p99.9 {exact}", m.format));
+    s
 }
 
 /// The points of one curve as `(latency µs, samples)`: every non-empty bucket at its
@@ -460,6 +419,7 @@ pub fn polyline(c: &Curve) -> Vec<(f64, u64)> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::labels::nice_step;
     use super::*;
 
     #[test]
@@ -478,6 +438,10 @@ mod tests {
         assert_eq!(decade_label(6), "1M");
         assert_eq!(nice_step(7.3), 10.0);
         assert_eq!(nice_step(0.3), 0.5);
+        // Wrapped after "; " (else at a space), never cut while a break exists.
+        assert_eq!(wrap("FAIL: a b; c d; e", 11), vec!["FAIL: a b;", "c d; e"]);
+        assert_eq!(wrap("short", 11), vec!["short"]);
+        assert_eq!(wrap("unbreakable-word", 6), vec!["unbre…"]);
     }
 
     #[test]

@@ -235,6 +235,8 @@ mod tests {
         };
         let tests = vec![TestSummary {
             msg_size: None,
+            duration_s: None,
+            histogram_us: None,
             test: "cyclic".into(),
             threads: vec![th],
             explain: None,

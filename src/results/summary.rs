@@ -130,6 +130,15 @@ pub struct TestSummary {
     /// default 32); absent for cyclic and in files of older rtbench versions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub msg_size: Option<usize>,
+    /// How long this test measured, **seconds** (the self-test runs its tests one
+    /// after the other: each has its own); absent in files of older rtbench versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<f64>,
+    /// `[output] histogram_us`: the range of this test's 1-µs histogram as `rtbench
+    /// plot` draws it, **µs** (cyclictest's `-h US`: samples beyond it are counted as
+    /// overflows); absent when not configured (the plot then covers every sample).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histogram_us: Option<u64>,
     /// Per-thread figures, in thread order.
     pub threads: Vec<ThreadSummary>,
     /// Its samples over the explain threshold, explained from the kernel's trace

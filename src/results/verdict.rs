@@ -373,6 +373,8 @@ mod tests {
         };
         let tests = vec![TestSummary {
             msg_size: None,
+            duration_s: None,
+            histogram_us: None,
             test: "cyclic".into(),
             threads: vec![summary(0, 50_000), summary(1, 50_000)],
             explain: None,
@@ -431,6 +433,8 @@ mod tests {
         }
         let tests = vec![TestSummary {
             msg_size: None,
+            duration_s: None,
+            histogram_us: None,
             test: "cyclic".into(),
             threads: vec![summary(0, 5_000_000_000)],
             explain: Some(x),
@@ -478,6 +482,8 @@ mod tests {
     fn nothing_judged_is_not_a_pass() {
         let tests = vec![TestSummary {
             msg_size: None,
+            duration_s: None,
+            histogram_us: None,
             test: "cyclic".into(),
             threads: vec![summary(0, 50_000), summary(1, 50_000)],
             explain: None,
@@ -521,6 +527,8 @@ mod tests {
     fn empty_threads_fail_even_without_limits() {
         let tests = vec![TestSummary {
             msg_size: None,
+            duration_s: None,
+            histogram_us: None,
             test: "cyclic".into(),
             threads: vec![ThreadSummary::from_stats(
                 0,
@@ -541,6 +549,8 @@ mod tests {
     fn facts_are_rendered_in_order_as_the_results_file_always_said() {
         let tests = vec![TestSummary {
             msg_size: Some(32),
+            duration_s: None,
+            histogram_us: None,
             test: "pmq".into(),
             threads: vec![ThreadSummary::from_stats(
                 0,

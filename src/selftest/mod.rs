@@ -124,6 +124,8 @@ pub struct SelftestPlan {
     pub require_preempt_rt: bool,
     /// Runs to keep.
     pub keep: usize,
+    /// `[output] histogram_us`: each stored test's plotted histogram range, **µs**.
+    pub histogram_us: Option<u64>,
     /// Prometheus textfile.
     pub prometheus: Option<PathBuf>,
     /// The load as configured, for reports (empty: none).
@@ -302,6 +304,7 @@ pub fn plan(located: &Located, topo: &CpuTopology) -> SelftestPlan {
         allow_unjudged: cfg.selftest.allow_unjudged,
         require_preempt_rt: cfg.selftest.require_preempt_rt,
         keep: cfg.output.keep,
+        histogram_us: cfg.output.histogram_us,
         prometheus: cfg.output.prometheus.clone(),
         load_label: load.join("; "),
         load: load_spec,

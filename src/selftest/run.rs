@@ -381,8 +381,18 @@ fn measure(plan: &SelftestPlan, root: &SysRoot, notify: &mut Notify) -> Result<M
             watchdog,
             notify,
         };
+        let started = Instant::now();
         match measure_one(t.name(), a, root, &mut progress) {
-            Ok((summary, stop)) => {
+            Ok((mut summary, stop)) => {
+                // Its measuring time: the configured duration when it ran to the end
+                // (the elapsed time adds thread setup and the explanation), else the
+                // time until it was stopped.
+                summary.duration_s = Some(if stop.interrupted() {
+                    started.elapsed().as_secs_f64()
+                } else {
+                    t.duration().as_secs_f64()
+                });
+                summary.histogram_us = plan.histogram_us;
                 m.stop = stop;
                 m.tests.push(summary);
             }
@@ -435,6 +445,8 @@ fn measure_one(
             let summary = TestSummary {
                 test: name.into(),
                 msg_size: None,
+                duration_s: None,
+                histogram_us: None,
                 threads: r.threads.iter().map(ThreadSummary::from_cyclic).collect(),
                 explain: r.end.explained.clone(),
             };
@@ -445,6 +457,8 @@ fn measure_one(
             let summary = TestSummary {
                 test: name.into(),
                 msg_size: Some(r.msg_size),
+                duration_s: None,
+                histogram_us: None,
                 threads: r.pairs.iter().map(ThreadSummary::from_pair).collect(),
                 explain: r.end.explained.clone(),
             };

@@ -20,4 +20,5 @@ mod load;
 mod output_contract;
 mod pair;
 mod plot;
+mod plot_report;
 mod refusals;

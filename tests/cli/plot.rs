@@ -11,27 +11,27 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Per thread: latency bucket in µs → samples (non-empty buckets only).
-type Buckets = Vec<BTreeMap<u64, u64>>;
+pub(super) type Buckets = Vec<BTreeMap<u64, u64>>;
 
-fn attr(n: roxmltree::Node, a: &str) -> f64 {
+pub(super) fn attr(n: roxmltree::Node, a: &str) -> f64 {
     n.attribute(a)
         .unwrap_or_else(|| panic!("<{}> without {a}", n.tag_name().name()))
         .parse()
         .unwrap()
 }
 
-fn by_id<'a>(doc: &'a roxmltree::Document, id: &str) -> roxmltree::Node<'a, 'a> {
+pub(super) fn by_id<'a>(doc: &'a roxmltree::Document, id: &str) -> roxmltree::Node<'a, 'a> {
     doc.descendants()
         .find(|n| n.attribute("id") == Some(id))
         .unwrap_or_else(|| panic!("no element with id {id}"))
 }
 
-fn has_class(n: &roxmltree::Node, c: &str) -> bool {
+pub(super) fn has_class(n: &roxmltree::Node, c: &str) -> bool {
     n.attribute("class") == Some(c)
 }
 
 /// (grid line position, tick value) pairs of an axis group, in drawing order.
-fn ticks(axis: roxmltree::Node, pos: &str) -> Vec<(f64, f64)> {
+pub(super) fn ticks(axis: roxmltree::Node, pos: &str) -> Vec<(f64, f64)> {
     let lines: Vec<f64> = axis
         .children()
         .filter(|n| has_class(n, "grid"))
@@ -56,7 +56,7 @@ fn ticks(axis: roxmltree::Node, pos: &str) -> Vec<(f64, f64)> {
 /// Parses `svg`, checks the frame (well-formed XML, axis labels, one curve, maximum
 /// marker and legend entry per thread) and that the plotted points equal `want`.
 /// Returns the document text for further checks.
-fn check_plot(svg_path: &Path, want: &Buckets) -> String {
+pub(super) fn check_plot(svg_path: &Path, want: &Buckets) -> String {
     let text = std::fs::read_to_string(svg_path).unwrap();
     let doc = roxmltree::Document::parse(&text).expect("well-formed XML");
     let root = doc.root_element();
@@ -65,17 +65,38 @@ fn check_plot(svg_path: &Path, want: &Buckets) -> String {
         root.tag_name().namespace(),
         Some("http://www.w3.org/2000/svg")
     );
-    assert_eq!(by_id(&doc, "x-label").text(), Some("Latency (µs)"));
+    let log_x = by_id(&doc, "x-axis").attribute("data-scale") == Some("log");
+    let x_label = if log_x {
+        "Latency (µs, log scale)"
+    } else {
+        "Latency (µs)"
+    };
+    assert_eq!(by_id(&doc, "x-label").text(), Some(x_label));
     let y_label = by_id(&doc, "y-label").text().unwrap();
     assert!(y_label.contains("log scale"), "{y_label}");
 
     let area = by_id(&doc, "plot-area");
     let floor = attr(area, "y") + attr(area, "height");
-    // x: linear; y: log10, from the decade grid lines.
+    // x: linear (a bucket at its lower bound) or log10 (at its centre, half a 1-µs
+    // bucket higher); y: log10, from the decade grid lines.
     let xt = ticks(by_id(&doc, "x-axis"), "x1");
     let (x0, v0) = xt[0];
     let (x1, v1) = xt[xt.len() - 1];
-    let to_us = |x: f64| v0 + (x - x0) / (x1 - x0) * (v1 - v0);
+    let to_us = |x: f64| {
+        if log_x {
+            10f64.powf(v0.log10() + (x - x0) / (x1 - x0) * (v1.log10() - v0.log10())) - 0.5
+        } else {
+            v0 + (x - x0) / (x1 - x0) * (v1 - v0)
+        }
+    };
+    // µs per px at `us`: x is written to 1/1000 px.
+    let us_per_px = |us: f64| {
+        if log_x {
+            (us + 0.5) * std::f64::consts::LN_10 * (v1.log10() - v0.log10()) / (x1 - x0)
+        } else {
+            (v1 - v0) / (x1 - x0)
+        }
+    };
     let yt = ticks(by_id(&doc, "y-axis"), "y1");
     let (ya, la) = (yt[0].0, yt[0].1.log10());
     let (yb, lb) = (yt[yt.len() - 1].0, yt[yt.len() - 1].1.log10());
@@ -101,7 +122,7 @@ fn check_plot(svg_path: &Path, want: &Buckets) -> String {
                 let n = to_count(y);
                 let b = us.round();
                 // x is written to 1/1000 px: allow that rounding, in µs, on wide axes.
-                let tol = 0.05f64.max(0.0006 * (v1 - v0) / (x1 - x0));
+                let tol = 0.05f64.max(0.0006 * us_per_px(us));
                 assert!(
                     tol < 0.5,
                     "axis too wide to name 1-µs buckets: {v0}..{v1} µs"

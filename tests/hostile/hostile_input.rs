@@ -378,6 +378,8 @@ fn p2_report_shows_a_huge_maximum_as_it_is() {
         load: String::new(),
         tests: vec![TestSummary {
             msg_size: None,
+            duration_s: None,
+            histogram_us: None,
             test: "cyclic".into(),
             threads: vec![th],
             explain: None,

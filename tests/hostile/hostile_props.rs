@@ -1034,6 +1034,8 @@ fn stored_run() -> impl Strategy<Value = rtbench::results::store::StoredRun> {
             load: String::new(),
             tests: vec![TestSummary {
                 msg_size: None,
+                duration_s: None,
+                histogram_us: None,
                 test: "cyclic".into(),
                 threads,
                 explain: None,

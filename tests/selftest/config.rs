@@ -74,3 +74,26 @@ fn check_without_a_file_says_the_defaults_apply() {
         "{err}"
     );
 }
+
+/// A valid file with a priority the template advises against gets advice, not an
+/// error: `config check` prints it under the ok line, the self-test warns.
+#[test]
+fn priority_99_is_advised_against_where_it_is_written() {
+    let dir = TempDir::new("config-advice");
+    let file = dir.join("rtbench.toml");
+    std::fs::write(
+        &file,
+        "[cyclic]\npriority = 99\n[pipe]\ncpus = \"0\"\npriority = 99\n",
+    )
+    .unwrap();
+    let o = run(&["config", "check", file.to_str().unwrap()][..]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let out = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(lines[1].contains("advice: cyclic.priority = 99: "), "{out}");
+    assert!(lines[2].contains("advice: pipe.priority = 99: "), "{out}");
+    std::fs::write(&file, "[cyclic]\npriority = 98\n").unwrap();
+    let o = run(&["config", "check", file.to_str().unwrap()][..]);
+    assert_eq!(String::from_utf8(o.stdout).unwrap().lines().count(), 1);
+}

@@ -55,6 +55,8 @@ fn measured_run(max_us: u64) -> StoredRun {
     let r = cyclic::run(&spec, &SysRoot::host(), &mut Quiet).unwrap();
     let tests = vec![TestSummary {
         msg_size: None,
+        duration_s: None,
+        histogram_us: None,
         test: "cyclic".into(),
         threads: r.threads.iter().map(ThreadSummary::from_cyclic).collect(),
         explain: None,

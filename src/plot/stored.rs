@@ -1,0 +1,177 @@
+//! A stored self-test result (`results::store::StoredRun`) as a latency plot: one test's
+//! HdrHistogram `[value_ns, count]` pairs re-binned into 1-µs classes as cyclictest and
+//! OSADL use (up to `[output] histogram_us` when the test carries it, the rest counted
+//! as overflows), with that test's own duration, verdict and limits.
+
+use super::labels::utc_date;
+use super::{Curve, LatencyPlot, Meta};
+use crate::results::store::StoredRun;
+use crate::results::summary::is_pair_test;
+use std::collections::BTreeMap;
+
+/// The plot of test `test` of `run` (default: `cyclic`, else the first). Errors are
+/// messages without the input name: no such test (naming those there are), counts or
+/// values past 2^64 - 1.
+pub fn plot(run: &StoredRun, test: Option<&str>) -> Result<LatencyPlot, String> {
+    let names = || {
+        run.tests
+            .iter()
+            .map(|t| t.test.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let chosen = match test {
+        Some(name) => run.tests.iter().find(|t| t.test == name).ok_or_else(|| {
+            format!(
+                "no test {name:?} in the stored result (it has: {})",
+                names()
+            )
+        })?,
+        None => run
+            .tests
+            .iter()
+            .find(|t| t.test == "cyclic")
+            .or(run.tests.first())
+            .ok_or("the stored result has no tests")?,
+    };
+    // `[output] histogram_us`: cyclictest's `-h US`, buckets at or beyond it are overflows.
+    let range_ns = chosen.histogram_us.map(|h| h.saturating_mul(1000));
+    let curves = chosen
+        .threads
+        .iter()
+        .map(|t| {
+            let mut classes: BTreeMap<u64, u64> = BTreeMap::new();
+            let mut total = 0u64;
+            let mut overflows = 0u64;
+            for &[value_ns, n] in &t.histogram {
+                total = total.checked_add(n).ok_or_else(|| {
+                    format!(
+                        "test {}, thread {}: count {n} at {value_ns} ns takes the samples \
+                         past 2^64 - 1 (out of range)",
+                        chosen.test, t.thread
+                    )
+                })?;
+                // A 1-µs class ends within 64 bits (its start is at most u64::MAX − 1615).
+                let class = value_ns / 1000 * 1000;
+                if n > 0 && range_ns.is_some_and(|r| class >= r) {
+                    overflows += n;
+                } else if n > 0 && class.checked_add(1000).is_some() {
+                    *classes.entry(class).or_default() += n;
+                } else if n > 0 {
+                    return Err(format!(
+                        "test {}, thread {}: histogram value {value_ns} ns is out of range \
+                         (its 1-µs class ends past 2^64 - 1 ns)",
+                        chosen.test, t.thread
+                    ));
+                }
+            }
+            Ok(Curve {
+                thread: t.thread,
+                cpu: t.cpu,
+                bucket_ns: 1000,
+                buckets: classes.into_iter().collect(),
+                overflows,
+                range_ns,
+                max_ns: t.max_ns,
+                p999_ns: Some(t.p999_ns),
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let si = &run.sysinfo;
+    let mut name = chosen.test.clone();
+    if run.interrupted {
+        name.push_str(" (interrupted)");
+    }
+    let (verdict, run_verdict) = verdict_lines(run, &chosen.test);
+    Ok(LatencyPlot {
+        meta: Meta {
+            format: "rtbench self-test result".into(),
+            host: Some(si.nodename.clone()),
+            kernel: Some(format!(
+                "{} {} {}",
+                si.release, si.preempt_model, si.machine
+            )),
+            date: Some(utc_date(run.start_s)),
+            test: Some(name),
+            command: None,
+            // Files of older versions have only the whole run's duration.
+            duration_s: Some(chosen.duration_s.unwrap_or(run.duration_s)),
+            load: Some(if run.load.is_empty() {
+                "none".into()
+            } else {
+                run.load.clone()
+            }),
+            verdict: Some(verdict),
+            run_verdict,
+            limits: limits_of(run, &chosen.test),
+            pairs: is_pair_test(&chosen.test),
+            binned_all: range_ns.is_none(),
+        },
+        curves,
+    })
+}
+
+/// The verdict of `test` alone — `PASS`, `INVALID: …`, `UNJUDGED: …` or `FAIL: what
+/// failed; …` from its own checks, problems and unjudged threads (each names its test
+/// first, [`crate::results::summary::thread_label`]) — and, when the whole run's verdict
+/// says more, that one: `run: FAIL, 2 more findings outside this test (rtbench report)`.
+fn verdict_lines(run: &StoredRun, test: &str) -> (String, Option<String>) {
+    let v = &run.verdict;
+    let ours = |s: &str| s.strip_prefix(test).is_some_and(|r| r.starts_with(' '));
+    let checks: Vec<_> = v.checks.iter().filter(|c| c.test == test).collect();
+    let failed: Vec<String> = checks
+        .iter()
+        .filter(|c| !c.pass && !c.invalid)
+        .map(|c| c.failure_text())
+        .chain(v.problems.iter().filter(|p| ours(p)).cloned())
+        .collect();
+    let invalid: Vec<String> = checks
+        .iter()
+        .filter(|c| !c.pass && c.invalid)
+        .map(|c| c.failure_text())
+        .collect();
+    let unjudged: Vec<String> = v.unjudged.iter().filter(|u| ours(u)).cloned().collect();
+    let own = if !failed.is_empty() {
+        format!("FAIL: {}", failed.join("; "))
+    } else if !invalid.is_empty() {
+        format!("INVALID: {}", invalid.join("; "))
+    } else if checks.is_empty() {
+        "UNJUDGED: no limit judged this test".to_string()
+    } else if !unjudged.is_empty() {
+        format!("UNJUDGED: {}", unjudged.join("; "))
+    } else {
+        "PASS".to_string()
+    };
+    let own_word = own.split(':').next().unwrap_or_default();
+    let all = v.failures().len();
+    let others = all.saturating_sub(failed.len() + invalid.len());
+    let run_word = v.word().to_uppercase();
+    let run_line = if others > 0 {
+        Some(format!(
+            "run: {run_word}, {others} more finding{} outside this test (rtbench report)",
+            if others == 1 { "" } else { "s" }
+        ))
+    } else if run_word != own_word {
+        Some(format!("run: {run_word} (rtbench report)"))
+    } else {
+        None
+    };
+    (own, run_line)
+}
+
+/// The distinct latency limits (statistic, **ns**) judged for `test`, in check order.
+fn limits_of(run: &StoredRun, test: &str) -> Vec<(String, u64)> {
+    let mut v: Vec<(String, u64)> = Vec::new();
+    for c in run
+        .verdict
+        .checks
+        .iter()
+        .filter(|c| c.test == test && c.is_latency())
+    {
+        let l = (c.statistic().to_string(), c.limit);
+        if !v.contains(&l) {
+            v.push(l);
+        }
+    }
+    v
+}
