@@ -180,12 +180,11 @@ pub fn summary(run: &StoredRun, stop: StopCause, storage: Storage<'_>) -> Entry 
         .exit_code
         .unwrap_or(if run.verdict.pass { 0 } else { 1 });
     let mut msg = format!(
-        "rtbench self-test {}: {} on {cpus} threads for {:.0} s, worst max {}, {missed} missed period{}",
+        "rtbench self-test {}: {} on {cpus} threads for {:.0} s, worst max {}, {missed} missed periods",
         run.verdict.word().to_uppercase(),
         names.join("+"),
         run.duration_s,
-        us(worst, Text),
-        if missed == 1 { "" } else { "s" }
+        us(worst, Text)
     );
     if stop.interrupted() {
         msg.push_str(" (interrupted)");
