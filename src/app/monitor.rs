@@ -18,9 +18,17 @@ pub fn run(args: &MonitorArgs) -> Result<i32> {
     // SAFETY: changing a signal disposition before any thread exists.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
     let root = SysRoot::host();
-    let cfg = crate::config::locate(args.config.as_deref(), Reader::Monitor, &root)?.config;
+    let located = crate::config::locate(args.config.as_deref(), Reader::Monitor, &root)?;
+    let cfg = &located.config;
     let topo = CpuTopology::read(&root);
     let plan = crate::plan::monitor::plan(args, &cfg.monitor, &cfg.output, &cfg.explain, &topo)?;
-    let mut journal = super::journal(&args.log_format);
+    let mut journal = super::journal(&args.log_format).with_times();
+    // Said in every log format, as the self-test says it.
+    if located.text.is_none() {
+        journal.send(&crate::report::journal::defaults_used(
+            &located.shown(),
+            "no [monitor.limits]: no window is judged",
+        ));
+    }
     Ok(crate::monitor::run::execute(&plan, &root, &mut journal))
 }

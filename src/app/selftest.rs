@@ -20,7 +20,10 @@ pub fn run(args: &SelftestArgs) -> i32 {
         Err(e) => return config_error(&mut journal, &e),
     };
     if located.text.is_none() {
-        journal.send(&crate::report::journal::defaults_used(&located.shown()));
+        journal.send(&crate::report::journal::defaults_used(
+            &located.shown(),
+            "no [limits]: the verdict will be unjudged",
+        ));
     }
     for a in located.config.advice() {
         crate::report::output::Output::new(None).warn(&format!("rtbench: warning: {a}"));

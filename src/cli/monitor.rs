@@ -13,10 +13,12 @@ Examples:
                                            the windows as structured entries
   rtbench report --since 2h                the windows of the last two hours
 
+The first entry, at once, says what is monitored, the window and where the figures go.
 Every window (default 5 min) writes one journal entry per CPU (max, p99.9, p99,
-overruns, samples; a warning when [monitor.limits] is exceeded), appends the window to
-the window store and updates the Prometheus textfile. The all-time maximum and the
-rolling histogram (default 24 h) are kept in the state file and survive restarts.
+overruns, missed periods, samples; a warning when [monitor.limits] is exceeded),
+appends the window to the window store and updates the Prometheus textfile. The
+all-time maximum and the rolling histogram (default 24 h) are kept in the state file
+and survive restarts. Without journald, every line begins with its time (UTC).
 Flags override the configuration file. Before anything starts, a --dir that is not a
 directory (or a state.json or windows.jsonl in it that is not a regular file) is exit
 2; a directory that turns out read-only or full, or a Prometheus directory that does

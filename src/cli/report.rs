@@ -14,8 +14,8 @@ The results directory is [output] results_dir of the configuration (--config, de
 /etc/rtbench/rtbench.toml); --dir overrides it. A run that could not be stored is read
 from [output] fallback_dir (/run/rtbench).
 
---since TIME shows the monitor's windows instead: worst max, p99.9, p99, overruns per
-CPU, from [monitor] dir (default results_dir/monitor):
+--since TIME shows the monitor's windows instead: worst max, p99.9, p99, overruns and
+missed periods per CPU, from [monitor] dir (default results_dir/monitor):
   rtbench report --since 2h   the monitor's windows of the last two hours, per CPU
   rtbench report --since 1d --json   the same as JSON, every window included
 
@@ -34,7 +34,7 @@ pub struct ReportArgs {
     #[arg(long)]
     pub all: bool,
     /// The monitor's windows of the last TIME (s, m, h, d) instead of self-test
-    /// results: worst max, p99.9, p99, overruns per CPU
+    /// results: worst max, p99.9, p99, overruns, missed periods per CPU
     #[cfg(feature = "monitor")]
     #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub since: Option<String>,

@@ -36,19 +36,38 @@ fn prometheus_why(path: &Path, e: std::io::Error) -> String {
     }
 }
 
-/// The checks of `limits` that `c` exceeds: `(name, value, limit)`, latencies in **ns**.
-pub fn exceeded(c: &WindowCpu, limits: &Limits) -> Vec<(&'static str, u64, u64)> {
+/// The limits of `limits` that are set: `(name, limit)`, latencies in **ns**, the
+/// `overruns` limit a count.
+pub fn set_limits(limits: &Limits) -> Vec<(&'static str, u64)> {
     let us = |v: Option<u64>| v.map(|u| u.saturating_mul(1000));
     [
-        ("max", c.max_ns, us(limits.max_us)),
-        ("avg", c.avg_ns, us(limits.avg_us)),
-        ("p99", c.p99_ns, us(limits.p99_us)),
-        ("p999", c.p999_ns, us(limits.p999_us)),
-        ("overruns", c.overruns, limits.overruns),
+        ("max", us(limits.max_us)),
+        ("avg", us(limits.avg_us)),
+        ("p99", us(limits.p99_us)),
+        ("p999", us(limits.p999_us)),
+        ("overruns", limits.overruns),
     ]
     .into_iter()
-    .filter_map(|(w, v, l)| l.filter(|&l| v > l).map(|l| (w, v, l)))
+    .filter_map(|(w, l)| l.map(|l| (w, l)))
     .collect()
+}
+
+/// The checks of `limits` that `c` exceeds: `(name, value, limit)`, latencies in **ns**.
+pub fn exceeded(c: &WindowCpu, limits: &Limits) -> Vec<(&'static str, u64, u64)> {
+    set_limits(limits)
+        .into_iter()
+        .map(|(w, l)| {
+            let v = match w {
+                "max" => c.max_ns,
+                "avg" => c.avg_ns,
+                "p99" => c.p99_ns,
+                "p999" => c.p999_ns,
+                _ => c.overruns,
+            };
+            (w, v, l)
+        })
+        .filter(|(_, v, l)| v > l)
+        .collect()
 }
 
 /// The monitor's memory beyond the measuring threads: every CPU's history and the
@@ -244,6 +263,7 @@ impl<'a> Aggregator<'a> {
                 long,
                 rolling_s: self.plan.rolling.as_secs(),
                 explained: self.explained.iter().map(|(k, n)| (k.0, k.1, *n)).collect(),
+                limits: set_limits(&plan.limits),
             };
             let written = output::write_file(p, &MonitorProm, &metrics);
             self.note(written, PROMETHEUS, p);

@@ -64,7 +64,8 @@ pub struct CpuState {
     /// The CPU.
     pub cpu: usize,
     /// The all-time figures (saved flat: `alltime_max_ns`, `alltime_max_at_s`,
-    /// `alltime_samples`, `alltime_overruns`, `windows_over_limit`, `windows`).
+    /// `alltime_samples`, `alltime_overruns`, `alltime_missed_periods`,
+    /// `windows_over_limit`, `windows`).
     #[serde(flatten)]
     pub alltime: AllTime,
     /// The slot being filled: its start and its samples so far.
@@ -241,7 +242,8 @@ mod tests {
         assert!(
             text.starts_with(
                 "{\"cpu\":3,\"alltime_max_ns\":500000,\"alltime_max_at_s\":60,\
-                 \"alltime_samples\":62,\"alltime_overruns\":0,\"windows_over_limit\":1,\
+                 \"alltime_samples\":62,\"alltime_overruns\":0,\"alltime_missed_periods\":0,\
+                 \"windows_over_limit\":1,\
                  \"windows\":31,\"current_start_s\":"
             ),
             "{text}"

@@ -170,18 +170,25 @@ impl Progress for Collector<'_> {
             nsecs: false,
         };
         let mut buf = Vec::new();
-        let r = crate::report::Sink::write(&LiveLines, &l, &mut buf)
-            .and_then(|()| std::io::stderr().write_all(&buf));
+        let r = crate::report::Sink::write(&LiveLines, &l, &mut buf).and_then(|()| {
+            let text = journal::stamped(&String::from_utf8_lossy(&buf));
+            std::io::stderr().write_all(text.as_bytes())
+        });
         self.closed(r);
     }
 
+    // The monitor's own lines carry their time, as its entries in text do.
     fn notice(&mut self, line: &str) {
-        let r = writeln!(std::io::stdout(), "{line}");
+        let r = writeln!(std::io::stdout(), "{}", journal::stamped(line));
         self.closed(r);
     }
 
     fn warning(&mut self, line: &str) {
-        let r = writeln!(std::io::stderr(), "{}", crate::error::one_line(line));
+        let r = writeln!(
+            std::io::stderr(),
+            "{}",
+            journal::stamped(&crate::error::one_line(line))
+        );
         self.closed(r);
     }
 
@@ -233,13 +240,17 @@ pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32
         .collect();
     let now_s = Clock::wall_secs();
     let mut agg = Aggregator::new(plan, journal, &cpus, now_s);
-    let start = journal::monitor_start(
-        &plan.cpus_text(),
-        plan.interval_us(),
-        plan.priority(),
-        plan.window.as_secs(),
-        &agg.restored,
-    );
+    let cpus_text = plan.cpus_text();
+    let start = journal::monitor_start(&journal::MonitorStart {
+        cpus: &cpus_text,
+        interval_us: plan.interval_us(),
+        priority: plan.priority(),
+        window_s: plan.window.as_secs(),
+        first_end_s: now_s.saturating_add(plan.window.as_secs().min(i64::MAX as u64) as i64),
+        restored: &agg.restored,
+        dir: &plan.dir,
+        prometheus: plan.prometheus.as_deref(),
+    });
     agg.send(&start);
     for s in &plan.sharing {
         agg.send(&journal::placement(s));

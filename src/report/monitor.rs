@@ -69,6 +69,9 @@ pub struct MonitorMetrics {
     /// Spikes over the limit explained since the monitor started: (CPU, cause kind
     /// as in [`crate::explain::CauseKind::as_str`], count), sorted.
     pub explained: Vec<(usize, &'static str, u64)>,
+    /// The `[monitor.limits]` set: (statistic — `max`, `avg`, `p99`, `p999`,
+    /// `overruns` —, limit in **ns**, a count for `overruns`).
+    pub limits: Vec<(&'static str, u64)>,
 }
 
 /// The monitor's Prometheus textfile (node_exporter textfile collector), written
@@ -96,6 +99,38 @@ impl Sink<MonitorMetrics> for MonitorProm {
         );
         for c in &m.window.cpus {
             f.sample(&cpu(c.cpu), c.overruns);
+        }
+        let mut f = x.family(
+            "rtbench_monitor_window_over_limit",
+            Kind::Gauge,
+            "1 when the monitor's last window exceeded a [monitor.limits] limit on the CPU, else 0 (also when no limit is set).",
+        );
+        for c in &m.window.cpus {
+            f.sample(&cpu(c.cpu), u8::from(!c.exceeded.is_empty()));
+        }
+        let mut f = x.family(
+            "rtbench_monitor_limit_seconds",
+            Kind::Gauge,
+            "Latency limits of [monitor.limits] each window is judged against, by statistic (max, avg, p99, p999); absent: not set.",
+        );
+        for (what, l) in m.limits.iter().filter(|l| l.0 != "overruns") {
+            f.sample(&none.clone().with("statistic", what), Seconds(*l));
+        }
+        let mut f = x.family(
+            "rtbench_monitor_limit_overruns",
+            Kind::Gauge,
+            "Overruns a window may have ([monitor.limits] overruns); absent: not set.",
+        );
+        for (_, l) in m.limits.iter().filter(|l| l.0 == "overruns") {
+            f.sample(&none, *l);
+        }
+        let mut f = x.family(
+            "rtbench_monitor_window_missed_periods",
+            Kind::Gauge,
+            "Periods the late wakeups skipped in the monitor's last window (a wakeup k intervals late misses k).",
+        );
+        for c in &m.window.cpus {
+            f.sample(&cpu(c.cpu), c.missed());
         }
         let mut f = x.family(
             "rtbench_monitor_rolling_latency_seconds",
@@ -135,6 +170,11 @@ impl Sink<MonitorMetrics> for MonitorProm {
                 "rtbench_monitor_overruns_total",
                 "Overruns the monitor has counted, across restarts.",
                 |a| a.overruns,
+            ),
+            (
+                "rtbench_monitor_missed_periods_total",
+                "Periods the monitor's late wakeups skipped, across restarts.",
+                |a| a.missed_periods,
             ),
             (
                 "rtbench_monitor_windows_over_limit_total",
@@ -213,6 +253,13 @@ impl Sink<SinceSummary> for SinceTable {
                 c.windows_over_limit
             )?;
         }
+        // A column would not fit 80; one late wakeup can miss hundreds of periods.
+        let missed: Vec<String> = s
+            .cpus
+            .iter()
+            .map(|c| format!("CPU {} {}", c.cpu, c.missed_periods))
+            .collect();
+        writeln!(out, "missed periods: {}", missed.join(", "))?;
         for c in s.cpus.iter().filter(|c| c.max_cause.is_some()) {
             writeln!(
                 out,
@@ -261,6 +308,7 @@ mod tests {
                 p999_ns: 9_500,
                 max_ns: 12_000,
                 overruns: 1,
+                missed_periods: Some(290),
                 exceeded: vec![],
                 max_at_ms: None,
                 cause: None,
@@ -279,6 +327,7 @@ mod tests {
             }],
             rolling_s: 86_400,
             explained: vec![(2, "task", 3)],
+            limits: vec![("max", 100_000), ("overruns", 5)],
         };
         let mut out = Vec::new();
         MonitorProm.write(&m, &mut out).unwrap();
@@ -290,7 +339,11 @@ mod tests {
         assert!(text
             .contains("rtbench_monitor_window_latency_seconds{cpu=\"2\",quantile=\"1\"} 1.2e-5\n"));
         let types = text.lines().filter(|l| l.starts_with("# TYPE")).count();
-        assert_eq!(types, 10, "{text}");
+        assert_eq!(types, 15, "{text}");
+        assert!(text.contains("rtbench_monitor_limit_seconds{statistic=\"max\"} 1e-4\n"));
+        assert!(text.contains("rtbench_monitor_limit_overruns 5\n"));
+        assert!(text.contains("rtbench_monitor_window_over_limit{cpu=\"2\"} 0\n"));
+        assert!(text.contains("rtbench_monitor_window_missed_periods{cpu=\"2\"} 290\n"));
         assert!(text.contains("rtbench_monitor_explained_total{cpu=\"2\",cause=\"task\"} 3\n"));
     }
 
@@ -305,6 +358,7 @@ mod tests {
             p999_ns: 9_500,
             max_ns,
             overruns: 0,
+            missed_periods: Some(0),
             exceeded: vec![],
             max_at_ms: Some(250_500),
             cause: cause.map(str::to_string),

@@ -4,11 +4,32 @@
 //!
 //! Source: node_exporter's textfile collector README. Latencies are exported in base
 //! units (seconds).
+//!
+//! Each measuring thread's series are labelled `test`, `cpu` and, as the journal and
+//! `rtbench report` name them, `thread` (cyclic: the thread's index) or `pair`
+//! (pmq, pipe: the pair's number, `crate::results::summary::thread_label`).
 
 use super::exposition::{Exposition, Kind, Labels, Seconds};
 use super::Sink;
 use crate::results::store::StoredRun;
-use crate::results::summary::Outcome;
+use crate::results::summary::{is_pair_test, Outcome};
+
+/// The labels of one measuring thread of `test` (see the module documentation).
+fn thread_labels(test: &str, thread: usize, cpu: Option<usize>) -> Labels {
+    let cpu = cpu.map_or_else(|| "none".to_string(), |c| c.to_string());
+    Labels::new()
+        .with("test", test)
+        .with(if is_pair_test(test) { "pair" } else { "thread" }, thread)
+        .with("cpu", cpu)
+}
+
+/// The four outcomes, in the order the verdict families list them.
+const OUTCOMES: [Outcome; 4] = [
+    Outcome::Pass,
+    Outcome::Fail,
+    Outcome::Unjudged,
+    Outcome::Invalid,
+];
 
 /// The textfile as a sink (see [`render`]).
 pub struct Prometheus;
@@ -24,14 +45,9 @@ pub fn render(run: &StoredRun) -> String {
     let mut x = Exposition::new();
     let threads = || {
         run.tests.iter().flat_map(|t| {
-            t.threads.iter().map(move |th| {
-                let cpu = th.cpu.map_or_else(|| "none".to_string(), |c| c.to_string());
-                let labels = Labels::new()
-                    .with("test", &t.test)
-                    .with("thread", th.thread)
-                    .with("cpu", cpu);
-                (labels, th)
-            })
+            t.threads
+                .iter()
+                .map(move |th| (thread_labels(&t.test, th.thread, th.cpu), th, &t.test))
         })
     };
     let mut f = x.family(
@@ -39,7 +55,7 @@ pub fn render(run: &StoredRun) -> String {
         Kind::Summary,
         "Wakeup/handover latency quantiles of the last self-test.",
     );
-    for (labels, th) in threads() {
+    for (labels, th, _) in threads() {
         let quantiles = [
             ("0.5", th.p50_ns),
             ("0.9", th.p90_ns),
@@ -55,7 +71,7 @@ pub fn render(run: &StoredRun) -> String {
         Kind::Gauge,
         "Largest latency of the last self-test.",
     );
-    for (labels, th) in threads() {
+    for (labels, th, _) in threads() {
         f.sample(&labels, Seconds(th.max_ns));
     }
     let mut f = x.family(
@@ -63,8 +79,61 @@ pub fn render(run: &StoredRun) -> String {
         Kind::Gauge,
         "Wakeups (cyclic) or messages (pmq) later than the following deadline in the last self-test.",
     );
-    for (labels, th) in threads() {
+    for (labels, th, _) in threads() {
         f.sample(&labels, th.overruns);
+    }
+    let mut f = x.family(
+        "rtbench_missed_periods",
+        Kind::Gauge,
+        "Periods the late wakeups (cyclic) or messages (pmq, pipe) skipped in the last self-test (k intervals late misses k).",
+    );
+    for (labels, th, _) in threads() {
+        f.sample(&labels, th.missed());
+    }
+    let mut f = x.family(
+        "rtbench_cpu_verdict",
+        Kind::Gauge,
+        "Verdict of each test on each CPU (pair for pmq, pipe) in the last self-test, from its limits alone: 1 for the verdict it had (pass, fail, unjudged: no limit applied, invalid: not the system's latency), 0 for the others.",
+    );
+    for (labels, th, test) in threads() {
+        let outcome = run.verdict.thread_outcome(test, th.thread);
+        for o in OUTCOMES {
+            f.sample(
+                &labels.clone().with("verdict", o.as_str()),
+                (outcome == o) as u8,
+            );
+        }
+    }
+    let mut f = x.family(
+        "rtbench_limit_seconds",
+        Kind::Gauge,
+        "Latency limits ([limits], per test and CPU) the last self-test judged each figure against, by statistic (max, avg, p99, p999, p9999).",
+    );
+    for c in run.verdict.checks.iter().filter(|c| c.is_latency()) {
+        let labels = thread_labels(&c.test, c.thread, c.cpu).with("statistic", &c.what);
+        f.sample(&labels, Seconds(c.limit));
+    }
+    let mut f = x.family(
+        "rtbench_limit_overruns",
+        Kind::Gauge,
+        "Overrun limits ([limits] overruns, per test and CPU) of the last self-test.",
+    );
+    for c in run.verdict.checks.iter().filter(|c| !c.is_latency()) {
+        f.sample(&thread_labels(&c.test, c.thread, c.cpu), c.limit);
+    }
+    let mut f = x.family(
+        "rtbench_tuning_deviations",
+        Kind::Gauge,
+        "Tuning items of the last self-test that deviated from [tuning] (status deviation) or could not be applied (status failed).",
+    );
+    for status in ["deviation", "failed"] {
+        let n = run
+            .verdict
+            .tuning
+            .iter()
+            .filter(|t| t.status == status)
+            .count();
+        f.sample(&Labels::new().with("status", status), n);
     }
     let none = Labels::new();
     x.family(
@@ -78,12 +147,7 @@ pub fn render(run: &StoredRun) -> String {
         Kind::Gauge,
         "Verdict of the last self-test: 1 for the verdict it had (pass, fail, unjudged, invalid), 0 for the others.",
     );
-    for o in [
-        Outcome::Pass,
-        Outcome::Fail,
-        Outcome::Unjudged,
-        Outcome::Invalid,
-    ] {
+    for o in OUTCOMES {
         f.sample(
             &Labels::new().with("verdict", o.as_str()),
             (run.verdict.outcome == o) as u8,

@@ -233,6 +233,7 @@ mod tests {
             p9999_ns: slow,
             max_ns: slow,
             overruns: 99_999_999,
+            missed_periods: None,
             histogram: vec![],
         };
         let tests = vec![TestSummary {

@@ -38,6 +38,11 @@ pub struct ThreadSummary {
     pub max_ns: u64,
     /// Overruns (late wakeups past the next deadline, or receive timeouts).
     pub overruns: u64,
+    /// Periods those overruns skipped (a wakeup or message `k` intervals late misses
+    /// `k`; `rtbench cyclic`'s `Missed:`). Absent in results of older versions: see
+    /// [`ThreadSummary::missed`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missed_periods: Option<u64>,
     /// The latency distribution as `[value_ns, count]` pairs, one per non-empty
     /// HdrHistogram bucket (value = highest value equivalent to the bucket; 0.1 % wide).
     pub histogram: Vec<[u64; 2]>,
@@ -67,6 +72,7 @@ impl ThreadSummary {
             p9999_ns: stats.quantile_ns(0.9999),
             max_ns: stats.max_ns,
             overruns: stats.overruns,
+            missed_periods: Some(stats.missed_periods),
             histogram: stats
                 .hdr
                 .iter_recorded()
@@ -78,6 +84,13 @@ impl ThreadSummary {
                 })
                 .collect(),
         }
+    }
+
+    /// Periods missed. A result of an older version, which did not count them, reads
+    /// as its overrun count: a lower bound, since every overrun misses at least one
+    /// period.
+    pub fn missed(&self) -> u64 {
+        self.missed_periods.unwrap_or(self.overruns)
     }
 
     /// Summarises one cyclic thread.
@@ -415,6 +428,29 @@ impl Verdict {
         self.checks
             .iter()
             .filter(move |c| c.test == test && c.thread == thread)
+    }
+
+    /// The outcome of one thread of `test` (a cyclic CPU, a pmq/pipe pair) from its
+    /// checks alone: unjudged when no limit applied, pass when every check passed,
+    /// invalid when every failed check is invalid (not the system's latency), else
+    /// fail. The per-CPU `RTBENCH_VERDICT` of the result entry and the Prometheus
+    /// `rtbench_cpu_verdict`; the run's [`Verdict::outcome`] also weighs tuning and
+    /// problems.
+    pub fn thread_outcome(&self, test: &str, thread: usize) -> Outcome {
+        let mut checks = self.checks_for(test, thread).peekable();
+        if checks.peek().is_none() {
+            return Outcome::Unjudged;
+        }
+        let (mut failed, mut real) = (false, false);
+        for c in checks.filter(|c| !c.pass) {
+            failed = true;
+            real |= !c.invalid;
+        }
+        match (failed, real) {
+            (false, _) => Outcome::Pass,
+            (true, false) => Outcome::Invalid,
+            (true, true) => Outcome::Fail,
+        }
     }
 
     /// Everything that failed, one line each, in **µs**: failed checks (test, CPU,

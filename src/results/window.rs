@@ -38,6 +38,11 @@ pub struct WindowCpu {
     pub max_ns: u64,
     /// Wakeups later than the following deadline.
     pub overruns: u64,
+    /// Periods those late wakeups skipped (`crate::measure::periodic`: a wakeup `k`
+    /// intervals past its deadline misses `k` periods; the `Missed:` of `rtbench
+    /// cyclic`). Absent in records of older versions: see [`WindowCpu::missed`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missed_periods: Option<u64>,
     /// The `[monitor.limits]` this window exceeded (`max`, `p999`, …); empty: none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exceeded: Vec<String>,
@@ -67,12 +72,20 @@ impl WindowCpu {
             p999_ns: stats.quantile_ns(0.999),
             max_ns: stats.max_ns,
             overruns: stats.overruns,
+            missed_periods: Some(stats.missed_periods),
             exceeded: Vec::new(),
             max_at_ms: (stats.count > 0 && stats.max_at_ns > 0)
                 .then(|| (stats.max_at_ns + wall_offset_ns).div_euclid(1_000_000)),
             cause: None,
             cause_kind: None,
         }
+    }
+
+    /// Periods missed in the window. A record of an older version, which did not
+    /// count them, reads as its overrun count: a lower bound, since every overrun
+    /// misses at least one period.
+    pub fn missed(&self) -> u64 {
+        self.missed_periods.unwrap_or(self.overruns)
     }
 
     /// When the maximum woke, seconds since the epoch: its own time where the record
@@ -102,6 +115,10 @@ pub struct AllTime {
     /// Overruns ever counted.
     #[serde(rename = "alltime_overruns")]
     pub overruns: u64,
+    /// Periods missed ever ([`WindowCpu::missed`]); absent in state files of older
+    /// versions, which did not count them: counted from then on.
+    #[serde(rename = "alltime_missed_periods", default)]
+    pub missed_periods: u64,
     /// Windows that exceeded a `[monitor.limits]` limit, ever.
     pub windows_over_limit: u64,
     /// Windows summarised, ever.
@@ -117,6 +134,7 @@ impl AllTime {
         self.add_max(c.max_ns, c.max_at_s(end_s));
         self.samples = self.samples.saturating_add(c.samples);
         self.overruns = self.overruns.saturating_add(c.overruns);
+        self.missed_periods = self.missed_periods.saturating_add(c.missed());
         self.windows = self.windows.saturating_add(1);
         self.windows_over_limit = self
             .windows_over_limit
@@ -382,6 +400,9 @@ pub struct CpuSince {
     pub worst_p99_ns: u64,
     /// Overruns, summed.
     pub overruns: u64,
+    /// Periods missed, summed ([`WindowCpu::missed`]: for records of older versions,
+    /// their overruns, a lower bound).
+    pub missed_periods: u64,
     /// Windows that exceeded a `[monitor.limits]` limit.
     pub windows_over_limit: u64,
     /// The monitor's all-time figures for this CPU (state file, see
@@ -441,6 +462,7 @@ impl SinceSummary {
                     worst_p999_ns: 0,
                     worst_p99_ns: 0,
                     overruns: 0,
+                    missed_periods: 0,
                     windows_over_limit: 0,
                     alltime: None,
                 });
@@ -466,6 +488,10 @@ impl SinceSummary {
                     .overruns
                     .checked_add(c.overruns)
                     .ok_or_else(|| past("overruns"))?;
+                s.missed_periods = s
+                    .missed_periods
+                    .checked_add(c.missed())
+                    .ok_or_else(|| past("missed periods"))?;
                 s.windows_over_limit += !c.exceeded.is_empty() as u64;
             }
         }
@@ -525,6 +551,7 @@ mod tests {
                 p999_ns: 8_000 + seq,
                 max_ns,
                 overruns: 1,
+                missed_periods: Some(3),
                 exceeded: if exceeded { vec!["max".into()] } else { vec![] },
                 max_at_ms: None,
                 cause: None,
@@ -635,6 +662,7 @@ mod tests {
         assert_eq!(s.windows, 5);
         let c = &s.cpus[0];
         assert_eq!((c.windows, c.samples, c.overruns), (5, 1_500_000, 5));
+        assert_eq!(c.missed_periods, 15);
         // max 300 at seq 7 (100 × 3); p99.9 worst at seq 9.
         assert_eq!((c.max_ns, c.max_at_s), (300, 1_300 + 7 * 300));
         assert_eq!(c.worst_p999_ns, 8_009);
@@ -642,5 +670,28 @@ mod tests {
         assert_eq!((s.first_s, s.last_s), (1_000 + 5 * 300, 1_300 + 9 * 300));
         let empty = SinceSummary::new(vec![], 0, 1).unwrap();
         assert_eq!((empty.windows, empty.cpus.len()), (0, 0));
+    }
+
+    #[test]
+    fn missed_periods_are_stored_and_older_records_read_as_their_overruns() {
+        let r = record(1, 290_000_000, false);
+        let line = serde_json::to_string(&r).unwrap();
+        assert!(line.contains("\"missed_periods\":3"), "{line}");
+        // A line of an older version has no missed_periods: each overrun missed at
+        // least one period, so the overruns are the lower bound it reads as.
+        let old = line.replace(",\"missed_periods\":3", "");
+        let back: WindowRecord = serde_json::from_str(&old).unwrap();
+        assert_eq!(back.cpus[0].missed_periods, None);
+        assert_eq!(back.cpus[0].missed(), 1);
+        let s = SinceSummary::new(vec![r, back], 0, 5_000).unwrap();
+        assert_eq!((s.cpus[0].overruns, s.cpus[0].missed_periods), (2, 4));
+        let mut a = AllTime::default();
+        a.add_window(&s.records[0].cpus[0], 0);
+        assert_eq!(a.missed_periods, 3);
+        let json = serde_json::to_string(&a).unwrap();
+        assert!(json.contains("\"alltime_missed_periods\":3"), "{json}");
+        let old: AllTime =
+            serde_json::from_str(&json.replace(",\"alltime_missed_periods\":3", "")).unwrap();
+        assert_eq!(old.missed_periods, 0);
     }
 }

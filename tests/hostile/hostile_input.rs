@@ -365,6 +365,7 @@ fn p2_report_shows_a_huge_maximum_as_it_is() {
         p9999_ns: big,
         max_ns: big,
         overruns: 0,
+        missed_periods: None,
         histogram: vec![],
     };
     let run = StoredRun {

@@ -1015,6 +1015,7 @@ fn stored_run() -> impl Strategy<Value = rtbench::results::store::StoredRun> {
             p9999_ns: v[6],
             max_ns: v[7],
             overruns: v[8],
+            missed_periods: Some(v[8]),
             histogram: h.into_iter().map(|(a, b)| [a, b]).collect(),
         });
     (proptest::collection::vec(thread, 1..3), any::<i64>()).prop_map(|(threads, start)| {

@@ -7,5 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod missed;
 mod monitor;
 mod monitor_alloc;
+mod text;

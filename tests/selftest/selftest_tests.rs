@@ -120,10 +120,10 @@ fn all_three_tests_pass_under_one_load_and_every_output_shows_them() {
         assert_eq!(rows, online_cpus(), "{test}: {table}");
     }
     assert!(table.contains("\nrtbench self-test PASS"), "{table}");
-    // Prometheus: every test's series.
+    // Prometheus: every test's series, a pair labelled as one.
     let prom = std::fs::read_to_string(dir.join("rtbench.prom")).unwrap();
-    for test in ["cyclic", "pmq", "pipe"] {
-        let max = format!("rtbench_latency_max_seconds{{test=\"{test}\",thread=\"0\",cpu=\"0\"}}");
+    for (test, who) in [("cyclic", "thread"), ("pmq", "pair"), ("pipe", "pair")] {
+        let max = format!("rtbench_latency_max_seconds{{test=\"{test}\",{who}=\"0\",cpu=\"0\"}}");
         assert!(prom.contains(&max), "{test}: {prom}");
     }
     assert!(prom.contains("rtbench_selftest_verdict{verdict=\"pass\"} 1"));

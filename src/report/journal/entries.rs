@@ -78,15 +78,7 @@ pub fn thread_result(test: &str, th: &ThreadSummary, verdict: &Verdict) -> Entry
             )
         })
         .collect();
-    let word = if checks.is_empty() {
-        "unjudged"
-    } else if failed.is_empty() {
-        "pass"
-    } else if checks.iter().all(|c| c.pass || c.invalid) {
-        "invalid"
-    } else {
-        "fail"
-    };
+    let word = verdict.thread_outcome(test, th.thread).as_str();
     let limits = if checks.is_empty() {
         "none".to_string()
     } else {
@@ -112,12 +104,13 @@ pub fn thread_result(test: &str, th: &ThreadSummary, verdict: &Verdict) -> Entry
             Priority::Warning
         },
         format!(
-            "{who}: max {}, p99.9 {}, p99 {}, avg {}, {} overruns, {} samples: {outcome}",
+            "{who}: max {}, p99.9 {}, p99 {}, avg {}, {} overruns, {} missed periods, {} samples: {outcome}",
             us(th.max_ns, Text),
             us(th.p999_ns, Text),
             us(th.p99_ns, Text),
             us(th.avg_ns, Text),
             th.overruns,
+            th.missed(),
             th.count
         ),
     )
@@ -132,7 +125,8 @@ pub fn thread_result(test: &str, th: &ThreadSummary, verdict: &Verdict) -> Entry
     .field("RTBENCH_P999_NS", th.p999_ns)
     .field("RTBENCH_P9999_NS", th.p9999_ns)
     .field("RTBENCH_MAX_NS", th.max_ns)
-    .field("RTBENCH_OVERRUNS", th.overruns);
+    .field("RTBENCH_OVERRUNS", th.overruns)
+    .field("RTBENCH_MISSED_PERIODS", th.missed());
     for c in &checks {
         e = e.field(limit_field(&c.what), c.limit);
     }
@@ -169,6 +163,12 @@ pub fn summary(run: &StoredRun, stop: StopCause, storage: Storage<'_>) -> Entry 
         .map(|t| t.max_ns)
         .max()
         .unwrap_or(0);
+    let missed: u64 = run
+        .tests
+        .iter()
+        .flat_map(|t| t.threads.iter())
+        .map(|t| t.missed())
+        .fold(0, u64::saturating_add);
     let failed = run.verdict.failures();
     let cpus: usize = run.tests.iter().map(|t| t.threads.len()).sum();
     let names = run
@@ -193,7 +193,7 @@ pub fn summary(run: &StoredRun, stop: StopCause, storage: Storage<'_>) -> Entry 
         (t, p) => format!("{t} threads and {p} pairs"),
     };
     let mut msg = format!(
-        "rtbench self-test {}: {} on {on} for {:.0} s, worst max {}",
+        "rtbench self-test {}: {} on {on} for {:.0} s, worst max {}, {missed} missed periods",
         run.verdict.word().to_uppercase(),
         names.join("+"),
         run.duration_s,
@@ -250,6 +250,7 @@ pub fn summary(run: &StoredRun, stop: StopCause, storage: Storage<'_>) -> Entry 
     .field("RTBENCH_THREADS", cpus)
     .field("RTBENCH_DURATION_S", format!("{:.1}", run.duration_s))
     .field("RTBENCH_MAX_NS", worst)
+    .field("RTBENCH_MISSED_PERIODS", missed)
     .field("RTBENCH_FAILED_CHECKS", failed.len())
     .field(
         "RTBENCH_FAILED",
@@ -317,16 +318,15 @@ pub fn config_error(err: &ConfigError) -> Entry {
     e
 }
 
-/// No configuration file at `path`: the documented defaults are used (and, having no
-/// `[limits]`, the run will be unjudged).
-pub fn defaults_used(path: &str) -> Entry {
+/// No configuration file at `path`: the documented defaults are used. `unjudged`
+/// says what goes unjudged without limits: for the self-test `no [limits]: the
+/// verdict will be unjudged`, for the monitor `no [monitor.limits]: no window is
+/// judged`.
+pub fn defaults_used(path: &str, unjudged: &str) -> Entry {
     Entry::new(
         MSG_DEFAULTS,
         Priority::Warning,
-        format!(
-            "no configuration at {path}: using the documented defaults (no [limits]: \
-             the verdict will be unjudged)"
-        ),
+        format!("no configuration at {path}: using the documented defaults ({unjudged})"),
     )
     .field("RTBENCH_CONFIG", path)
 }

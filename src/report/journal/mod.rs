@@ -133,6 +133,15 @@ impl Entry {
         }
     }
 
+    /// [`Entry::to_text`], after its time ([`stamped`]) when `times` is set.
+    fn human(&self, times: bool) -> String {
+        if times {
+            stamped(&self.to_text())
+        } else {
+            self.to_text()
+        }
+    }
+
     /// Debug builds only (tests, development runs): panics when the entry lacks a field
     /// that the catalog text of its MESSAGE_ID names as `@FIELD@` (`journalctl -x`
     /// would show the bare name), or when its MESSAGE_ID is not in the catalog.
@@ -230,6 +239,27 @@ fn logfmt_value(v: &str) -> String {
     out
 }
 
+/// `text` with the wall-clock time before each of its lines, in the one date format
+/// of rtbench's texts (`2026-12-01T20:10:00Z line`, [`crate::date::iso_s`]): a human
+/// line on standard error, unlike a journal entry or a syslog line, has no time of
+/// its own, and a daemon's log (`rtbench monitor 2>&1 | logger`, a serial console)
+/// needs one.
+pub fn stamped(text: &str) -> String {
+    let now = crate::date::iso_s(crate::sys::clock::Clock::wall_secs());
+    let mut out = String::with_capacity(text.len() + 25);
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        if !line.is_empty() {
+            out.push_str(&now);
+            out.push(' ');
+            out.push_str(line);
+        }
+    }
+    out
+}
+
 /// How entries are written when they do not go to journald (`--log-format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LogFormat {
@@ -241,7 +271,8 @@ pub enum LogFormat {
     /// `MESSAGE_ID=… PRIORITY=… RTBENCH_…=… MESSAGE="…"` lines on standard error (for
     /// syslog on images without journald: every field kept).
     Logfmt,
-    /// Human lines on standard error: the MESSAGE only, warnings and errors marked.
+    /// Human lines on standard error: the MESSAGE only, warnings and errors marked
+    /// (the monitor's each after its time: [`Journal::with_times`]).
     Text,
 }
 
@@ -254,9 +285,14 @@ pub enum Journal {
         log: systemd_journal_logger::JournalLog,
         /// Echo human lines on standard error.
         echo: bool,
+        /// The echoed lines begin with their time ([`Journal::with_times`]).
+        times: bool,
     },
     /// Human lines on standard error.
-    Text,
+    Text {
+        /// Each begins with its time ([`Journal::with_times`]).
+        times: bool,
+    },
     /// `key=value` lines on standard error.
     Logfmt,
     /// Collected in memory (tests).
@@ -276,7 +312,7 @@ impl Journal {
     pub fn open(format: LogFormat) -> Journal {
         match format {
             LogFormat::Logfmt => return Journal::Logfmt,
-            LogFormat::Text => return Journal::Text,
+            LogFormat::Text => return Journal::Text { times: false },
             LogFormat::Auto | LogFormat::Journal => {}
         }
         if std::path::Path::new(JOURNAL_SOCKET).exists() {
@@ -284,6 +320,7 @@ impl Journal {
                 return Journal::Journald {
                     log: j.with_syslog_identifier("rtbench".into()),
                     echo: stderr_is_terminal(),
+                    times: false,
                 };
             }
         }
@@ -293,7 +330,18 @@ impl Journal {
                 "rtbench: warning: no journald at {JOURNAL_SOCKET}: entries go to standard error"
             );
         }
-        Journal::Text
+        Journal::Text { times: false }
+    }
+
+    /// The same destination, its human lines each beginning with their time
+    /// ([`stamped`]): for a daemon (`rtbench monitor`), whose log without journald
+    /// (`2>&1 | logger`, a serial console, a terminal) would otherwise have no time.
+    /// Journald and logfmt lines are unchanged: journald and syslog stamp their own.
+    pub fn with_times(mut self) -> Journal {
+        if let Journal::Text { times } | Journal::Journald { times, .. } = &mut self {
+            *times = true;
+        }
+        self
     }
 
     /// Sends one entry. A journald failure falls back to standard error, so the facts
@@ -309,7 +357,7 @@ impl Journal {
     pub fn try_send(&mut self, e: &Entry) -> std::io::Result<()> {
         e.check_catalog();
         match self {
-            Journal::Journald { log, echo } => {
+            Journal::Journald { log, echo, times } => {
                 let mut kvs: Vec<(&str, &str)> = vec![("MESSAGE_ID", e.message_id)];
                 kvs.extend(e.fields.iter().map(|(k, v)| (*k, v.as_str())));
                 let level = match e.priority {
@@ -329,12 +377,12 @@ impl Journal {
                 if r.is_err() {
                     writeln!(std::io::stderr(), "{}", e.to_logfmt())
                 } else if *echo {
-                    writeln!(std::io::stderr(), "{}", e.to_text())
+                    writeln!(std::io::stderr(), "{}", e.human(*times))
                 } else {
                     Ok(())
                 }
             }
-            Journal::Text => writeln!(std::io::stderr(), "{}", e.to_text()),
+            Journal::Text { times } => writeln!(std::io::stderr(), "{}", e.human(*times)),
             Journal::Logfmt => writeln!(std::io::stderr(), "{}", e.to_logfmt()),
             Journal::Memory(v) => {
                 v.push(e.clone());
@@ -351,7 +399,10 @@ impl Journal {
     /// Whether a person reads the entries on standard error as text (so a separate
     /// human line would repeat them).
     pub fn shows_text(&self) -> bool {
-        matches!(self, Journal::Text | Journal::Journald { echo: true, .. })
+        matches!(
+            self,
+            Journal::Text { .. } | Journal::Journald { echo: true, .. }
+        )
     }
 }
 
@@ -377,6 +428,20 @@ mod tests {
     #[should_panic(expected = "lacks the catalog's @RTBENCH_CONFIG@")]
     fn an_entry_without_a_catalog_field_is_caught() {
         Journal::Memory(Vec::new()).send(&Entry::new(MSG_CONFIG, Priority::Error, "x"));
+    }
+
+    #[test]
+    fn text_lines_each_carry_the_time() {
+        let s = stamped("one\ntwo");
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(lines.len(), 2, "{s}");
+        for (l, text) in lines.iter().zip(["one", "two"]) {
+            // 2026-12-01T20:10:00Z one
+            let (stamp, rest) = l.split_once(' ').unwrap();
+            assert_eq!(rest, text);
+            assert_eq!(stamp.len(), 20, "{l}");
+            assert!(stamp.ends_with('Z') && stamp.as_bytes()[10] == b'T', "{l}");
+        }
     }
 
     #[test]

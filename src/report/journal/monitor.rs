@@ -23,31 +23,61 @@ fn seconds(s: f64) -> String {
     }
 }
 
-/// The monitor's start: one entry.
-pub fn monitor_start(
-    cpus: &str,
-    interval_us: u64,
-    priority: i32,
-    window_s: u64,
-    restored: &str,
-) -> Entry {
+/// What the monitor's start entry says: what it measures, how, and where its figures
+/// go, so that the first line of its log answers all of it (the first window's
+/// entries come a window later).
+#[derive(Debug, Clone)]
+pub struct MonitorStart<'a> {
+    /// The monitored CPUs, a cpu-list.
+    pub cpus: &'a str,
+    /// The threads' interval, **µs**.
+    pub interval_us: u64,
+    /// Their SCHED_FIFO priority.
+    pub priority: i32,
+    /// The window's length, **s**.
+    pub window_s: u64,
+    /// When the first window ends, wall clock, seconds since the epoch.
+    pub first_end_s: i64,
+    /// What the state file held (`no state in DIR yet`, `state restored …`).
+    pub restored: &'a str,
+    /// The monitor's directory: window store and state file.
+    pub dir: &'a Path,
+    /// The Prometheus textfile, if one is written.
+    pub prometheus: Option<&'a Path>,
+}
+
+/// The monitor's start: one entry, sent before the threads start.
+pub fn monitor_start(s: &MonitorStart) -> Entry {
+    let prometheus = s
+        .prometheus
+        .map_or_else(|| "none".to_string(), |p| p.display().to_string());
+    let first = crate::date::iso_s(s.first_end_s);
     Entry::new(
         MSG_MONITOR_START,
         Priority::Info,
         format!(
-            "monitor started on {} {cpus}: SCHED_FIFO {priority}, interval {interval_us} µs, \
-             window {window_s} s; {restored}",
-            if cpus.contains([',', '-']) {
+            "monitor started on {} {}: SCHED_FIFO {}, interval {} µs, window {} s \
+             (first figures at {first}); {}; windows to {}, Prometheus textfile {prometheus}",
+            if s.cpus.contains([',', '-']) {
                 "CPUs"
             } else {
                 "CPU"
-            }
+            },
+            s.cpus,
+            s.priority,
+            s.interval_us,
+            s.window_s,
+            s.restored,
+            s.dir.join(crate::results::window::CURRENT).display(),
         ),
     )
-    .field("RTBENCH_CPUS", cpus)
-    .field("RTBENCH_INTERVAL_US", interval_us)
-    .field("RTBENCH_PRIORITY", priority)
-    .field("RTBENCH_WINDOW_S", window_s)
+    .field("RTBENCH_CPUS", s.cpus)
+    .field("RTBENCH_INTERVAL_US", s.interval_us)
+    .field("RTBENCH_PRIORITY", s.priority)
+    .field("RTBENCH_WINDOW_S", s.window_s)
+    .field("RTBENCH_FIRST_WINDOW_END", first)
+    .field("RTBENCH_DIR", s.dir.display())
+    .field("RTBENCH_PROMETHEUS", prometheus)
 }
 
 /// One CPU's window: figures of the window and the all-time maximum.
@@ -56,13 +86,15 @@ pub fn monitor_window(w: &WindowRecord, c: &WindowCpu, long: &CpuLongTerm) -> En
         MSG_MONITOR_WINDOW,
         Priority::Info,
         format!(
-            "monitor CPU {}: max {}, p99.9 {}, p99 {}, {} overrun{}, {} samples in {} s; all-time max {}",
+            "monitor CPU {}: max {}, p99.9 {}, p99 {}, {} overrun{}, {} missed period{}, {} samples in {} s; all-time max {}",
             c.cpu,
             us(c.max_ns, UsStyle::Text),
             us(c.p999_ns, UsStyle::Text),
             us(c.p99_ns, UsStyle::Text),
             c.overruns,
             if c.overruns == 1 { "" } else { "s" },
+            c.missed(),
+            if c.missed() == 1 { "" } else { "s" },
             c.samples,
             seconds(w.duration_s),
             us(long.alltime.max_ns, UsStyle::Text)
@@ -79,6 +111,7 @@ pub fn monitor_window(w: &WindowRecord, c: &WindowCpu, long: &CpuLongTerm) -> En
     .field("RTBENCH_P999_NS", c.p999_ns)
     .field("RTBENCH_MAX_NS", c.max_ns)
     .field("RTBENCH_OVERRUNS", c.overruns)
+    .field("RTBENCH_MISSED_PERIODS", c.missed())
     .field("RTBENCH_ALLTIME_MAX_NS", long.alltime.max_ns)
     .field("RTBENCH_ROLLING_P999_NS", long.rolling_p999_ns)
 }
