@@ -374,7 +374,14 @@ fn cfs_bandwidth_throttling_is_an_invalid_sample() {
     let run = start(5000, &["--policy", "other"], &json);
     wait_ready(&run, READY);
     let g = Quota::new(run.id());
-    let (mut busy, busy_pid) = culprit(&["-o", "0"], "2", "while :; do :; done", &d);
+    // The loop joins the quota before it spins: spinning outside it first would
+    // delay the thread as a fair competitor ("task"), and the recording of that
+    // sample could still be read when the throttling comes.
+    let join = format!(
+        "echo $$ > {}; while :; do :; done",
+        g.dir.join("cgroup.procs").display()
+    );
+    let (mut busy, busy_pid) = culprit(&["-o", "0"], "2", &join, &d);
     g.add(busy_pid as u32);
     busy.wait().unwrap();
     drop(g);
