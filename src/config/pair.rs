@@ -101,8 +101,8 @@ impl PairToml {
             // See DEFAULT_PIPE_INTERVAL_US: back to back measures RT throttling.
             PairKind::Pipe => (
                 DEFAULT_PIPE_INTERVAL_US,
-                ": 0 runs the pair back to back at SCHED_FIFO, 100 % of its CPU, and RT \
-                 throttling stalls it ~50 ms a second",
+                " (not 0: back to back at SCHED_FIFO, 100 % of the CPU, RT throttling \
+                 stalls the pair ~50 ms a second)",
             ),
         };
         let interval_us = src.in_range(

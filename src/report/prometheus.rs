@@ -121,19 +121,22 @@ pub fn render(run: &StoredRun) -> String {
     for c in run.verdict.checks.iter().filter(|c| !c.is_latency()) {
         f.sample(&thread_labels(&c.test, c.thread, c.cpu), c.limit);
     }
-    let mut f = x.family(
-        "rtbench_tuning_deviations",
-        Kind::Gauge,
-        "Tuning items of the last self-test that deviated from [tuning] (status deviation) or could not be applied (status failed).",
-    );
-    for status in ["deviation", "failed"] {
-        let n = run
-            .verdict
-            .tuning
-            .iter()
-            .filter(|t| t.status == status)
-            .count();
-        f.sample(&Labels::new().with("status", status), n);
+    // Tuning not checked (mode off) has no count: 0 would read as "clean".
+    if run.tuning.get("action").is_some() {
+        let mut f = x.family(
+            "rtbench_tuning_deviations",
+            Kind::Gauge,
+            "Tuning items of the last self-test that deviated from [tuning] (status deviation) or could not be applied (status failed); absent when the tuning was not checked ([selftest] mode = off).",
+        );
+        for status in ["deviation", "failed"] {
+            let n = run
+                .verdict
+                .tuning
+                .iter()
+                .filter(|t| t.status == status)
+                .count();
+            f.sample(&Labels::new().with("status", status), n);
+        }
     }
     let none = Labels::new();
     x.family(

@@ -68,6 +68,15 @@ pub fn render(report: &TuningReport, config: &str) -> String {
         });
     }
     report.items.iter().for_each(|r| line(&mut out, r));
+    if report.action == crate::tune::Action::Check
+        && !report.items.is_empty()
+        && report
+            .items
+            .iter()
+            .all(|i| i.status == crate::tune::Status::NotApplicable)
+    {
+        out.push_str("  nothing checked: no configured knob exists on this system\n");
+    }
     if !report.rolled_back.is_empty() {
         out.push_str("rolled back (newest first):\n");
         report.rolled_back.iter().for_each(|r| line(&mut out, r));

@@ -38,6 +38,17 @@ pub enum Unjudged {
     },
     /// `[cyclic]`, `[pmq]` and `[pipe]` are all disabled.
     NoTestEnabled,
+    /// A `[[limits.cpus]]` rule (number `index`) applied to no thread or pair that ran:
+    /// its CPUs were not measured (a cpuset, `AllowedCPUs=`, a disabled test), so what
+    /// it asks was not checked: `limits.cpus[0] (CPU 1) applied to nothing measured`.
+    RuleUnused {
+        /// Position of the rule in the file.
+        index: usize,
+        /// Its CPUs, as a cpu-list.
+        cpus: String,
+        /// Its test, if it names one.
+        test: Option<String>,
+    },
     /// `[selftest] hwlat` is set and the gate could not check what it was asked to:
     /// `hwlat gate not run: unsupported: CONFIG_HWLAT_TRACER`.
     HwlatNotRun {
@@ -62,6 +73,13 @@ impl fmt::Display for Unjudged {
                 f.write_str("no test enabled ([cyclic], [pmq] and [pipe] are all disabled)")
             }
             Unjudged::HwlatNotRun { why } => write!(f, "hwlat gate not run: {why}"),
+            Unjudged::RuleUnused { index, cpus, test } => {
+                let test = test.as_deref().map_or(String::new(), |t| format!(", {t}"));
+                write!(
+                    f,
+                    "limits.cpus[{index}] (CPU {cpus}{test}) applied to nothing measured"
+                )
+            }
         }
     }
 }
@@ -323,6 +341,22 @@ pub fn verdict(tests: &[TestSummary], limits: &LimitSet, facts: RunFacts) -> Ver
             }
         }
     }
+    // A rule that matched nothing that ran judged nothing: fail closed.
+    for (index, r) in limits.per_cpus.iter().enumerate() {
+        let used = tests.iter().any(|t| {
+            r.test.as_deref().map_or(true, |x| x == t.test)
+                && t.threads
+                    .iter()
+                    .any(|th| th.cpu.is_some_and(|c| r.cpus.contains(c)))
+        });
+        if !used && !tests.is_empty() {
+            unjudged.push(Unjudged::RuleUnused {
+                index,
+                cpus: r.cpus.to_list(),
+                test: r.test.clone(),
+            });
+        }
+    }
     if facts.no_test_enabled {
         unjudged.push(Unjudged::NoTestEnabled);
     }
@@ -388,6 +422,43 @@ mod tests {
         assert_eq!(
             v.failures(),
             vec!["cyclic CPU 1 max 50 µs > limit 20 µs".to_string()]
+        );
+    }
+
+    #[test]
+    fn a_cpu_rule_that_matched_nothing_measured_is_unjudged() {
+        let rule = |cpu: usize, test: Option<&str>| CpuLimits {
+            cpus: [cpu].into_iter().collect(),
+            test: test.map(str::to_string),
+            limits: Limits {
+                max_us: Some(5),
+                ..Default::default()
+            },
+        };
+        let limits = LimitSet {
+            default: Limits {
+                max_us: Some(100),
+                ..Default::default()
+            },
+            per_test: BTreeMap::new(),
+            // CPU 1 was not measured (a cpuset); the pmq rule's test did not run.
+            per_cpus: vec![rule(1, None), rule(0, Some("pmq")), rule(0, None)],
+        };
+        let tests = vec![TestSummary {
+            msg_size: None,
+            duration_s: None,
+            histogram_us: None,
+            test: "cyclic".into(),
+            threads: vec![summary(0, 1_000)],
+            explain: None,
+        }];
+        let v = judge(&tests, &limits);
+        assert!(!v.pass);
+        assert_eq!(v.word(), "unjudged");
+        assert_eq!(
+            v.unjudged_reason(),
+            "limits.cpus[0] (CPU 1) applied to nothing measured; \
+             limits.cpus[1] (CPU 0, pmq) applied to nothing measured"
         );
     }
 

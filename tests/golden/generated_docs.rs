@@ -29,7 +29,8 @@ use std::path::{Path, PathBuf};
 const EXIT_STATUS: &str = "\
 0   success: the measurement ran, the self-test passed, no deviation
 1   a limit was exceeded (-b, [limits]), the self-test failed or judged nothing
-    (unjudged), tuning deviates; report: this boot's run failed or is missing
+    (unjudged), tuning deviates or tune check compared nothing; report: this
+    boot's run failed or is missing
 2   bad command line or configuration; nothing was started or changed
 3   the environment refused (SCHED_FIFO, mlockall, not root, lock or journal, a
     kernel write of tune apply or revert: apply rolls back what it changed)

@@ -187,10 +187,11 @@ pub fn summary(run: &StoredRun, stop: StopCause, storage: Storage<'_>) -> Entry 
             .map(|t| t.threads.len())
             .sum()
     };
+    let n = |k: usize, what: &str| format!("{k} {what}{}", if k == 1 { "" } else { "s" });
     let on = match (count(false), count(true)) {
-        (t, 0) => format!("{t} threads"),
-        (0, p) => format!("{p} pairs"),
-        (t, p) => format!("{t} threads and {p} pairs"),
+        (t, 0) => n(t, "thread"),
+        (0, p) => n(p, "pair"),
+        (t, p) => format!("{} and {}", n(t, "thread"), n(p, "pair")),
     };
     let mut msg = format!(
         "rtbench self-test {}: {} on {on} for {:.0} s, worst max {}, {missed} missed periods",
