@@ -670,3 +670,36 @@ fn without_a_configuration_check_audits_and_apply_refuses() {
     );
     assert_eq!(t.snapshot(), before);
 }
+
+/// A check whose every item's knob is absent here (no transparent hugepages in the
+/// tree) compared nothing: "nothing checked", exit 1, not a clean exit 0.
+#[test]
+fn a_check_whose_every_knob_is_absent_checked_nothing() {
+    let t = Tree::new("all-na");
+    let cfg = t.journal_dir().with_file_name("rtbench.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[tuning]\njournal_dir = \"{}\"\n[tuning.memory]\nthp = \"never\"\n",
+            t.journal_dir().display()
+        ),
+    )
+    .unwrap();
+    let root = t.journal_dir().with_file_name("root").display().to_string();
+    let args = [
+        "tune",
+        "check",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--sysroot",
+        &root,
+    ];
+    let o = crate::common::run(&args[..]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("not-applicable  memory.thp"), "{out}");
+    assert!(
+        out.contains("nothing checked: no configured knob exists on this system"),
+        "{out}"
+    );
+}
