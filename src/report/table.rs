@@ -111,8 +111,17 @@ pub fn render(run: &StoredRun) -> String {
     }
     let _ = writeln!(
         s,
-        "{:<7}{:>4}{:>8}{:>8}{:>8}{:>9}{:>9}{:>9}{:>10}",
-        "test", "cpu", "min/us", "avg/us", "p99/us", "p99.9/us", "max/us", "overruns", "verdict"
+        "{:<7}{:>4}{:>8}{:>8}{:>8}{:>9}{:>9}{:>9}{:>8}{:>10}",
+        "test",
+        "cpu",
+        "min/us",
+        "avg/us",
+        "p99/us",
+        "p99.9/us",
+        "max/us",
+        "overruns",
+        "missed",
+        "verdict"
     );
     let us = |ns| crate::duration::us(ns, crate::duration::UsStyle::Cell);
     for t in &run.tests {
@@ -128,11 +137,12 @@ pub fn render(run: &StoredRun) -> String {
                 "FAIL"
             };
             let cpu = th.cpu.map_or_else(|| "-".to_string(), |c| c.to_string());
-            // The overruns count comes from the file and may have any number of
-            // digits: a space before it keeps it apart from the maximum.
+            // The overruns and missed-period counts come from the file and may have any
+            // number of digits: a space before each keeps it apart from its neighbour.
+            // Missed periods: as cyclic's `Missed:` (older files: their overruns).
             let _ = writeln!(
                 s,
-                "{:<7}{:>4}{:>8}{:>8}{:>8}{:>9}{:>9} {:>8}{:>10}",
+                "{:<7}{:>4}{:>8}{:>8}{:>8}{:>9}{:>9} {:>8} {:>7}{:>10}",
                 truncate(&t.test, 6),
                 cpu,
                 us(th.min_ns),
@@ -141,6 +151,7 @@ pub fn render(run: &StoredRun) -> String {
                 us(th.p999_ns),
                 us(th.max_ns),
                 th.overruns,
+                th.missed(),
                 verdict
             );
         }
