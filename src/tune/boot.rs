@@ -273,6 +273,15 @@ fn read_set(root: &SysRoot, p: &str, nr: usize) -> Option<CpuSet> {
 }
 
 /// The item's report: `ok`, or a deviation naming what was `expected` and `found`.
+/// A CPU set as a value in a report: its cpu-list, or `none` (not `""`).
+fn shown_set(set: &CpuSet) -> String {
+    if set.is_empty() {
+        "none".to_string()
+    } else {
+        set.to_list()
+    }
+}
+
 fn done(
     name: &str,
     ok: bool,
@@ -369,13 +378,6 @@ impl Item for Isolcpus {
         } else {
             self.flags.iter().collect()
         };
-        let shown = |set: &CpuSet| {
-            if set.is_empty() {
-                "none".to_string()
-            } else {
-                set.to_list()
-            }
-        };
         let mut problems = Vec::new();
         let mut found = Vec::new();
         for flag in &flags {
@@ -388,8 +390,8 @@ impl Item for Isolcpus {
                     };
                     let eff = read_set(root, file, self.nr).unwrap_or_default();
                     if !self.isolated.is_subset(&eff) {
-                        problems.push(format!("{what} CPUs are {}, want {want}", shown(&eff)));
-                        found.push(format!("{what} {}", shown(&eff)));
+                        problems.push(format!("{what} CPUs are {}, want {want}", shown_set(&eff)));
+                        found.push(format!("{what} {}", shown_set(&eff)));
                     }
                 }
                 _ => {
@@ -458,13 +460,13 @@ impl Item for NohzFull {
             &self.name(),
             ok,
             format!(
-                "nohz_full CPUs {:?}, want {}",
-                eff.to_list(),
+                "nohz_full CPUs {}, want {}",
+                shown_set(&eff),
                 self.isolated.to_list()
             ),
             NOHZ_FULL,
             format!("nohz_full {}", self.isolated.to_list()),
-            format!("nohz_full {:?}", eff.to_list()),
+            format!("nohz_full {}", shown_set(&eff)),
         )
     }
 }
@@ -493,13 +495,13 @@ impl Item for RcuNocbs {
             &self.name(),
             ok,
             format!(
-                "RCU callbacks offloaded from {:?} (nohz_full ∪ rcu_nocbs=), want {}",
-                covered.to_list(),
+                "RCU callbacks offloaded from {} (nohz_full ∪ rcu_nocbs=), want {}",
+                shown_set(&covered),
                 self.isolated.to_list()
             ),
             "/proc/cmdline",
             format!("RCU callbacks offloaded from {}", self.isolated.to_list()),
-            format!("offloaded from {:?}", covered.to_list()),
+            format!("offloaded from {}", shown_set(&covered)),
         )
     }
 }
@@ -538,8 +540,8 @@ impl Item for IrqAffinityBoot {
             &self.name(),
             ok,
             format!(
-                "default IRQ affinity {:?}, want within {}",
-                eff.to_list(),
+                "default IRQ affinity {}, want within {}",
+                shown_set(&eff),
                 self.housekeeping.to_list()
             ),
             DEFAULT_AFFINITY,
@@ -547,7 +549,7 @@ impl Item for IrqAffinityBoot {
                 "default IRQ affinity within {}",
                 self.housekeeping.to_list()
             ),
-            format!("{:?}", eff.to_list()),
+            shown_set(&eff),
         )
     }
 }
