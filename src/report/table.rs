@@ -111,7 +111,7 @@ pub fn render(run: &StoredRun) -> String {
     }
     let _ = writeln!(
         s,
-        "{:<7}{:>4}{:>8}{:>8}{:>8}{:>9}{:>9}{:>9}{:>8}{:>10}",
+        "{:<7}{:>4}{:>8}{:>8}{:>8}{:>9}{:>9}{:>9}{:>9}{:>9}",
         "test",
         "cpu",
         "min/us",
@@ -142,7 +142,7 @@ pub fn render(run: &StoredRun) -> String {
             // Missed periods: as cyclic's `Missed:` (older files: their overruns).
             let _ = writeln!(
                 s,
-                "{:<7}{:>4}{:>8}{:>8}{:>8}{:>9}{:>9} {:>8} {:>7}{:>10}",
+                "{:<7}{:>4}{:>8}{:>8}{:>8}{:>9}{:>9} {:>8} {:>8} {:>8}",
                 truncate(&t.test, 6),
                 cpu,
                 us(th.min_ns),
@@ -278,7 +278,7 @@ mod tests {
         }
         let row = t.lines().find(|l| l.starts_with("cyclic")).unwrap();
         // Every column still separated by white space.
-        assert_eq!(row.split_whitespace().count(), 9, "{row:?}");
+        assert_eq!(row.split_whitespace().count(), 10, "{row:?}");
         assert!(row.contains(" 123s "), "{row:?}");
         assert!(t.contains("load: stress-ng --cpu 4"), "{t}");
     }
