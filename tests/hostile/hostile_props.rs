@@ -1073,7 +1073,7 @@ fn stored_results_report_and_plot_their_exact_values() {
             .zip(table.lines().filter(|l| l.starts_with("cyclic")))
         {
             let cells: Vec<&str> = line.split_whitespace().collect();
-            prop_assert_eq!(cells.len(), 9, "columns run together: {:?}", line);
+            prop_assert_eq!(cells.len(), 10, "columns run together: {:?}", line);
             let (got, slack) = cell_ns(cells[6]);
             let want = th.max_ns as f64;
             prop_assert!(
