@@ -33,14 +33,8 @@ pub fn run(action: &TuneAction) -> Result<i32> {
         TuneStep::Revert => crate::tune::revert(root, spec)?,
         TuneStep::Status => return print_status(&plan),
     };
-    // A check that compared nothing ([tuning] configures no item, or every item's
-    // knob is absent here) is not a clean check: exit 1, and the text says so.
-    let nothing_checked = matches!(plan.step, TuneStep::Check)
-        && report
-            .items
-            .iter()
-            .all(|i| i.status == crate::tune::Status::NotApplicable);
-    let code = if nothing_checked {
+    // A check that compared nothing is not a clean check (the text says so).
+    let code = if report.checked_nothing() {
         exit::FAIL
     } else {
         report.exit_code()

@@ -179,21 +179,14 @@ fn build(
 }
 
 /// The warning for `pipe -i 0` at SCHED_FIFO: a pair that never sleeps holds its CPU,
-/// and RT bandwidth control (`/proc/sys/kernel/sched_rt_runtime_us` of
-/// `sched_rt_period_us`, Documentation/scheduler/sched-rt-group.rst; from Linux 6.12
-/// the fair server) stops it for the rest of each period while fair tasks wait there.
-/// `None` when throttling is off (`sched_rt_runtime_us = -1`) and the kernel predates
-/// the fair server (no `/sys/kernel/debug/sched/fair_server`).
+/// and RT bandwidth control (`sched_rt_runtime_us` of `sched_rt_period_us`,
+/// Documentation/scheduler/sched-rt-group.rst; from Linux 6.12 the fair server) stops it
+/// while other tasks wait there. `None` when neither is active.
 fn back_to_back(root: &crate::sys::SysRoot) -> Option<String> {
-    let read = |p: &str| root.read(p).ok().and_then(|v| v.trim().parse::<i64>().ok());
-    let runtime = read("/proc/sys/kernel/sched_rt_runtime_us");
-    let period = read("/proc/sys/kernel/sched_rt_period_us").filter(|p| *p > 0);
-    let throttled = match (runtime, period) {
-        (Some(r), Some(p)) if r >= 0 && r < p => {
-            format!("RT throttling (sched_rt_runtime_us {r} of {p})")
-        }
-        _ if root.exists("/sys/kernel/debug/sched/fair_server") => "the fair server".into(),
-        _ => return None,
+    let throttled = match crate::explain::counters::rt_throttling(root) {
+        Some((r, p)) => format!("RT throttling (sched_rt_runtime_us {r} of {p})"),
+        None if crate::sys::refusal::rtgroup::has_fair_server(root) => "the fair server".into(),
+        None => return None,
     };
     Some(format!(
         "rtbench: warning: -i 0 runs each SCHED_FIFO pair back to back, 100 % of its CPU: {throttled} \

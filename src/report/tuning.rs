@@ -60,22 +60,16 @@ pub fn render(report: &TuningReport, config: &str) -> String {
         out.push_str("recovered: an interrupted apply was rolled back first:\n");
         report.recovered.iter().for_each(|r| line(&mut out, r));
     }
-    if report.items.is_empty() {
-        out.push_str(if report.action == crate::tune::Action::Check {
-            "  nothing checked: [tuning] configures no item (rtbench config template lists them)\n"
-        } else {
-            "  nothing to do\n"
-        });
+    if report.items.is_empty() && !report.checked_nothing() {
+        out.push_str("  nothing to do\n");
     }
     report.items.iter().for_each(|r| line(&mut out, r));
-    if report.action == crate::tune::Action::Check
-        && !report.items.is_empty()
-        && report
-            .items
-            .iter()
-            .all(|i| i.status == crate::tune::Status::NotApplicable)
-    {
-        out.push_str("  nothing checked: no configured knob exists on this system\n");
+    if report.checked_nothing() {
+        out.push_str(if report.items.is_empty() {
+            "  nothing checked: [tuning] configures no item (rtbench config template lists them)\n"
+        } else {
+            "  nothing checked: no configured knob exists on this system\n"
+        });
     }
     if !report.rolled_back.is_empty() {
         out.push_str("rolled back (newest first):\n");

@@ -227,7 +227,15 @@ impl StoredRun {
         if action == "apply" {
             parts.push(format!("{} changed", self.tuning_changed()));
         }
-        for status in ["ok", "not-applicable", "unsupported", "deviation", "failed"] {
+        use crate::tune::Status;
+        let order = [
+            Status::Ok,
+            Status::NotApplicable,
+            Status::Unsupported,
+            Status::Deviation,
+            Status::Failed,
+        ];
+        for status in order.map(Status::as_str) {
             if let Some((_, n)) = counts.iter().find(|(s, _)| s == status) {
                 let plural = if *n > 1 && status == "deviation" {
                     "s"

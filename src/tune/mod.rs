@@ -149,6 +149,12 @@ impl TuningReport {
         self.items.iter().filter(|i| i.status == status).count()
     }
 
+    /// A `check` that compared nothing: no item, or every item's knob is absent here
+    /// (all `not-applicable`). `rtbench tune check` says so and exits 1.
+    pub fn checked_nothing(&self) -> bool {
+        self.action == Action::Check && self.items.iter().all(|i| i.status == Status::NotApplicable)
+    }
+
     /// The exit code (src/error.rs): for `check`, 1 when an item is `deviation` or
     /// `failed` (a verdict on the system); for `apply` and `revert`, 3 when an item,
     /// a rollback or a restore `failed` — the kernel refused a write, a value did not

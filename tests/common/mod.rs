@@ -285,3 +285,21 @@ pub fn on_any_kernel(text: &str) -> String {
         None => format!("{text}\n[selftest]\n{KEY}"),
     }
 }
+
+/// Fails the test unless `promtool check metrics` (Debian package prometheus, the
+/// parser node_exporter's users run) accepts the textfile at `path`; its complaint and
+/// the file in the message.
+pub fn promtool_accepts(path: &std::path::Path) {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let check = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(std::fs::File::open(path).unwrap())
+        .output()
+        .expect("promtool (Debian package prometheus) must be installed");
+    assert!(
+        check.status.success(),
+        "promtool: {}{}\n{text}",
+        stdout(&check),
+        stderr(&check)
+    );
+}

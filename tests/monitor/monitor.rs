@@ -141,17 +141,7 @@ fn windows_go_to_journal_store_prometheus_and_the_state_survives_a_restart() {
 
     // The textfile is valid for node_exporter.
     let text = std::fs::read_to_string(&prom).unwrap();
-    let check = Command::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(std::fs::File::open(&prom).unwrap())
-        .output()
-        .expect("promtool (Debian package prometheus) must be installed");
-    assert!(
-        check.status.success(),
-        "{}{}\n{text}",
-        String::from_utf8_lossy(&check.stdout),
-        String::from_utf8_lossy(&check.stderr)
-    );
+    crate::common::promtool_accepts(prom.as_ref());
     assert!(text.contains(&format!(
         "rtbench_monitor_max_seconds{{cpu=\"0\"}} {:e}\n",
         alltime as f64 / 1e9

@@ -4,7 +4,6 @@
 //! promtool accepts it. Limits are 10 s (pass) or 0 µs (fail): no timing threshold.
 
 use crate::common::*;
-use std::process::Command;
 
 #[test]
 fn the_textfile_has_verdicts_per_cpu_and_pair_the_limits_and_the_tuning_deviations() {
@@ -52,15 +51,5 @@ fn the_textfile_has_verdicts_per_cpu_and_pair_the_limits_and_the_tuning_deviatio
     has(r#"rtbench_tuning_deviations{status="deviation"} 1"#);
     has(r#"rtbench_tuning_deviations{status="failed"} 0"#);
     has(r#"rtbench_selftest_verdict{verdict="fail"} 1"#);
-    let check = Command::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(std::fs::File::open(&prom).unwrap())
-        .output()
-        .expect("promtool (Debian package prometheus) must be installed");
-    assert!(
-        check.status.success(),
-        "{}{}\n{text}",
-        stdout(&check),
-        stderr(&check)
-    );
+    crate::common::promtool_accepts(prom.as_ref());
 }

@@ -14,7 +14,6 @@ use rtbench::sys::clock::Clock;
 use rtbench::sys::info::SysInfo;
 use rtbench::sys::sched::Policy;
 use rtbench::sys::SysRoot;
-use std::process::Command;
 
 struct Quiet;
 impl Progress for Quiet {
@@ -95,17 +94,7 @@ fn prometheus_textfile_passes_promtool() {
     let dir = TempDir::new("prom");
     let f = dir.join("rtbench.prom");
     rtbench::sys::atomic::write(&f, text.as_bytes()).unwrap();
-    let out = Command::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(std::fs::File::open(&f).unwrap())
-        .output()
-        .expect("promtool (Debian package prometheus) must be installed");
-    assert!(
-        out.status.success(),
-        "promtool: {}{}\n{text}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::common::promtool_accepts(&f);
     assert!(text.contains("rtbench_selftest_pass 1"));
     let count_lines = text
         .lines()

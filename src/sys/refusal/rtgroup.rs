@@ -159,6 +159,13 @@ pub const FAIR_SERVER_RUNTIME_US: u64 = 50_000;
 /// Its period.
 pub const FAIR_SERVER_PERIOD_US: u64 = 1_000_000;
 
+/// Whether the kernel has the fair server (Linux 6.12 and later, or its debugfs
+/// directory `/sys/kernel/debug/sched/fair_server` is there): it stops a SCHED_FIFO
+/// task that holds a CPU while fair tasks wait, even with RT throttling off.
+pub fn has_fair_server(root: &SysRoot) -> bool {
+    root.exists("/sys/kernel/debug/sched/fair_server") || release_at_least(root, 6, 12)
+}
+
 /// Whether the kernel release (`/proc/sys/kernel/osrelease`) is at least `major.minor`.
 fn release_at_least(root: &SysRoot, major: u32, minor: u32) -> bool {
     let Ok(r) = root.read_trim("/proc/sys/kernel/osrelease") else {
