@@ -28,8 +28,9 @@ gone), the monitor stops as on SIGTERM (the last window stored, the state saved)
 exits 141, so a supervisor restarts it with a fresh log.
 
 Exit codes: 0 -D reached, 2 invalid configuration or flags, 3 the environment refused
-(SCHED_FIFO, mlockall), 130/143 stopped by SIGINT/SIGTERM (state saved), 141 its log
-output closed (state saved).";
+(SCHED_FIFO, mlockall), 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (state saved), 141
+its log output closed (state saved). SIGUSR1 and SIGUSR2 print the live status on stderr
+and the monitor carries on.";
 
 /// `rtbench monitor` flags (each overrides the `[monitor]` key of the same name).
 #[derive(Debug, Args)]

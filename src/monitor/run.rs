@@ -220,11 +220,13 @@ impl Collector<'_> {
 /// `Restart=on-failure` (or a respawning init) starts it again with a fresh log.
 pub const LOG_CLOSED: i32 = exit::SIGNAL_BASE + libc::SIGPIPE;
 
-/// Runs the monitor `plan` until its duration ends, SIGINT/SIGTERM, or its log output
-/// goes away (EPIPE on standard error or output; SIGPIPE must be ignored, see
-/// src/app/monitor.rs); returns the exit code: 0 (duration reached), 130/143
-/// (SIGINT/SIGTERM, state saved: the unit counts 143 as a clean stop), [`LOG_CLOSED`]
-/// (141, state saved), 3 (SCHED_FIFO or mlockall refused).
+/// Runs the monitor `plan` until its duration ends, SIGINT/SIGTERM/SIGHUP, or its log
+/// output goes away (EPIPE on standard error or output; SIGPIPE must be ignored, see
+/// src/app/monitor.rs); returns the exit code: 0 (duration reached), 130/143/129
+/// (SIGINT/SIGTERM/SIGHUP, the last window stored and the state saved: the unit counts
+/// 143 as a clean stop, and 129 as a failure that `Restart=on-failure` restarts),
+/// [`LOG_CLOSED`] (141, state saved), 3 (SCHED_FIFO or mlockall refused). SIGUSR1 and
+/// SIGUSR2 print the live status on standard error and the monitor carries on.
 pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32 {
     let windows = Arc::new(Windows::default());
     let (threads, links) = monitor::threads(&plan.spec, &windows);
@@ -283,6 +285,7 @@ pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32
                 StopCause::Completed => ("duration reached", end.exit_code()),
                 StopCause::Sigterm => ("SIGTERM", end.exit_code()),
                 StopCause::Sigint => ("SIGINT", end.exit_code()),
+                StopCause::Sighup => ("SIGHUP", end.exit_code()),
                 StopCause::Break => ("break", end.exit_code()),
             };
             let prio = if state.contains("NOT") {

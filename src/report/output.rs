@@ -9,11 +9,19 @@
 //!   fsync, rename, directory fsync) with mode [`FILE_MODE`] whatever the umask, by
 //!   [`crate::sys::atomic::write`] — the only file writer.
 //! - **Diagnostics go to standard error**: warnings, remarks, `SIGUSR1` status.
+//! - **One output that fails loses no other.** A command with several outputs writes
+//!   its files first and each of them whatever happened to the one before, then its
+//!   standard output, and reports every one that failed at the end, one line each
+//!   ([`Written`], [`Error::Outputs`]; exit 3). A standard output whose reader went away
+//!   (EPIPE, with SIGPIPE ignored: [`crate::sys::signals::ignore_sigpipe`]) is said by
+//!   the exit code alone, 141, as a shell shows a process SIGPIPE killed. A full disk
+//!   under standard output (`> /dev/full`) shows only when written to, so it cannot be
+//!   checked before measuring: it is found, and reported, at the end.
 //!
 //! The journal is the self-test's other destination: [`super::journal::Journal`].
 
 use super::Sink;
-use crate::error::{Error, Result};
+use crate::error::{exit, Error, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -47,7 +55,7 @@ pub struct Output {
 }
 
 fn stdout_error(e: std::io::Error) -> Error {
-    Error::io("<stdout>", e)
+    Error::io(STDOUT, e)
 }
 
 impl Output {
@@ -124,6 +132,63 @@ impl Output {
         }
     }
 }
+
+/// The outputs of one command written so far: each is written whatever happened to
+/// the others, the failures kept for [`Written::finish`]. Standard output is not
+/// written again once a write to it failed (the rest of a document would be garbage).
+#[derive(Debug, Default)]
+pub struct Written {
+    failed: Vec<Error>,
+    stdout_failed: bool,
+}
+
+/// Whether `e` is a write to standard output.
+fn is_stdout(e: &Error) -> bool {
+    matches!(e, Error::Io { path, .. } if path.as_os_str() == STDOUT)
+}
+
+impl Written {
+    /// Nothing written yet.
+    pub fn new() -> Written {
+        Written::default()
+    }
+
+    /// Keeps `r`, the result of writing one output (a file, standard error).
+    pub fn keep(&mut self, r: Result<()>) {
+        if let Err(e) = r {
+            self.stdout_failed |= is_stdout(&e);
+            self.failed.push(e);
+        }
+    }
+
+    /// Writes one output that may go to standard output (`write`: an [`Output::text`]
+    /// or [`Output::document`] call), unless standard output has failed already.
+    pub fn stdout(&mut self, write: impl FnOnce() -> Result<()>) {
+        if !self.stdout_failed {
+            self.keep(write());
+        }
+    }
+
+    /// The command's result once every output was attempted: `Ok(code)` when all were
+    /// written; [`exit::STDOUT_CLOSED`] (141) when only standard output failed and
+    /// because its reader went away; else [`Error::Outputs`], every failure (exit 3),
+    /// which `app::main` prints one line each.
+    pub fn finish(self, code: i32) -> Result<i32> {
+        let closed = |e: &Error| {
+            is_stdout(e)
+                && matches!(e, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe)
+        };
+        let (pipe, other): (Vec<Error>, Vec<Error>) = self.failed.into_iter().partition(closed);
+        match (pipe.is_empty(), other.is_empty()) {
+            (true, true) => Ok(code),
+            (false, true) => Ok(exit::STDOUT_CLOSED),
+            _ => Err(Error::Outputs(other)),
+        }
+    }
+}
+
+/// How errors name standard output.
+const STDOUT: &str = "<stdout>";
 
 /// Writes `value` in `sink`'s format to the file `path`, atomically, mode
 /// [`FILE_MODE`]. Errors name the path.
