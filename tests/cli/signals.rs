@@ -183,3 +183,18 @@ fn a_closed_standard_output_costs_no_json() {
         assert!(json(&out)["rtbench"]["stop"].is_string(), "{args}");
     }
 }
+
+#[test]
+fn a_read_only_standard_output_is_refused_before_measuring() {
+    let dir = TempDir::new("sig-rdonly");
+    let out = dir.join("r.json");
+    let read_only = std::fs::File::open("/dev/null").unwrap();
+    let o = run_with_stdout("cyclic -t 1 -i 1000 -l 50 -q", &out, read_only.into());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with("rtbench: <stdout>: "),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists(), "nothing measured, nothing written");
+}
