@@ -220,3 +220,56 @@ impl Sink<str> for Verbatim {
         out.write_all(text.as_bytes())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::ErrorKind;
+
+    fn stdout_err(kind: ErrorKind) -> Result<()> {
+        Err(stdout_error(std::io::Error::from(kind)))
+    }
+
+    fn enospc() -> std::io::Error {
+        std::io::Error::from_raw_os_error(libc::ENOSPC)
+    }
+
+    #[test]
+    fn every_output_is_written_and_each_failure_kept() {
+        let mut w = Written::new();
+        w.keep(Err(Error::io("/x/r.json", enospc())));
+        let mut later = 0;
+        w.stdout(|| {
+            later += 1;
+            Err(stdout_error(enospc()))
+        });
+        // Standard output failed: not written again.
+        w.stdout(|| {
+            later += 1;
+            Ok(())
+        });
+        w.keep(Ok(()));
+        assert_eq!(later, 1);
+        match w.finish(0) {
+            Err(Error::Outputs(each)) => {
+                let lines: Vec<String> = each.iter().map(|e| e.to_string()).collect();
+                assert_eq!(lines.len(), 2, "{lines:?}");
+                assert!(lines[0].starts_with("/x/r.json: "), "{lines:?}");
+                assert!(lines[1].starts_with("<stdout>: "), "{lines:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_closed_standard_output_alone_is_141_and_nothing_else_is_lost() {
+        let mut w = Written::new();
+        w.stdout(|| stdout_err(ErrorKind::BrokenPipe));
+        assert_eq!(w.finish(0).unwrap(), exit::STDOUT_CLOSED);
+        let mut w = Written::new();
+        w.stdout(|| stdout_err(ErrorKind::BrokenPipe));
+        w.keep(Err(Error::io("/x/r.json", enospc())));
+        assert!(matches!(w.finish(0), Err(Error::Outputs(e)) if e.len() == 1));
+        assert_eq!(Written::new().finish(130).unwrap(), 130);
+    }
+}

@@ -198,3 +198,44 @@ fn a_read_only_standard_output_is_refused_before_measuring() {
     );
     assert!(!out.exists(), "nothing measured, nothing written");
 }
+
+/// A signal mask or an ignored disposition in /proc/PID/status (`SigBlk`, `SigIgn`).
+fn sig_field(pid: i32, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let hex = status.lines().find_map(|l| l.strip_prefix(field))?.trim();
+    u64::from_str_radix(hex, 16).ok()
+}
+
+#[test]
+fn load_workers_get_the_default_signal_state_back() {
+    // The measuring rtbench blocks its signals and ignores SIGPIPE; its load workers,
+    // exec'd children, must not inherit either.
+    let tmp = TempDir::new("sig-load");
+    let mut child = spawn_with_tmp(
+        &[
+            "cyclic", "-t", "1", "-i", "1000", "-D", "60s", "-q", "--load", "cpu:1",
+        ],
+        &tmp,
+    );
+    let rt = child.id() as i32;
+    wait_samples(child.id(), "rtbench-T", 1, 5);
+    let worker = wait_until("the cpu load worker", || {
+        all_procs()
+            .into_iter()
+            .find(|p| p.ppid == rt && p.cmdline.contains("load-worker"))
+    });
+    let pipe_bit = 1u64 << (libc::SIGPIPE - 1);
+    assert_eq!(
+        sig_field(rt, "SigIgn:").unwrap() & pipe_bit,
+        pipe_bit,
+        "the measuring rtbench ignores SIGPIPE"
+    );
+    assert_eq!(sig_field(worker.pid, "SigBlk:"), Some(0), "{worker:?}");
+    assert_eq!(
+        sig_field(worker.pid, "SigIgn:").unwrap() & pipe_bit,
+        0,
+        "{worker:?}"
+    );
+    signal(child.id(), libc::SIGTERM);
+    assert_eq!(child.wait().unwrap().code(), Some(143));
+}
