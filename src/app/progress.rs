@@ -7,7 +7,7 @@ use crate::measure::harness::Progress;
 use crate::measure::stats::LiveSnapshot;
 use crate::measure::ThreadSpec;
 use crate::report::output::Output;
-use crate::report::snapshot::{ShmSnapshot, SHM_DIR};
+use crate::report::snapshot::ShmSnapshot;
 use crate::report::{Live, Sink};
 
 /// Live progress of a measuring command, through its [`Output`]: every report period
@@ -101,7 +101,8 @@ pub struct Shown<'a> {
 
 /// What every measuring command does around its measurement: SIGPIPE ignored (a
 /// closed standard output must not cost the other outputs,
-/// [`crate::sys::signals::ignore_sigpipe`]), the snapshot file made, the load started
+/// [`crate::sys::signals::ignore_sigpipe`]), the snapshot file made (where
+/// `/dev/shm` takes it), the load started
 /// before and stopped after it (also when it fails), live progress as `shown` says.
 /// Returns the result and what the load was.
 pub fn with_load<R>(
@@ -110,14 +111,12 @@ pub fn with_load<R>(
     measure: impl FnOnce(&mut dyn Progress) -> Result<R>,
 ) -> Result<(R, Option<LoadInfo>)> {
     crate::sys::signals::ignore_sigpipe();
-    let snapshot = shown.snapshot.then(ShmSnapshot::create).and_then(|r| {
-        r.map_err(|e| {
-            shown.out.warn(&format!(
-                "rtbench: warning: no snapshot file in {SHM_DIR} ({e}): SIGUSR2 prints the status"
-            ))
-        })
-        .ok()
-    });
+    // No /dev/shm (a small Buildroot image may not mount it) is no reason for a
+    // warning on every run: SIGUSR2 then prints the status, as SIGUSR1.
+    let snapshot = shown
+        .snapshot
+        .then(ShmSnapshot::create)
+        .and_then(|r| r.ok());
     let running = super::load::start(load)?;
     let info = load.map(|s| s.info(running.as_ref()));
     let mut progress = TextProgress {

@@ -44,10 +44,12 @@ pub trait Progress {
     fn snapshot(&mut self, threads: &[ThreadSpec], live: &[LiveSnapshot]) {
         self.status(threads, live);
     }
-    /// Called on SIGCONT: the process had been stopped (SIGSTOP, SIGTSTP: a Ctrl-Z, a
-    /// debugger), so the samples that spanned the stop are late by the time it stood
-    /// still, not by the system's latency. Default: one [`Progress::warning`] that says
-    /// so (with `-b`/`--explain` the explanation also names such a sample `stopped`).
+    /// Called on SIGCONT: the process had most likely been stopped (SIGSTOP, SIGTSTP:
+    /// a Ctrl-Z, a debugger), so the samples that spanned the stop are late by the time
+    /// it stood still, not by the system's latency (anyone may send SIGCONT to a running
+    /// process too, so it is no proof). Default: one [`Progress::warning`] that says so
+    /// (with `-b`/`--explain` the explanation names such a sample `stopped` from the
+    /// trace).
     fn continued(&mut self) {
         self.warning(CONTINUED);
     }
@@ -75,8 +77,8 @@ pub trait Progress {
 }
 
 /// The warning of [`Progress::continued`]'s default.
-pub const CONTINUED: &str = "# rtbench: warning: the process was stopped and continued \
-(SIGSTOP/SIGTSTP, then SIGCONT): the samples across the stop are late by the time it was stopped, \
+pub const CONTINUED: &str = "# rtbench: warning: SIGCONT received: if the process was \
+stopped (SIGSTOP, SIGTSTP), the samples across the stop are late by the time it stood still, \
 not by the system's latency";
 
 /// Why a run ended.

@@ -30,7 +30,7 @@ pub struct ShmSnapshot {
 impl ShmSnapshot {
     /// Creates the file of this process (holding a line that says no snapshot was
     /// taken yet). Errors: the directory is missing or not writable (the run goes on
-    /// without it; the caller warns).
+    /// without it, and SIGUSR2 is a status on standard error).
     pub fn create() -> std::io::Result<ShmSnapshot> {
         let path = PathBuf::from(SHM_DIR).join(format!("cyclictest{}", std::process::id()));
         crate::sys::atomic::write(&path, NONE_YET.as_bytes())?;

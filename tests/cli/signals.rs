@@ -110,9 +110,7 @@ fn a_stop_and_continue_is_said_without_explain() {
     let r = Running::spawn(rtbench().args(["cyclic", "-t", "1", "-i", "1000", "-D", "60s", "-q"]));
     wait_samples(r.pid(), "rtbench-T", 1, 10);
     stop_for(r.pid(), Duration::ZERO);
-    r.wait_stderr(0, "the stop's warning", |l| {
-        l.contains("stopped and continued")
-    });
+    r.wait_stderr(0, "the stop's warning", |l| l.contains("SIGCONT received"));
     r.signal(libc::SIGINT);
     let o = r.finish();
     assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
