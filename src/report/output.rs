@@ -138,6 +138,15 @@ pub fn write_file<T: ?Sized>(path: &Path, sink: &dyn Sink<T>, value: &T) -> std:
     crate::sys::atomic::write(path, &buf)
 }
 
+/// [`write_file`] for a file rtbench keeps and rewrites (the monitor's Prometheus
+/// textfile): replaced through [`crate::sys::kept::replace`], so a link, FIFO or
+/// device at `path` is an error, never followed, waited on or written into.
+pub fn keep_file<T: ?Sized>(path: &Path, sink: &dyn Sink<T>, value: &T) -> std::io::Result<()> {
+    let mut buf = Vec::new();
+    sink.write(value, &mut buf)?;
+    crate::sys::kept::replace(path, &buf)
+}
+
 /// A line of text and a newline.
 struct Line;
 

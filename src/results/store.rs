@@ -9,7 +9,7 @@
 
 use super::summary::TestSummary;
 use super::summary::Verdict;
-use crate::sys::atomic;
+use crate::sys::kept;
 use crate::sys::info::SysInfo;
 use serde::{Deserialize, Serialize};
 use std::io;
@@ -267,7 +267,7 @@ pub fn save_fallback(dir: &Path, run: &StoredRun) -> io::Result<PathBuf> {
     let path = fallback_path(dir);
     let mut bytes = serde_json::to_vec_pretty(run)?;
     bytes.push(b'\n');
-    atomic::write(&path, &bytes)?;
+    kept::replace(&path, &bytes)?;
     Ok(path)
 }
 
@@ -356,7 +356,7 @@ impl Store {
         let path = self.dir.join(name);
         let mut bytes = serde_json::to_vec_pretty(run)?;
         bytes.push(b'\n');
-        atomic::write(&path, &bytes)?;
+        kept::replace(&path, &bytes)?;
         let files = self.list()?;
         if files.len() > self.keep {
             for old in &files[..files.len() - self.keep] {

@@ -186,17 +186,23 @@ impl WindowStore {
     }
 
     /// Appends `record` (one line), rotating first when the current file would grow
-    /// past half the bound. Creates the directory if needed.
+    /// past half the bound. Creates the directory if needed. The store's files are
+    /// kept files ([`crate::sys::kept`]): a link, FIFO or device named like one is an
+    /// error, never followed, rotated or written into.
     pub fn append(&self, record: &WindowRecord) -> io::Result<()> {
+        use crate::sys::kept;
         std::fs::create_dir_all(&self.dir)?;
         let mut line = serde_json::to_vec(record)?;
         line.push(b'\n');
         let current = self.dir.join(CURRENT);
-        let size = std::fs::metadata(&current).map_or(0, |m| m.len());
+        let previous = self.dir.join(PREVIOUS);
+        kept::check(&current)?;
+        let size = std::fs::symlink_metadata(&current).map_or(0, |m| m.len());
         if size > 0 && size + line.len() as u64 > self.max_bytes / 2 {
-            std::fs::rename(&current, self.dir.join(PREVIOUS))?;
+            kept::check(&previous)?;
+            std::fs::rename(&current, &previous)?;
         }
-        crate::sys::atomic::append(&current, &line)
+        kept::append(&current, &line)
     }
 
     /// Every readable record, oldest first, and what was skipped. A missing store is
@@ -583,7 +589,7 @@ mod tests {
         let e = WindowStore::new(dir.path(), 1 << 20)
             .append(&record(0, 1, false))
             .unwrap_err();
-        assert!(e.to_string().contains("not a regular file"), "{e}");
+        assert!(e.to_string().contains("symbolic link"), "{e}");
     }
 
     #[test]
