@@ -82,7 +82,7 @@ fn since(p: &crate::plan::report::SincePlan) -> Result<i32> {
     let mut summary = SinceSummary::new(records, since_s, now)
         .map_err(|e| Error::usage(dir.display().to_string(), "", e))?;
     let max = crate::sys::input::MAX_INPUT_BYTES;
-    if let Ok(text) = crate::sys::input::read_regular_text(&dir.join(STATE_FILE), max) {
+    if let Ok(text) = crate::sys::kept::read_text(&dir.join(STATE_FILE), max) {
         if let Ok(state) = serde_json::from_str::<State>(&text) {
             summary.add_alltime(|cpu| state.alltime(cpu));
         }

@@ -121,6 +121,12 @@ pub fn read(path: &Path, max: u64) -> Result<Vec<u8>, InputError> {
     Ok(buf)
 }
 
+/// [`read`] as UTF-8 text.
+pub fn read_text(path: &Path, max: u64) -> Result<String, InputError> {
+    String::from_utf8(read(path, max)?)
+        .map_err(|_| InputError::Io(io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text")))
+}
+
 /// Replaces the kept file `path` with `bytes` atomically (as [`atomic::write`] does
 /// for a regular file: temporary file, mode 0644, fsync, rename, directory fsync).
 /// Errors: `path` is a link or not a regular file ([`why_not`]; nothing written), or

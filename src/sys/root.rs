@@ -6,8 +6,12 @@
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// The most [`SysRoot::read`] reads of one file, bytes (64 MiB: `/proc/interrupts` of
+/// 1024 CPUs and a thousand IRQs is about 12 MiB).
+pub const MAX_KERNEL_FILE_BYTES: u64 = 64 << 20;
 
 /// The root below which `/proc`, `/sys` and `/dev` are found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,11 +72,15 @@ impl SysRoot {
         self.path(p).exists()
     }
 
-    /// Reads kernel file `p` whole, as text.
+    /// Reads kernel file `p` whole, as text, at most [`MAX_KERNEL_FILE_BYTES`]. Kernel
+    /// attributes in procfs and sysfs are regular files; anything else (a FIFO, a
+    /// device or a link to one in a test tree or a tampered `/etc`) is an error
+    /// without waiting or reading ([`super::input::read_regular`]: `O_NONBLOCK`,
+    /// `fstat`). Errors: the open or read, not a regular file, larger than the bound,
+    /// not UTF-8.
     pub fn read(&self, p: &str) -> std::io::Result<String> {
-        let mut s = String::new();
-        File::open(self.path(p))?.read_to_string(&mut s)?;
-        Ok(s)
+        super::input::read_regular_text(&self.path(p), MAX_KERNEL_FILE_BYTES)
+            .map_err(super::input::InputError::into_io)
     }
 
     /// Reads kernel file `p` and trims surrounding white space (one-value files).
