@@ -276,12 +276,18 @@ fn monitor(
         files.push(("rtbench/monitor/state.json".into(), t.clone()));
     }
     let since_s = now_s.saturating_sub(i64::try_from(plan.since.as_secs()).unwrap_or(i64::MAX));
-    let (records, skipped) = store.since(since_s).unwrap_or_default();
-    for (path, kind) in skipped.files {
+    let (summary, snapshot) = match store.since(since_s, now_s) {
+        Ok(r) => r,
+        Err(e) => {
+            missing.push(format!("{}: {e}", plan.monitor_dir.display()));
+            return None;
+        }
+    };
+    for (path, kind) in &snapshot.skipped.files {
         missing.push(format!("{}: a {kind}, not a regular file", path.display()));
     }
     // A store whose sums do not fit (a damaged one) is said, not summarised wrongly.
-    let mut s = match SinceSummary::new(records, since_s, now_s) {
+    let mut s = match summary {
         Ok(s) => s,
         Err(e) => {
             files.push((

@@ -87,6 +87,16 @@ impl Output {
         let _ = self.text(&Line, line);
     }
 
+    /// A document for standard output written as `sink` makes it, through a buffer,
+    /// instead of made whole first as [`Output::document`] does: for a document that
+    /// grows with its input (`report --since --json`, every window of the period). A
+    /// failure part way leaves the document cut short (the command then fails).
+    pub fn stream<T: ?Sized>(&self, sink: &dyn Sink<T>, value: &T) -> Result<()> {
+        let mut out = std::io::BufWriter::with_capacity(64 << 10, std::io::stdout().lock());
+        sink.write(value, &mut out).map_err(stdout_error)?;
+        out.flush().map_err(stdout_error)
+    }
+
     /// Text for standard error whatever else happens (a summary that must not disturb
     /// a byte-compatible standard output, a `SIGUSR1` status).
     pub fn to_stderr<T: ?Sized>(&self, sink: &dyn Sink<T>, value: &T) -> Result<()> {
