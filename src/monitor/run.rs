@@ -123,7 +123,10 @@ impl Collector<'_> {
         let path = self.agg.state_path();
         if self.agg.exhausted {
             self.agg.lost = true;
-            return format!("state NOT saved in {}: window sequence numbers used up", path.display());
+            return format!(
+                "state NOT saved in {}: window sequence numbers used up",
+                path.display()
+            );
         }
         match self.agg.save_state(now.0) {
             Ok(()) => format!("state saved in {}", path.display()),

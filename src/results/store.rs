@@ -9,8 +9,8 @@
 
 use super::summary::TestSummary;
 use super::summary::Verdict;
-use crate::sys::kept;
 use crate::sys::info::SysInfo;
+use crate::sys::kept;
 use serde::{Deserialize, Serialize};
 use std::io;
 use std::path::{Path, PathBuf};

@@ -58,7 +58,10 @@ pub fn why_not_dir(dir: &Path) -> Option<String> {
     let link = fs::symlink_metadata(dir).ok()?;
     match fs::metadata(dir) {
         Ok(m) if m.is_dir() => None,
-        Ok(m) => Some(format!("is a {}; expected a directory", kind_name(m.file_type()))),
+        Ok(m) => Some(format!(
+            "is a {}; expected a directory",
+            kind_name(m.file_type())
+        )),
         Err(e) if link.file_type().is_symlink() => {
             let to = fs::read_link(dir).map_or_else(|_| "?".into(), |t| t.display().to_string());
             let what = if e.raw_os_error() == Some(libc::ELOOP) {
@@ -86,7 +89,10 @@ fn open(path: &Path, opts: &mut OpenOptions) -> io::Result<File> {
         })?;
     let t = f.metadata()?.file_type();
     if !t.is_file() {
-        return Err(refused(format!("is a {}; expected a regular file", kind_name(t))));
+        return Err(refused(format!(
+            "is a {}; expected a regular file",
+            kind_name(t)
+        )));
     }
     Ok(f)
 }
@@ -98,7 +104,8 @@ pub fn read(path: &Path, max: u64) -> Result<Vec<u8>, InputError> {
     let f = match open(path, OpenOptions::new().read(true)) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::InvalidInput => {
-            let kind = fs::symlink_metadata(path).map_or("special file", |m| kind_name(m.file_type()));
+            let kind =
+                fs::symlink_metadata(path).map_or("special file", |m| kind_name(m.file_type()));
             return Err(InputError::NotRegular { kind });
         }
         Err(e) => return Err(e.into()),
@@ -178,7 +185,10 @@ mod tests {
             assert!(!why.contains('\n'), "{why}");
             assert_eq!(append(&p, b"x\n").unwrap_err().to_string(), why, "{name}");
             assert_eq!(replace(&p, b"x\n").unwrap_err().to_string(), why, "{name}");
-            assert!(matches!(read(&p, 10), Err(InputError::NotRegular { .. })), "{name}");
+            assert!(
+                matches!(read(&p, 10), Err(InputError::NotRegular { .. })),
+                "{name}"
+            );
         }
         // Nothing was written through the link or created where the others point.
         assert_eq!(fs::read(d.join("real")).unwrap(), b"old\n");
@@ -189,14 +199,21 @@ mod tests {
         replace(&d.join("real"), b"new\n").unwrap();
         assert_eq!(read(&d.join("new"), 10).unwrap(), b"a\nb\n");
         assert_eq!(read(&d.join("real"), 10).unwrap(), b"new\n");
-        assert!(matches!(read(&d.join("new"), 3), Err(InputError::TooLarge { .. })));
+        assert!(matches!(
+            read(&d.join("new"), 3),
+            Err(InputError::TooLarge { .. })
+        ));
         // Directories: a link to one is fine, a dangling one or a loop is named.
         symlink(".", d.join("here")).unwrap();
         assert_eq!(why_not_dir(&d.join("here")), None);
         assert_eq!(why_not_dir(&d.join("absent")), None);
-        assert!(why_not_dir(&d.join("dangling")).unwrap().contains("does not exist"));
+        assert!(why_not_dir(&d.join("dangling"))
+            .unwrap()
+            .contains("does not exist"));
         assert!(why_not_dir(&d.join("loop")).unwrap().contains("loop"));
-        assert!(why_not_dir(&d.join("real")).unwrap().contains("regular file"));
+        assert!(why_not_dir(&d.join("real"))
+            .unwrap()
+            .contains("regular file"));
         fs::remove_dir_all(&d).unwrap();
     }
 }
