@@ -90,13 +90,17 @@ impl SysRoot {
 
     /// Writes `value` to kernel file `p` with a single `write(2)` and no truncation,
     /// as sysctl and sysfs files expect (one value per write). Errors carry the errno.
+    /// Opened with `O_NONBLOCK` (no effect on procfs and sysfs attributes): a FIFO in
+    /// its place is `ENXIO` at once, never waited on.
     pub fn write(&self, p: &str, value: &[u8]) -> std::io::Result<()> {
+        use std::os::unix::fs::OpenOptionsExt;
         if let Some(&errno) = self.faults.get(p) {
             return Err(std::io::Error::from_raw_os_error(errno));
         }
         let mut f = OpenOptions::new()
             .write(true)
             .truncate(!self.is_host())
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
             .open(self.path(p))?;
         let n = f.write(value)?;
         if n != value.len() {
@@ -132,6 +136,7 @@ impl SysRoot {
             return nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(pid), &set)
                 .map_err(|e| std::io::Error::from_raw_os_error(e as i32));
         }
+        use std::os::unix::fs::OpenOptionsExt;
         let text = self.read(&status)?;
         let nbits = cpus.last().map_or(1, |l| l + 1);
         let out: Vec<String> = text
@@ -146,7 +151,13 @@ impl SysRoot {
                 }
             })
             .collect();
-        std::fs::write(self.path(&status), out.join("\n") + "\n")
+        // Through `write` (O_NONBLOCK): the tree's stand-in may be a FIFO.
+        let mut f = OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+            .open(self.path(&status))?;
+        f.write_all((out.join("\n") + "\n").as_bytes())
     }
 
     /// Opens kernel file `p` for reading and writing (devices such as
