@@ -23,13 +23,14 @@ Flags override the configuration file. Before anything starts, a --dir that is n
 directory (or a dangling link), or a state.json, windows.jsonl or Prometheus textfile
 that is not a regular file (a link, a FIFO: none is followed or waited on), is exit 2;
 a directory that turns out read-only or full, or a Prometheus directory that does not
-exist (node_exporter not installed), is one warning and the monitor keeps measuring. When its log output goes away (EPIPE: the reader of 2>&1 | logger is
-gone), the monitor stops as on SIGTERM (the last window stored, the state saved) and
-exits 141, so a supervisor restarts it with a fresh log.
+exist (node_exporter not installed), is one warning and the monitor keeps measuring.
+When its log output goes away (EPIPE: the reader of 2>&1 | logger is gone), the
+monitor stops as on SIGTERM (the last window stored, the state saved) and exits 141,
+so a supervisor restarts it with a fresh log.
 
 Exit codes: 0 -D reached, 2 invalid configuration or flags, 3 the environment refused
-(SCHED_FIFO, mlockall) or a window or the state could not be kept, 130/143 stopped by SIGINT/SIGTERM (state saved), 141 its log
-output closed (state saved).";
+(SCHED_FIFO, mlockall) or a window or the state could not be kept, 130/143 stopped
+by SIGINT/SIGTERM (state saved), 141 its log output closed (state saved).";
 
 /// `rtbench monitor` flags (each overrides the `[monitor]` key of the same name).
 #[derive(Debug, Args)]
