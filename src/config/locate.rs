@@ -172,6 +172,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_default_file_must_be_regular_a_named_one_may_be_a_fifo() {
+        use std::os::unix::ffi::OsStrExt;
+        let d = crate::config::tempdir::Dir::new("locate-fifo");
+        let fifo = d.path().join("rtbench.toml");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+        // SAFETY: a valid C string.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        // Read as the default file: refused at once, not waited on.
+        let e = read(&fifo, false).unwrap_err();
+        assert!(e.to_string().contains("FIFO"), "{e}");
+        // Named (`--config <(cmd)`): read as it comes, up to its end.
+        let w = fifo.clone();
+        let writer = std::thread::spawn(move || std::fs::write(w, "[cyclic]\n").unwrap());
+        assert_eq!(read(&fifo, true).unwrap(), "[cyclic]\n");
+        writer.join().unwrap();
+    }
+
+    #[test]
     fn an_explicit_file_must_exist_and_the_message_follows_the_reader() {
         let root = SysRoot::host();
         let missing = Path::new("/nonexistent/rtbench.toml");

@@ -426,6 +426,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_fallback_copy_that_is_a_link_is_refused_not_written_through() {
+        let d = crate::config::tempdir::Dir::new("fallback-link");
+        d.file("victim", "precious\n");
+        std::os::unix::fs::symlink(d.path().join("victim"), fallback_path(d.path())).unwrap();
+        let e = save_fallback(d.path(), &sample_run(0)).unwrap_err();
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(d.path().join("victim")).unwrap(),
+            "precious\n"
+        );
+    }
+
+    #[test]
     fn unit_from_cgroup_v2_and_v1() {
         assert_eq!(
             unit_of_cgroup("0::/system.slice/rtbench.service\n").as_deref(),

@@ -77,16 +77,15 @@ pub fn why_not_dir(dir: &Path) -> Option<String> {
     }
 }
 
-/// Opens `path` with `flags` (plus `O_NOFOLLOW | O_NONBLOCK | O_NOCTTY`) and checks
-/// that it is a regular file; a link is said as [`why_not`] says it.
+/// Opens `path` with `opts` (plus `O_NOFOLLOW | O_NONBLOCK | O_NOCTTY`) and checks
+/// that it is a regular file; anything else is said as [`why_not`] says it.
 fn open(path: &Path, opts: &mut OpenOptions) -> io::Result<File> {
     let f = opts
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)
-        .map_err(|e| match e.raw_os_error() {
-            Some(libc::ELOOP) => refused(why_not(path).unwrap_or_else(|| e.to_string())),
-            _ => e,
-        })?;
+        // ELOOP (a link, O_NOFOLLOW), ENXIO (a FIFO without a reader, O_NONBLOCK), a
+        // device that refuses: said as what the path is.
+        .map_err(|e| why_not(path).map_or(e, refused))?;
     let t = f.metadata()?.file_type();
     if !t.is_file() {
         return Err(refused(format!(
