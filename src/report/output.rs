@@ -95,6 +95,16 @@ impl Output {
         let _ = self.text(&Line, line);
     }
 
+    /// A document for standard output written as `sink` makes it, through a buffer,
+    /// instead of made whole first as [`Output::document`] does: for a document that
+    /// grows with its input (`report --since --json`, every window of the period). A
+    /// failure part way leaves the document cut short (the command then fails).
+    pub fn stream<T: ?Sized>(&self, sink: &dyn Sink<T>, value: &T) -> Result<()> {
+        let mut out = std::io::BufWriter::with_capacity(64 << 10, std::io::stdout().lock());
+        sink.write(value, &mut out).map_err(stdout_error)?;
+        out.flush().map_err(stdout_error)
+    }
+
     /// Text for standard error whatever else happens (a summary that must not disturb
     /// a byte-compatible standard output, a `SIGUSR1` status).
     pub fn to_stderr<T: ?Sized>(&self, sink: &dyn Sink<T>, value: &T) -> Result<()> {
@@ -201,6 +211,15 @@ pub fn write_file<T: ?Sized>(path: &Path, sink: &dyn Sink<T>, value: &T) -> std:
     let mut buf = Vec::new();
     sink.write(value, &mut buf)?;
     crate::sys::atomic::write(path, &buf)
+}
+
+/// [`write_file`] for a file rtbench keeps and rewrites (the monitor's Prometheus
+/// textfile): replaced through [`crate::sys::kept::replace`], so a link, FIFO or
+/// device at `path` is an error, never followed, waited on or written into.
+pub fn keep_file<T: ?Sized>(path: &Path, sink: &dyn Sink<T>, value: &T) -> std::io::Result<()> {
+    let mut buf = Vec::new();
+    sink.write(value, &mut buf)?;
+    crate::sys::kept::replace(path, &buf)
 }
 
 /// A line of text and a newline.

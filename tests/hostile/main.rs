@@ -10,3 +10,4 @@ mod common;
 
 mod hostile_input;
 mod hostile_props;
+mod kept_files;
