@@ -6,14 +6,17 @@
 //! when it ends; [`ShmSnapshot`] does the same for `rtbench cyclic` (by either name),
 //! with rtbench's status text (`# rtbench current status:` and the live `T:` lines).
 //!
-//! Each snapshot replaces the file atomically ([`crate::sys::atomic::write`]; its
+//! Each snapshot replaces the file atomically ([`crate::sys::kept::replace`]; its
 //! temporary file starts with a dot, which the tool's glob does not match), so a reader
-//! sees a whole snapshot, never a half-written one. A process that is killed (SIGKILL)
+//! sees a whole snapshot, never a half-written one. `/dev/shm` is writable by everyone:
+//! a link, FIFO or device put there under the name is refused (the run goes on without
+//! the file), never written through or waited on, and the reclaim below reads only
+//! regular files, without following links or waiting. A process that is killed (SIGKILL)
 //! leaves the file behind, as cyclictest does; the next `rtbench cyclic` removes the
 //! files of rtbench processes that are gone (those that begin with `# rtbench`; a
 //! cyclictest's is left to it), as [`crate::sys::tracefs`] reclaims instances.
 
-use super::output::write_file;
+use super::output::keep_file;
 use super::Sink;
 use std::path::{Path, PathBuf};
 
@@ -36,7 +39,7 @@ impl ShmSnapshot {
     pub fn create() -> std::io::Result<ShmSnapshot> {
         reclaim(Path::new(SHM_DIR));
         let path = PathBuf::from(SHM_DIR).join(format!("cyclictest{}", std::process::id()));
-        crate::sys::atomic::write(&path, NONE_YET.as_bytes())?;
+        crate::sys::kept::replace(&path, NONE_YET.as_bytes())?;
         Ok(ShmSnapshot { path })
     }
 
@@ -47,7 +50,7 @@ impl ShmSnapshot {
 
     /// Replaces the file with `value` in `sink`'s format.
     pub fn write<T: ?Sized>(&self, sink: &dyn Sink<T>, value: &T) -> std::io::Result<()> {
-        write_file(&self.path, sink, value)
+        keep_file(&self.path, sink, value)
     }
 }
 
@@ -69,10 +72,9 @@ fn reclaim(dir: &Path) {
         if pid <= 0 || crate::sys::signals::pid_alive(pid) {
             continue;
         }
-        let mut head = [0u8; 9];
-        let ours = std::fs::File::open(e.path())
-            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
-            .is_ok_and(|()| &head == b"# rtbench");
+        // A snapshot is a few KiB of status lines; anything else is not ours.
+        let ours = crate::sys::kept::read(&e.path(), 1 << 20)
+            .is_ok_and(|text| text.starts_with(b"# rtbench"));
         if ours {
             let _ = std::fs::remove_file(e.path());
         }
@@ -99,13 +101,25 @@ mod tests {
         std::fs::write(d.join(gone), NONE_YET).unwrap();
         std::fs::write(d.join(&me), NONE_YET).unwrap();
         std::fs::write(d.join("cyclictest4194306"), b"#-----\n# cyclictest").unwrap();
+        // A FIFO is neither waited on nor removed; a link is not followed.
+        let fifo = d.join("cyclictest4194307");
+        let fifo = std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(fifo.as_os_str()))
+            .unwrap();
+        // SAFETY: a valid C string naming a path in this test's directory.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        std::os::unix::fs::symlink(d.join(gone), d.join("cyclictest4194308")).unwrap();
         reclaim(&d);
         let mut left: Vec<String> = std::fs::read_dir(&d)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
         left.sort();
-        let mut want = vec!["cyclictest4194306".to_string(), me];
+        let mut want = vec![
+            "cyclictest4194306".to_string(),
+            "cyclictest4194307".to_string(),
+            "cyclictest4194308".to_string(),
+            me,
+        ];
         want.sort();
         assert_eq!(left, want);
         std::fs::remove_dir_all(&d).unwrap();

@@ -10,7 +10,8 @@
 //!   so the link stays a link (as `open(2)` would write through it);
 //! - **a device, FIFO or socket** (`--json /dev/null`, a FIFO a collector reads, a
 //!   link to either): written into with a plain `open(O_WRONLY)` — no `O_CREAT`, no
-//!   `O_TRUNC` — as cyclictest's `fopen` would. Renaming a regular file over a device
+//!   `O_TRUNC` — as cyclictest's `fopen` would, except that a FIFO nobody reads is an
+//!   error instead of a wait without end. Renaming a regular file over a device
 //!   node would destroy it (as root, `--json /dev/null` would replace `/dev/null`);
 //! - **a dangling symbolic link** is refused: creating a file wherever a link points
 //!   is what a symlink attack on a root process relies on. A directory is refused.
@@ -180,21 +181,51 @@ pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     }
 }
 
-/// Writes into an existing device, FIFO or socket: `open(O_WRONLY | O_NOCTTY)` without
-/// creating or truncating, then checks that what was opened is still not a regular
-/// file (a swap after [`destination`] looked).
+/// Writes into an existing device, FIFO or socket: `open(O_WRONLY | O_NOCTTY |
+/// O_NONBLOCK)` without creating or truncating, then checks that what was opened is
+/// still not a regular file (a swap after [`destination`] looked). A FIFO nobody reads
+/// is an error at once (`ENXIO`, fifo(7)), never waited on — at boot there may never be
+/// a reader; once open, the descriptor is made blocking again, so a reader that is
+/// there gets every byte however slowly it reads.
 fn write_into(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut f = OpenOptions::new()
         .write(true)
-        .custom_flags(libc::O_NOCTTY)
-        .open(path)?;
+        .custom_flags(libc::O_NOCTTY | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ENXIO) {
+                invalid(
+                    "is a FIFO that nobody reads; not written (rtbench does not wait for a reader)"
+                        .into(),
+                )
+            } else {
+                e
+            }
+        })?;
     if f.metadata()?.file_type().is_file() {
         return Err(invalid(
             "became a regular file while it was being opened; not written".into(),
         ));
     }
+    set_blocking(&f)?;
     f.write_all(bytes)?;
     f.flush()
+}
+
+/// Clears `O_NONBLOCK` on `f` (fcntl(2) `F_GETFL`/`F_SETFL`).
+fn set_blocking(f: &File) -> io::Result<()> {
+    use std::os::unix::io::AsRawFd;
+    let fd = f.as_raw_fd();
+    // SAFETY: fcntl on a descriptor this function borrows; no memory is passed.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: as above.
+    if unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// Atomic replacement of the regular file (or new file) `path` (also for the files
@@ -314,6 +345,27 @@ mod tests {
         write(&p, b"x").unwrap();
         assert_eq!(fs::read(&p).unwrap(), b"x");
         assert_eq!(fs::read_dir(&d).unwrap().count(), 1);
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_fifo_is_written_while_read_and_refused_at_once_without_a_reader() {
+        let d = dir("fifo");
+        let p = d.join("fifo");
+        let c = std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
+        // SAFETY: a path this test owns.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let e = write(&p, b"x").unwrap_err();
+        assert!(e.to_string().contains("nobody reads"), "{e}");
+        let mut reader = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&p)
+            .unwrap();
+        write(&p, b"whole").unwrap();
+        let mut got = String::new();
+        std::io::Read::read_to_string(&mut reader, &mut got).unwrap();
+        assert_eq!(got, "whole");
         fs::remove_dir_all(&d).unwrap();
     }
 }

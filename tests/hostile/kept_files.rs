@@ -387,3 +387,43 @@ fn k5_report_since_json_memory_does_not_grow_with_the_store() {
     // Holding the windows took about three times the store; streamed, a fraction.
     assert!(peak < size, "peak {peak} bytes for a store of {size} bytes");
 }
+
+/// Outputs written through a FIFO (`--json`, the self-test's `[output] prometheus`)
+/// are an error at once when nobody reads the FIFO — at boot there may never be a
+/// reader. Before: both waited for a reader for ever (the bound killed them).
+#[test]
+fn k2_a_fifo_nobody_reads_is_an_error_never_a_wait() {
+    let d = TempDir::new("kept-fifo-out");
+    let fifo = d.join("fifo");
+    mkfifo(&fifo);
+    let o = bounded(rtbench().args(["cyclic", "-l", "3", "-q", "--json", s(&fifo)]));
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{e}");
+    assert!(e.contains(s(&fifo)) && e.contains("nobody reads"), "{e}");
+    // The measurement's other output, standard output, is still written.
+    assert!(stdout(&o).contains("T: 0"), "{}", stdout(&o));
+
+    let cfg = d.join("c.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[selftest]\nmode = \"off\"\nduration = \"1s\"\nallow_unjudged = true\n\
+             require_preempt_rt = false\n[output]\nresults_dir = \"{0}/results\"\n\
+             fallback_dir = \"{0}/run\"\nprometheus = \"{1}\"\n",
+            d.display(),
+            fifo.display()
+        ),
+    )
+    .unwrap();
+    let o = bounded(rtbench().args(["selftest", "--config", s(&cfg)]));
+    let e = stderr(&o);
+    assert!(e.contains("nobody reads"), "{e}");
+    // The verdict is the measurement's; the run was stored all the same.
+    assert!(
+        std::fs::read_dir(d.join("results"))
+            .unwrap()
+            .flatten()
+            .any(|f| f.file_name().to_string_lossy().starts_with("run-")),
+        "no stored run: {e}"
+    );
+}
