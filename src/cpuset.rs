@@ -175,7 +175,7 @@ impl CpuSet {
             let region = region.trim();
             let named = |e: ParseError| {
                 if several {
-                    ParseError(format!("'{region}': {}", e.0))
+                    ParseError(format!("'{}': {}", crate::error::echo(region), e.0))
                 } else {
                     e
                 }
@@ -510,9 +510,16 @@ fn parse_num(s: &str) -> Result<usize, ParseError> {
     let t = s.trim();
     t.parse().map_err(|_| {
         ParseError(if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
-            format!("CPU number {t} is out of range (at most {})", usize::MAX)
+            format!(
+                "CPU number {} is out of range (at most {})",
+                crate::error::echo(t),
+                usize::MAX
+            )
         } else {
-            format!("'{s}' is not a CPU number (expected e.g. 0-3,5 or 1-7:2/4)")
+            format!(
+                "'{}' is not a CPU number (expected e.g. 0-3,5 or 1-7:2/4)",
+                crate::error::echo(s)
+            )
         })
     })
 }

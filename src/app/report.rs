@@ -72,9 +72,23 @@ fn since(p: &crate::plan::report::SincePlan) -> Result<i32> {
     let now = crate::sys::clock::Clock::wall_secs();
     // period is at most duration::MAX_SECS: the subtraction cannot overflow.
     let since_s = now.saturating_sub(i64::try_from(p.period.as_secs()).unwrap_or(i64::MAX));
-    let (records, skipped) = WindowStore::new(dir, u64::MAX)
-        .since(since_s)
-        .map_err(|e| Error::io(dir, e))?;
+    let store = WindowStore::new(dir, u64::MAX);
+    let (records, skipped) = store.since(since_s).map_err(|e| Error::io(dir, e))?;
+    // No store file was a regular file (a FIFO, a device where the store should be):
+    // there is nothing to judge, which is bad input (exit 2), not a window over a
+    // limit or a quiet period (exit 1).
+    if let Some((path, kind)) = skipped.files.first() {
+        if records.is_empty() && skipped.files.len() >= store.files().len() {
+            return Err(Error::usage(
+                "--since",
+                "",
+                format!(
+                    "{} is a {kind}, not a window store; expected the monitor's directory",
+                    path.display()
+                ),
+            ));
+        }
+    }
     let out = Output::new(p.json.then_some(&Target::Stdout));
     for line in skipped_lines(dir, &skipped, true) {
         out.warn(&line);

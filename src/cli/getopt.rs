@@ -411,7 +411,7 @@ impl Table {
                 out.extend(words.into_iter().cloned());
             } else {
                 return Err(UsageError {
-                    flag: format!("'{}'", w.to_string_lossy()),
+                    flag: format!("'{}'", crate::error::echo(&w.to_string_lossy())),
                     value: String::new(),
                     message: match self.tool {
                         Tool::Pipe => "unexpected argument: not an option nor the value of one".into(),

@@ -224,7 +224,12 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
             "size '{s}' must start with a number (e.g. 64M, 1G)"
         ));
     }
-    let too_large = || format!("size '{s}' is out of range: at most {MAX_VM_BYTES} bytes");
+    let too_large = || {
+        format!(
+            "size '{}' is out of range: at most {MAX_VM_BYTES} bytes",
+            crate::error::echo(s)
+        )
+    };
     let n: u64 = num.parse().map_err(|_| too_large())?;
     let mult: u64 = match suffix.to_ascii_uppercase().as_str() {
         "" | "B" => 1,
@@ -243,7 +248,10 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         .filter(|&b| b <= MAX_VM_BYTES)
         .ok_or_else(too_large)?;
     if bytes < 4096 {
-        return Err(format!("size '{s}' is below one page (4096 bytes)"));
+        return Err(format!(
+            "size '{}' is below one page (4096 bytes)",
+            crate::error::echo(s)
+        ));
     }
     Ok(bytes)
 }
@@ -284,16 +292,20 @@ pub fn parse_labelled(s: &str) -> Result<Vec<(Worker, String)>, String> {
             "vm" if parts.len() == 2 || parts.len() == 3 => {
                 let n = count(parts.get(1))?;
                 let bytes = match parts.get(2) {
-                    Some(sz) => parse_size(sz).map_err(|e| format!("'{item}': {e}"))?,
+                    Some(sz) => parse_size(sz)
+                        .map_err(|e| format!("'{}': {e}", crate::error::echo(item)))?,
                     None => DEFAULT_VM_BYTES,
                 };
                 v.extend(std::iter::repeat((Worker::Vm { bytes }, item.to_string())).take(n));
             }
             "cpu" | "io" | "vm" => {
-                return Err(format!("'{item}': expected cpu:N, vm:N:SIZE or io:N"));
+                return Err(format!(
+                    "'{}': expected cpu:N, vm:N:SIZE or io:N",
+                    crate::error::echo(item)
+                ));
             }
             other => {
-                return Err(format!("unknown load kind '{other}' in '{item}': expected cpu, vm or io (use --load-cmd for anything else)"));
+                return Err(format!("unknown load kind '{}' in '{}': expected cpu, vm or io (use --load-cmd for anything else)", crate::error::echo(other), crate::error::echo(item)));
             }
         }
     }

@@ -173,6 +173,9 @@ fn non_directory(path: &Path) -> Option<(&Path, &'static str)> {
 /// or full is not an error here: the run says so once and keeps measuring.
 /// Errors: [`crate::error::Error::Usage`] naming the path and what was expected.
 pub fn check_dir(flag: &str, dir: &Path) -> Result<()> {
+    if let Some(why) = crate::sys::atomic::unnameable(dir) {
+        return usage(flag, dir.display(), format!("path {why}"));
+    }
     if let Some((p, kind)) = non_directory(dir) {
         let what = if p == dir {
             format!("not a directory (a {kind})")
@@ -204,6 +207,9 @@ pub fn check_dir(flag: &str, dir: &Path) -> Result<()> {
 /// Errors: [`crate::error::Error::Usage`] naming the path and what was expected.
 pub fn check_prometheus(flag: &str, path: &Path) -> Result<()> {
     use std::os::unix::ffi::OsStrExt;
+    if let Some(why) = crate::sys::atomic::unnameable(path) {
+        return usage(flag, path.display(), format!("path {why}"));
+    }
     if path.as_os_str().as_bytes().ends_with(b"/") || path.file_name().is_none() {
         return usage(
             flag,

@@ -8,5 +8,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod acceptance;
 mod hostile_input;
 mod hostile_props;
