@@ -42,12 +42,8 @@ pub fn parse(s: &str) -> Result<Duration, String> {
                 .into(),
         );
     }
-    let too_large = || {
-        format!(
-            "'{}' is out of range: at most {MAX_SECS} s (68 years, as cyclictest's -D)",
-            crate::error::echo(t)
-        )
-    };
+    // The caller names the value; the message does not repeat it.
+    let too_large = || format!("out of range: at most {MAX_SECS} s (68 years, as cyclictest's -D)");
     let n: u64 = num.parse().map_err(|_| too_large())?;
     let mult = match suffix {
         "" | "s" | "S" => 1,
@@ -182,7 +178,7 @@ mod tests {
             "2147483648",
         ] {
             let e = parse(s).unwrap_err();
-            assert!(e.contains("out of range") && e.contains(s), "{e}");
+            assert!(e.contains("out of range"), "{e}");
         }
         assert_eq!(parse("2147483647").unwrap().as_secs(), MAX_SECS);
         assert_eq!(parse("24855d").unwrap().as_secs(), 24855 * SECS_PER_DAY);

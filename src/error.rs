@@ -56,6 +56,9 @@ pub fn one_line(s: &str) -> Cow<'_, str> {
 /// How much of a name (a flag, a file, a key) a message shows.
 pub const NAME_CHARS: usize = 160;
 
+/// How much of a configuration line (a key and its value) a parser error shows.
+pub const LINE_TEXT_CHARS: usize = 80;
+
 /// How much of a value a message shows, in characters as shown (escapes included).
 pub const ECHO_CHARS: usize = 60;
 
@@ -67,6 +70,16 @@ pub const ECHO_CHARS: usize = 60;
 /// [`echo_within`]).
 pub fn echo(s: &str) -> Cow<'_, str> {
     echo_within(s, ECHO_CHARS)
+}
+
+/// How much of a part of a value (a region of a CPU list, an item of a load spec) a
+/// message shows after the whole value was shown by [`echo`].
+pub const PART_CHARS: usize = 24;
+
+/// A part of a value that a message names after the value itself: [`echo_within`]
+/// [`PART_CHARS`].
+pub fn echo_part(s: &str) -> Cow<'_, str> {
+    echo_within(s, PART_CHARS)
 }
 
 /// [`echo`] with room for `max` characters (names of files and keys get more).
@@ -217,7 +230,7 @@ impl std::fmt::Display for ConfigError {
                 line: Some(l),
                 text,
                 ..
-            } => write!(f, "{file}:{l}: {}: {m}", echo_within(text, NAME_CHARS)),
+            } => write!(f, "{file}:{l}: {}: {m}", echo_within(text, LINE_TEXT_CHARS)),
             ConfigPlace::Value { line, key, value } => {
                 write!(
                     f,

@@ -72,7 +72,17 @@ fn not_utf8(args: &[std::ffi::OsString]) -> String {
 /// with "; ". Left out: the `error:` prefix, the usage block and "For more
 /// information, try '--help'" (the command's `--help` is where usage lives).
 pub fn one_line(e: &clap::Error) -> String {
-    let text = e.render().to_string();
+    let mut text = e.render().to_string();
+    // The values clap quotes, shortened and made visible as every echoed value is,
+    // before the text is split at its line breaks (a value may hold one).
+    for (_, v) in e.context() {
+        if let clap::error::ContextValue::String(v) = v {
+            let shown = crate::error::echo(v);
+            if shown != v.as_str() && !v.is_empty() {
+                text = text.replace(v.as_str(), &shown);
+            }
+        }
+    }
     let mut out = String::new();
     // After a line ending in ':' come indented items (the missing arguments).
     let mut list = false;
@@ -104,14 +114,5 @@ pub fn one_line(e: &clap::Error) -> String {
     if out.is_empty() {
         return "invalid command line".to_string();
     }
-    // The values clap quotes, shortened and made visible as every echoed value is.
-    for (_, v) in e.context() {
-        if let clap::error::ContextValue::String(v) = v {
-            let shown = crate::error::echo(v);
-            if shown != v.as_str() && !v.is_empty() {
-                out = out.replace(v.as_str(), &shown);
-            }
-        }
-    }
-    out
+    crate::error::one_line(&out).into_owned()
 }

@@ -220,16 +220,10 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (num, suffix) = t.split_at(split);
     if num.is_empty() {
-        return Err(format!(
-            "size '{s}' must start with a number (e.g. 64M, 1G)"
-        ));
+        return Err("size must start with a number (e.g. 64M, 1G)".into());
     }
-    let too_large = || {
-        format!(
-            "size '{}' is out of range: at most {MAX_VM_BYTES} bytes",
-            crate::error::echo(s)
-        )
-    };
+    // The caller names the item (and the flag or key its value).
+    let too_large = || format!("size out of range: at most {MAX_VM_BYTES} bytes");
     let n: u64 = num.parse().map_err(|_| too_large())?;
     let mult: u64 = match suffix.to_ascii_uppercase().as_str() {
         "" | "B" => 1,
@@ -239,7 +233,8 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "T" | "TB" | "TIB" => 1 << 40,
         _ => {
             return Err(format!(
-                "unknown size suffix '{suffix}' in '{s}': expected K, M, G or T (e.g. 64M)"
+                "unknown size suffix '{}': expected K, M, G or T (e.g. 64M)",
+                crate::error::echo_part(suffix)
             ))
         }
     };
@@ -248,10 +243,7 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         .filter(|&b| b <= MAX_VM_BYTES)
         .ok_or_else(too_large)?;
     if bytes < 4096 {
-        return Err(format!(
-            "size '{}' is below one page (4096 bytes)",
-            crate::error::echo(s)
-        ));
+        return Err("size below one page (4096 bytes)".into());
     }
     Ok(bytes)
 }
@@ -274,8 +266,9 @@ pub fn parse_labelled(s: &str) -> Result<Vec<(Worker, String)>, String> {
             match p.map(|s| s.parse::<usize>()) {
                 Some(Ok(n)) if (1..=1024).contains(&n) => Ok(n),
                 _ => Err(format!(
-                    "'{item}': expected a worker count of 1..1024 after '{}:'",
-                    parts[0]
+                    "'{}': expected a worker count of 1..1024 after '{}:'",
+                    crate::error::echo_part(item),
+                    crate::error::echo_part(parts[0])
                 )),
             }
         };
@@ -293,7 +286,7 @@ pub fn parse_labelled(s: &str) -> Result<Vec<(Worker, String)>, String> {
                 let n = count(parts.get(1))?;
                 let bytes = match parts.get(2) {
                     Some(sz) => parse_size(sz)
-                        .map_err(|e| format!("'{}': {e}", crate::error::echo(item)))?,
+                        .map_err(|e| format!("'{}': {e}", crate::error::echo_part(item)))?,
                     None => DEFAULT_VM_BYTES,
                 };
                 v.extend(std::iter::repeat((Worker::Vm { bytes }, item.to_string())).take(n));
@@ -301,11 +294,20 @@ pub fn parse_labelled(s: &str) -> Result<Vec<(Worker, String)>, String> {
             "cpu" | "io" | "vm" => {
                 return Err(format!(
                     "'{}': expected cpu:N, vm:N:SIZE or io:N",
-                    crate::error::echo(item)
+                    crate::error::echo_part(item)
                 ));
             }
             other => {
-                return Err(format!("unknown load kind '{}' in '{}': expected cpu, vm or io (use --load-cmd for anything else)", crate::error::echo(other), crate::error::echo(item)));
+                // The item is named only among several (the caller shows the value).
+                let within = if s.contains(',') {
+                    format!(" in '{}'", crate::error::echo_part(item))
+                } else {
+                    String::new()
+                };
+                return Err(format!(
+                    "unknown load kind '{}'{within}: expected cpu, vm or io (use --load-cmd for anything else)",
+                    crate::error::echo_part(other)
+                ));
             }
         }
     }

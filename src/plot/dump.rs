@@ -46,7 +46,7 @@ fn numbers(s: &str, line: usize) -> Result<Vec<u64>, String> {
                         crate::error::echo(w)
                     )
                 } else {
-                    format!("line {line}: '{}' is not a number", crate::error::echo(w))
+                    format!("line {line}: \"{}\" is not a number", crate::error::echo(w))
                 }
             })
         })
@@ -106,7 +106,7 @@ pub fn parse(text: &str) -> Result<LatencyPlot, String> {
         }
         if !trailer.is_empty() {
             return Err(format!(
-                "line {n}: histogram row after the trailer: '{}'",
+                "line {n}: histogram row after the trailer: \"{}\"",
                 crate::error::echo(l)
             ));
         }

@@ -66,7 +66,7 @@ fn rt_tests(doc: &Value) -> Result<LatencyPlot, String> {
     for (k, t) in thread_map {
         let i = k.parse().map_err(|_| {
             format!(
-                "\"thread\" key '{}' is not a thread number",
+                "\"thread\" key \"{}\" is not a thread number",
                 crate::error::echo(k)
             )
         })?;

@@ -233,3 +233,200 @@ fn a3_too_few_descriptors_name_rlimit_nofile() {
         assert!(!line.contains("RLIMIT_MSGQUEUE"), "{args:?}: {line}");
     }
 }
+
+// ---- 4. Messages stay one short line ----
+
+/// The longest a refusal line may be besides a file name it names.
+const LINE_BOUND: usize = 240;
+
+/// Asserts `line` is short and shows no raw control or bidi character.
+fn short_and_visible(line: &str, besides: &str) {
+    let n = line.chars().count() - besides.chars().count();
+    assert!(n <= LINE_BOUND, "{n} characters: {line}");
+    let hidden = |c: char| {
+        (c != '\t' && c.is_control())
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    assert!(
+        !line.contains(hidden),
+        "raw control or bidi character: {line:?}"
+    );
+}
+
+#[test]
+fn a4_long_values_are_shortened_wherever_they_are_echoed() {
+    let d = TempDir::new("accept-long");
+    // 200 KB from the configuration, as a value the parser types and as one it checks.
+    let big = "7".repeat(200_000);
+    for text in [
+        format!("[cyclic]\npriority = \"{big}\"\n"),
+        format!("[cyclic]\ncpus = \"{big}\"\n"),
+        format!("[monitor]\nwindow = \"{big}x\"\n"),
+        format!("[load]\nspec = \"vm:1:{big}\"\n"),
+    ] {
+        let cfg = d.join("c.toml");
+        std::fs::write(&cfg, &text).unwrap();
+        let o = run_bounded(&["config", "check", s(&cfg)]);
+        let line = refused(&o, &[]);
+        short_and_visible(&line, s(&cfg));
+    }
+    // 1 MB from a dump token.
+    let token = "9".repeat(1 << 20);
+    let dump = d.join("h.txt");
+    std::fs::write(
+        &dump,
+        format!(
+            "# Histogram\n000001 {token}x\n# Min Latencies: 00001\n# Avg Latencies: 00001\n\
+             # Max Latencies: 00001\n# Histogram Overflows: 00000\n\
+             # Histogram Overflow at cycle number:\n# Thread 0:\n"
+        ),
+    )
+    .unwrap();
+    let o = run_bounded(&["plot", s(&dump), "-o", s(&d.join("p.svg"))]);
+    short_and_visible(&refused(&o, &["bytes)"]), s(&dump));
+    // 100 KB from the command line: a value, a stray word, clap's own echo.
+    let arg = "5".repeat(100_000);
+    let bad = format!("{arg}x");
+    for args in [
+        vec!["cyclic", "-a", bad.as_str(), "-l", "1"],
+        vec!["cyclic", "-l", "1", bad.as_str()],
+        vec!["cyclic", "-i", arg.as_str(), "-l", "1"],
+        vec!["load", "--load", bad.as_str(), "-D", "1"],
+        vec!["report", "--since", bad.as_str()],
+    ] {
+        let o = run_bounded(&args);
+        short_and_visible(&refused(&o, &["bytes)"]), "");
+    }
+}
+
+#[test]
+fn a4_bidi_and_control_characters_are_shown_escaped() {
+    let d = TempDir::new("accept-bidi");
+    for v in ["1\u{202e}0", "0\u{2066}1", "\u{200f}2", "3\u{9b}1"] {
+        let o = run_bounded(&["cyclic", "-a", v, "-l", "1"]);
+        let line = refused(&o, &["-a "]);
+        short_and_visible(&line, "");
+        let code = format!(
+            "\\u{{{:x}}}",
+            v.chars().find(|c| !c.is_ascii_digit()).unwrap() as u32
+        );
+        assert!(line.contains(&code), "{code} not in {line}");
+    }
+    let cfg = d.join("c.toml");
+    std::fs::write(&cfg, "[cyclic]\ncpus = \"0\u{202e}1\"\n").unwrap();
+    let o = run_bounded(&["config", "check", s(&cfg)]);
+    let line = refused(&o, &["cyclic.cpus", "\\u{202e}"]);
+    short_and_visible(&line, s(&cfg));
+}
+
+#[test]
+fn a4_a_value_that_is_not_utf8_names_its_option() {
+    use std::os::unix::ffi::OsStrExt;
+    let bad = std::ffi::OsStr::from_bytes(b"\xff1h");
+    for (args, flag) in [
+        (vec!["report", "--since"], "--since \\xff1h"),
+        (vec!["monitor", "--window"], "--window \\xff1h"),
+        (vec!["cyclic", "-D"], "--duration \\xff1h"),
+        (
+            vec!["diagnose", "-o", "/tmp/x.tar.gz", "--since"],
+            "--since \\xff1h",
+        ),
+    ] {
+        let o = Running::spawn(rtbench().args(&args).arg(bad)).finish();
+        let line = refused(&o, &[flag, "not valid UTF-8"]);
+        short_and_visible(&line, "");
+    }
+    let mut joined = b"--window=".to_vec();
+    joined.extend_from_slice(b"\xfe");
+    let o = Running::spawn(
+        rtbench()
+            .arg("monitor")
+            .arg(std::ffi::OsStr::from_bytes(&joined)),
+    )
+    .finish();
+    refused(&o, &["--window \\xfe: not valid UTF-8"]);
+}
+
+#[test]
+fn a4_negative_values_are_taken_as_the_value_and_refused_by_name() {
+    let d = TempDir::new("accept-negative");
+    let out = d.join("p.svg");
+    for (args, needle) in [
+        (vec!["report", "--since", "-1d"], "--since -1d: is negative"),
+        (
+            vec!["monitor", "-i", "-1"],
+            "'--interval <US>': is negative",
+        ),
+        (
+            vec!["monitor", "--window", "-5m"],
+            "--window -5m: is negative",
+        ),
+        (vec!["monitor", "-D", "-1"], "-D -1: is negative"),
+        (
+            vec!["load", "-D", "-3s", "--load", "cpu:1"],
+            "-D -3s: is negative",
+        ),
+        (
+            vec!["diagnose", "-o", s(&d.join("x.tgz")), "--since", "-1d"],
+            "--since -1d: is negative",
+        ),
+        (vec!["cyclic", "-D", "-1", "-l", "1"], "-D -1: is negative"),
+        (vec!["cyclic", "--explain", "-5", "-l", "1"], "is negative"),
+        (
+            vec!["plot", "-", "-o", s(&out), "--x-max", "-inf"],
+            "--x-max -inf: not a finite number",
+        ),
+        (
+            vec!["plot", "-", "-o", s(&out), "--x-max=-5"],
+            "--x-max -5: not a finite number",
+        ),
+    ] {
+        let o = run_bounded(&args);
+        let line = refused(&o, &[needle]);
+        assert!(!line.contains("unexpected argument"), "{line}");
+    }
+}
+
+#[test]
+fn a4_an_empty_histogram_is_not_said_to_end_at_0_us() {
+    let d = TempDir::new("accept-empty-hist");
+    let dump = d.join("h.txt");
+    std::fs::write(
+        &dump,
+        "# Histogram\n# Min Latencies: 00001\n# Avg Latencies: 00001\n\
+         # Max Latencies: 00001\n# Histogram Overflows: 00005\n\
+         # Histogram Overflow at cycle number:\n# Thread 0:\n",
+    )
+    .unwrap();
+    let o = run_bounded(&["plot", s(&dump), "-o", s(&d.join("p.svg"))]);
+    let line = refused(&o, &["all 5 samples are histogram overflows"]);
+    assert!(!line.contains(" 0 µs"), "{line}");
+}
+
+#[test]
+fn a4_the_since_table_keeps_its_columns_apart_for_huge_values() {
+    let d = TempDir::new("accept-since-table");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let m = u64::MAX;
+    let line = format!(
+        "{{\"seq\":1,\"start_s\":{},\"end_s\":{},\"duration_s\":300.0,\"cpus\":[{{\"cpu\":4095,\
+         \"samples\":{m},\"min_ns\":1,\"avg_ns\":{m},\"p99_ns\":{m},\"p999_ns\":{m},\"max_ns\":{m},\
+         \"overruns\":{m},\"missed_periods\":0,\"max_at_ms\":{}}}]}}\n",
+        now - 300,
+        now - 1,
+        (now - 2) * 1000
+    );
+    std::fs::write(d.join("windows.jsonl"), line).unwrap();
+    let o = run_bounded(&["report", "--since", "1h", "--dir", s(&d)]);
+    let text = stdout(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    let head = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with("cpu "))
+        .unwrap_or_else(|| panic!("no table: {text}{}", stderr(&o)));
+    assert_eq!(lines[head].split_whitespace().count(), 10, "{text}");
+    assert_eq!(lines[head + 1].split_whitespace().count(), 9, "{text}");
+}
