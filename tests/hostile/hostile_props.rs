@@ -1293,7 +1293,7 @@ fn refusals_are_short_and_show_every_character() {
     let kinds = proptest::sample::select(vec![0u8, 1, 2, 3, 4]);
     check(
         "short refusals",
-        400,
+        2000,
         (hostile_value(), kinds),
         |(v, kind)| {
             let shown = match kind {
