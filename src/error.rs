@@ -3,8 +3,9 @@
 //! Exit codes: 0 success/pass, 1 limits exceeded or deviations found, 2 usage or
 //! configuration error, 3 the environment refused (no SCHED_FIFO, no mlock, not root),
 //! 4 the self-test's measurement was invalid (see [`exit::INVALID`]),
-//! 130 interrupted by SIGINT and 143 by SIGTERM, after writing partial results (the
-//! shell's 128 + signal number). docs/ARCHITECTURE.md lists which command returns what.
+//! 130 interrupted by SIGINT, 143 by SIGTERM and 129 by SIGHUP, after writing partial
+//! results (the shell's 128 + signal number), 141 when standard output's reader went
+//! away and every other output was written. docs/ARCHITECTURE.md lists which command returns what.
 //!
 //! Errors carry their input as data — the flag and value ([`UsageError`]), or the
 //! file, line, key and value ([`ConfigError`]) — so a consumer (the journal fields of
@@ -124,6 +125,13 @@ pub mod exit {
     pub const INTERRUPTED: i32 = SIGNAL_BASE + libc::SIGINT;
     /// Stopped by SIGTERM after writing what was measured (143).
     pub const TERMINATED: i32 = SIGNAL_BASE + libc::SIGTERM;
+    /// Stopped by SIGHUP (a lost terminal or ssh session) after writing what was
+    /// measured (129).
+    pub const HANGUP: i32 = SIGNAL_BASE + libc::SIGHUP;
+    /// Standard output's reader went away (EPIPE) while a measuring command wrote its
+    /// results; its other outputs were written (141, 128 + SIGPIPE, what a shell shows
+    /// for a process SIGPIPE killed, and what rt-tests 2.4 exits with).
+    pub const STDOUT_CLOSED: i32 = SIGNAL_BASE + libc::SIGPIPE;
 }
 
 /// A bad command-line input: which flag (or argument), the value given, and what was
@@ -309,6 +317,11 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// Outputs of a command that could not be written, each with its error, after
+    /// every other output was written (exit 3; `crate::report::output::Written`).
+    /// Renders as the errors joined by `; `; `app::main` prints one line each.
+    #[error("{}", .0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))]
+    Outputs(Vec<Error>),
 }
 
 fn suffix(cause: &Option<Cause>) -> String {
@@ -390,7 +403,9 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Usage(_) | Error::Config(_) => exit::USAGE,
-            Error::Refused { .. } | Error::Ended { .. } | Error::Io { .. } => exit::ENV,
+            Error::Refused { .. } | Error::Ended { .. } | Error::Io { .. } | Error::Outputs(_) => {
+                exit::ENV
+            }
         }
     }
 }

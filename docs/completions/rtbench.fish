@@ -224,7 +224,7 @@ complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -s q -l quiet -d '
 complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -l default-system -d 'Leave /dev/cpu_dma_latency alone'
 complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -l help -d 'Print help'
 complete -c rtbench -n "__fish_rtbench_using_subcommand pipe" -s V -l version -d 'Print version'
-complete -c rtbench -n "__fish_rtbench_using_subcommand load" -s D -l duration -d 'How long: N seconds, or with suffix s, m, h, d (default: until SIGINT/SIGTERM)' -r
+complete -c rtbench -n "__fish_rtbench_using_subcommand load" -s D -l duration -d 'How long: N seconds, or with suffix s, m, h, d (default: until SIGINT/SIGTERM/SIGHUP)' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand load" -l load -d 'Built-in load: cpu:N (busy loops), vm:N:SIZE (allocate, touch, free SIZE bytes, e.g. 64M), io:N (write + fsync an unlinked temp file in $TMPDIR); comma-separated' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand load" -l load-cmd -d 'External load command, e.g. "stress-ng --cpu 2" or "iperf3 -c host -t 0" (split like a shell would, no expansion); its output goes to standard error' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand load" -l load-cpus -d 'CPUs the load runs on (default: all online CPUs)' -r

@@ -1,4 +1,5 @@
-//! `rtbench cyclic`: plan → load → measure → `T:` lines, `-h` dump, JSON.
+//! `rtbench cyclic`: plan → load → measure → `T:` lines, `-h` dump, JSON (files
+//! first, each output whatever happened to the others: [`Written`]).
 
 use crate::cli::cyclic::CyclicArgs;
 use crate::error::Result;
@@ -6,7 +7,7 @@ use crate::measure::cyclic;
 use crate::report::explain::ExplainLines;
 use crate::report::histogram::HistogramDump;
 use crate::report::json::Json;
-use crate::report::output::{self, Output, Target};
+use crate::report::output::{self, Output, Target, Written};
 use crate::report::text::{BreakTrailer, FinalTLines, LiveLines, Summary, TLines};
 use crate::report::RunReport;
 use crate::sys::cpus::CpuTopology;
@@ -26,10 +27,15 @@ pub fn run(args: &CyclicArgs, argv: &[String]) -> Result<i32> {
     }
     let sysinfo = SysInfo::read(&root);
     let nsecs = plan.output.nsecs;
-    let (result, load) =
-        super::progress::with_load(plan.load.as_ref(), out, &LiveLines, nsecs, |p| {
-            cyclic::run(&plan.spec, &root, p)
-        })?;
+    let shown = super::progress::Shown {
+        out,
+        lines: &LiveLines,
+        nsecs,
+        snapshot: true,
+    };
+    let (result, load) = super::progress::with_load(plan.load.as_ref(), shown, |p| {
+        cyclic::run(&plan.spec, &root, p)
+    })?;
     let exit_code = if plan.output.rt_tests_stdout {
         result.end.stop.exit_code_as_rt_tests()
     } else {
@@ -43,23 +49,34 @@ pub fn run(args: &CyclicArgs, argv: &[String]) -> Result<i32> {
         exit_code,
         load: load.as_ref(),
     };
+    // Every output is written whatever happened to the others, files first: a
+    // standard output that fails (a full disk, a reader gone) costs no file.
+    let mut written = Written::new();
     let hist = plan.output.histogram.as_ref();
-    if hist.is_none() || !plan.output.quiet {
-        if plan.output.rt_tests_stdout {
-            out.text(&FinalTLines, &report)?;
-            let _ = out.to_stderr(&Summary, &report);
-        } else {
-            out.text(&TLines, &report)?;
+    let dump = hist.map(|h| HistogramDump {
+        summary_column: h.summary_column,
+        layout: h.layout,
+    });
+    if let (Some(h), Some(dump)) = (hist, &dump) {
+        if let Some(p) = &h.file {
+            written.keep(output::file(p, dump, &report));
         }
     }
-    if let Some(h) = hist {
-        let dump = HistogramDump {
-            summary_column: h.summary_column,
-            layout: h.layout,
-        };
-        match &h.file {
-            Some(p) => output::file(p, &dump, &report)?,
-            None => out.text(&dump, &report)?,
+    let json = plan.output.json.as_deref().map(Target::from_path);
+    if let Some(t @ Target::File(_)) = &json {
+        written.keep(out.document(t, &Json, &report));
+    }
+    if hist.is_none() || !plan.output.quiet {
+        if plan.output.rt_tests_stdout {
+            written.stdout(|| out.text(&FinalTLines, &report));
+            let _ = out.to_stderr(&Summary, &report);
+        } else {
+            written.stdout(|| out.text(&TLines, &report));
+        }
+    }
+    if let (Some(h), Some(dump)) = (hist, &dump) {
+        if h.file.is_none() {
+            written.stdout(|| out.text(dump, &report));
         }
         if plan.output.quiet {
             // Keep standard output byte-compatible with `cyclictest -q -h`.
@@ -67,7 +84,7 @@ pub fn run(args: &CyclicArgs, argv: &[String]) -> Result<i32> {
         }
     }
     if plan.spec.control.break_ns.is_some() {
-        out.text(&BreakTrailer, &report)?;
+        written.stdout(|| out.text(&BreakTrailer, &report));
     }
     if let Some(x) = &result.end.explained {
         // Beside the percentile lines: standard error when standard output must stay
@@ -75,11 +92,11 @@ pub fn run(args: &CyclicArgs, argv: &[String]) -> Result<i32> {
         if plan.output.rt_tests_stdout || (hist.is_some() && plan.output.quiet) {
             let _ = out.to_stderr(&ExplainLines, x);
         } else {
-            out.text(&ExplainLines, x)?;
+            written.stdout(|| out.text(&ExplainLines, x));
         }
     }
-    if let Some(p) = &plan.output.json {
-        out.document(&Target::from_path(p), &Json, &report)?;
+    if let Some(t @ Target::Stdout) = &json {
+        written.stdout(|| out.document(t, &Json, &report));
     }
-    Ok(exit_code)
+    written.finish(exit_code)
 }

@@ -33,7 +33,8 @@ pub fn stop(load: Option<RunningLoad>) {
     }
 }
 
-/// `rtbench load`: the load alone, until `-D` ends or SIGINT/SIGTERM.
+/// `rtbench load`: the load alone, until `-D` ends or SIGINT/SIGTERM/SIGHUP (exit
+/// 130/143/129); SIGUSR1, SIGUSR2 and SIGCONT change nothing (docs/COMPAT.md).
 pub fn run(args: &LoadArgs) -> Result<i32> {
     let topo = CpuTopology::read(&SysRoot::host());
     let plan = crate::plan::load::load_only(args, &topo)?;
@@ -58,6 +59,10 @@ pub fn run(args: &LoadArgs) -> Result<i32> {
             }
             Some(libc::SIGTERM) => {
                 code = exit::TERMINATED;
+                break;
+            }
+            Some(libc::SIGHUP) => {
+                code = exit::HANGUP;
                 break;
             }
             _ => {}

@@ -72,9 +72,17 @@ pub fn main(args: Vec<OsString>) -> i32 {
     }
 }
 
-/// Prints `e` as one line on standard error and returns its exit code.
+/// Prints `e` as one line on standard error (outputs that failed: one line each) and
+/// returns its exit code.
 fn fail(e: &Error) -> i32 {
-    Output::new(None).warn(&format!("rtbench: {e}"));
+    match e {
+        Error::Outputs(each) => {
+            for e in each {
+                Output::new(None).warn(&format!("rtbench: {e}"));
+            }
+        }
+        e => Output::new(None).warn(&format!("rtbench: {e}")),
+    }
     e.exit_code()
 }
 

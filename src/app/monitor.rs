@@ -15,8 +15,7 @@ use crate::sys::SysRoot;
 /// the last window and saved the state. The write then fails with EPIPE, and the
 /// monitor stops as on SIGTERM (exit [`crate::monitor::run::LOG_CLOSED`]).
 pub fn run(args: &MonitorArgs) -> Result<i32> {
-    // SAFETY: changing a signal disposition before any thread exists.
-    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+    crate::sys::signals::ignore_sigpipe();
     let root = SysRoot::host();
     let located = crate::config::locate(args.config.as_deref(), Reader::Monitor, &root)?;
     let cfg = &located.config;

@@ -1,5 +1,5 @@
 //! `rtbench pmq` and `rtbench pipe`: plan → channels → load → measure → pmqtest lines,
-//! `-h` dump, JSON.
+//! `-h` dump, JSON (the file first, each output whatever happened to the others).
 
 use crate::cli::pipe::PipeArgs;
 use crate::cli::pmq::PmqArgs;
@@ -8,7 +8,7 @@ use crate::measure::pair;
 use crate::plan::pair::PairPlan;
 use crate::report::explain::ExplainLines;
 use crate::report::histogram::HistogramDump;
-use crate::report::output::{Output, Target};
+use crate::report::output::{Output, Target, Written};
 use crate::report::pair_json::PairJson;
 use crate::report::pair_text::{as_cyclic, PairLines, PairLive, PairSummary};
 use crate::report::PairReport;
@@ -39,7 +39,13 @@ fn run_pair(plan: PairPlan, argv: &[String]) -> Result<i32> {
     let channels = pair::open_channels(&plan.spec)?;
     let sysinfo = SysInfo::read(&root);
     let nsecs = plan.output.nsecs;
-    let (run, load) = super::progress::with_load(plan.load.as_ref(), out, &PairLive, nsecs, |p| {
+    let shown = super::progress::Shown {
+        out,
+        lines: &PairLive,
+        nsecs,
+        snapshot: false,
+    };
+    let (run, load) = super::progress::with_load(plan.load.as_ref(), shown, |p| {
         pair::run(&plan.spec, channels, &root, p)
     })?;
     let exit_code = if plan.output.rt_tests_stdout {
@@ -55,30 +61,36 @@ fn run_pair(plan: PairPlan, argv: &[String]) -> Result<i32> {
         exit_code,
         load: load.as_ref(),
     };
-    out.text(&PairLines, &report)?;
+    // Every output whatever happened to the others, the file first ([`Written`]).
+    let mut written = Written::new();
+    let json = plan.output.json.as_deref().map(Target::from_path);
+    if let Some(t @ Target::File(_)) = &json {
+        written.keep(out.document(t, &PairJson, &report));
+    }
+    written.stdout(|| out.text(&PairLines, &report));
     if let Some(h) = &plan.output.histogram {
         let columns = as_cyclic(&run);
         let dump = HistogramDump {
             summary_column: h.summary_column,
             layout: h.layout,
         };
-        out.text(&dump, &report.with(&columns))?;
+        written.stdout(|| out.text(&dump, &report.with(&columns)));
     }
     if plan.output.rt_tests_stdout {
         let _ = out.to_stderr(&PairSummary, &report);
     } else {
-        out.text(&PairSummary, &report)?;
+        written.stdout(|| out.text(&PairSummary, &report));
     }
     if let Some(x) = &run.end.explained {
         // Standard output stays pmqtest's when called as pmqtest.
         if plan.output.rt_tests_stdout {
             let _ = out.to_stderr(&ExplainLines, x);
         } else {
-            out.text(&ExplainLines, x)?;
+            written.stdout(|| out.text(&ExplainLines, x));
         }
     }
-    if let Some(p) = &plan.output.json {
-        out.document(&Target::from_path(p), &PairJson, &report)?;
+    if let Some(t @ Target::Stdout) = &json {
+        written.stdout(|| out.document(t, &PairJson, &report));
     }
-    Ok(exit_code)
+    written.finish(exit_code)
 }

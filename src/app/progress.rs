@@ -1,21 +1,27 @@
 //! What every measuring command (`cyclic`, `pmq`, `pipe`) does around its
 //! measurement: the load before and after it, live progress through its [`Output`].
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::load::{LoadInfo, LoadSpec};
 use crate::measure::harness::Progress;
 use crate::measure::stats::LiveSnapshot;
 use crate::measure::ThreadSpec;
 use crate::report::output::Output;
+use crate::report::snapshot::ShmSnapshot;
 use crate::report::{Live, Sink};
 
 /// Live progress of a measuring command, through its [`Output`]: every report period
 /// the live lines (`T:` lines, pmqtest's block) as text; `SIGUSR1` status, and
-/// warnings, on standard error; setup notices (the PM QoS line) as text.
+/// warnings, on standard error; `SIGUSR2` the snapshot file when the command has one
+/// (the cyclic test's, [`ShmSnapshot`]), else the status; setup notices (the PM QoS
+/// line) as text. Live lines that find standard output's reader gone (EPIPE) stop the
+/// run, as its end would: its results are then written to every other output.
 struct TextProgress<'a> {
     out: Output,
     lines: &'a dyn for<'l> Sink<Live<'l>>,
     nsecs: bool,
+    snapshot: Option<ShmSnapshot>,
+    stdout_closed: bool,
 }
 
 /// `# rtbench current status:` and the live lines (`SIGUSR1`).
@@ -35,7 +41,30 @@ impl Progress for TextProgress<'_> {
             live,
             nsecs: self.nsecs,
         };
-        let _ = self.out.text(self.lines, &l);
+        let r = self.out.text(self.lines, &l);
+        self.stdout_closed |= matches!(r, Err(Error::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::BrokenPipe && !self.out.text_to_stderr());
+    }
+
+    fn wants_stop(&mut self) -> bool {
+        self.stdout_closed
+    }
+
+    fn snapshot(&mut self, threads: &[ThreadSpec], live: &[LiveSnapshot]) {
+        let Some(file) = &self.snapshot else {
+            return self.status(threads, live);
+        };
+        let l = Live {
+            threads,
+            live,
+            nsecs: self.nsecs,
+        };
+        if let Err(e) = file.write(&Status(self.lines), &l) {
+            self.out.warn(&format!(
+                "rtbench: warning: snapshot not written to {}: {e}",
+                file.path().display()
+            ));
+        }
     }
 
     fn status(&mut self, threads: &[ThreadSpec], live: &[LiveSnapshot]) {
@@ -56,19 +85,47 @@ impl Progress for TextProgress<'_> {
     }
 }
 
-/// What every measuring command does around its measurement: the load started before
-/// and stopped after it (also when it fails), live progress on `out` with `lines`.
+/// How a measuring command shows its progress: live lines on `out` with `lines`, in
+/// ns with `nsecs`; `snapshot`: whether SIGUSR2 writes rt-tests' snapshot file
+/// ([`ShmSnapshot`], the cyclic test) rather than the status.
+pub struct Shown<'a> {
+    /// Where text goes.
+    pub out: Output,
+    /// The live lines' format.
+    pub lines: &'a dyn for<'l> Sink<Live<'l>>,
+    /// `-N`.
+    pub nsecs: bool,
+    /// SIGUSR2 writes `/dev/shm/cyclictestPID`.
+    pub snapshot: bool,
+}
+
+/// What every measuring command does around its measurement: SIGPIPE ignored (a
+/// closed standard output must not cost the other outputs,
+/// [`crate::sys::signals::ignore_sigpipe`]), the snapshot file made (where
+/// `/dev/shm` takes it), the load started
+/// before and stopped after it (also when it fails), live progress as `shown` says.
 /// Returns the result and what the load was.
 pub fn with_load<R>(
     load: Option<&LoadSpec>,
-    out: Output,
-    lines: &dyn for<'l> Sink<Live<'l>>,
-    nsecs: bool,
+    shown: Shown<'_>,
     measure: impl FnOnce(&mut dyn Progress) -> Result<R>,
 ) -> Result<(R, Option<LoadInfo>)> {
+    crate::sys::signals::ignore_sigpipe();
+    // No /dev/shm (a small Buildroot image may not mount it) is no reason for a
+    // warning on every run: SIGUSR2 then prints the status, as SIGUSR1.
+    let snapshot = shown
+        .snapshot
+        .then(ShmSnapshot::create)
+        .and_then(|r| r.ok());
     let running = super::load::start(load)?;
     let info = load.map(|s| s.info(running.as_ref()));
-    let mut progress = TextProgress { out, lines, nsecs };
+    let mut progress = TextProgress {
+        out: shown.out,
+        lines: shown.lines,
+        nsecs: shown.nsecs,
+        snapshot,
+        stdout_closed: false,
+    };
     let result = measure(&mut progress);
     super::load::stop(running);
     Ok((result?, info))

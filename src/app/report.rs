@@ -66,19 +66,23 @@ fn since(p: &crate::plan::report::SincePlan) -> Result<i32> {
     use crate::error::exit;
     use crate::monitor::aggregate::STATE_FILE;
     use crate::monitor::history::State;
-    use crate::report::monitor::{skipped_lines, SinceTable};
-    use crate::results::window::{SinceSummary, WindowStore};
+    use crate::report::monitor::{skipped_lines, SinceDoc, SinceJson, SinceTable};
+    use crate::results::window::WindowStore;
     let dir = &p.dir;
     let now = crate::sys::clock::Clock::wall_secs();
     // period is at most duration::MAX_SECS: the subtraction cannot overflow.
     let since_s = now.saturating_sub(i64::try_from(p.period.as_secs()).unwrap_or(i64::MAX));
+    // Streamed: the summary is made one window at a time, and the JSON's windows are
+    // read again from the same snapshot as they are written (README: memory does not
+    // grow with the store).
     let store = WindowStore::new(dir, u64::MAX);
-    let (records, skipped) = store.since(since_s).map_err(|e| Error::io(dir, e))?;
+    let (summary, snapshot) = store.since(since_s, now).map_err(|e| Error::io(dir, e))?;
     // No store file was a regular file (a FIFO, a device where the store should be):
     // there is nothing to judge, which is bad input (exit 2), not a window over a
     // limit or a quiet period (exit 1).
-    if let Some((path, kind)) = skipped.files.first() {
-        if records.is_empty() && skipped.files.len() >= store.files().len() {
+    if let Some((path, kind)) = snapshot.skipped.files.first() {
+        let none_read = summary.as_ref().is_ok_and(|s| s.windows == 0);
+        if none_read && snapshot.skipped.files.len() >= store.files().len() {
             return Err(Error::usage(
                 "--since",
                 "",
@@ -90,19 +94,22 @@ fn since(p: &crate::plan::report::SincePlan) -> Result<i32> {
         }
     }
     let out = Output::new(p.json.then_some(&Target::Stdout));
-    for line in skipped_lines(dir, &skipped, true) {
+    for line in skipped_lines(dir, &snapshot.skipped, true) {
         out.warn(&line);
     }
-    let mut summary = SinceSummary::new(records, since_s, now)
-        .map_err(|e| Error::usage(dir.display().to_string(), "", e))?;
+    let mut summary = summary.map_err(|e| Error::usage(dir.display().to_string(), "", e))?;
     let max = crate::sys::input::MAX_INPUT_BYTES;
-    if let Ok(text) = crate::sys::input::read_regular_text(&dir.join(STATE_FILE), max) {
+    if let Ok(text) = crate::sys::kept::read_text(&dir.join(STATE_FILE), max) {
         if let Ok(state) = serde_json::from_str::<State>(&text) {
             summary.add_alltime(|cpu| state.alltime(cpu));
         }
     }
     if p.json {
-        out.document(&Target::Stdout, &PrettyJson, &summary)?;
+        let doc = SinceDoc {
+            summary: &summary,
+            snapshot: &snapshot,
+        };
+        out.stream(&SinceJson, &doc)?;
     } else {
         out.text(&SinceTable, &summary)?;
     }

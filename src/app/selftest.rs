@@ -13,6 +13,9 @@ use crate::sys::SysRoot;
 /// configuration — nothing tuned, nothing written —, 3 environment refused, 130/143
 /// interrupted).
 pub fn run(args: &SelftestArgs) -> i32 {
+    // A standard output that went away must not end the run before its store,
+    // journal and textfile are written (the notices on it are best effort).
+    crate::sys::signals::ignore_sigpipe();
     let root = SysRoot::host();
     let mut journal = super::journal(&args.log_format);
     let located = match config::locate(args.config.as_deref(), Reader::Selftest, &root) {

@@ -11,12 +11,12 @@ Examples:
   rtbench cyclic -S -p 98 -D 10m --load cpu:1,io:1 --load-cpus 0
 
 Load processes are children of rtbench in their own process group, stopped and reaped
-at the end, on SIGINT/SIGTERM, on errors, and killed by the kernel if rtbench dies.";
+at the end, on SIGINT/SIGTERM/SIGHUP, on errors, and killed by the kernel if rtbench dies.";
 
 /// `rtbench load` flags: run the load alone.
 #[derive(Debug, Args)]
 pub struct LoadArgs {
-    /// How long: N seconds, or with suffix s, m, h, d (default: until SIGINT/SIGTERM)
+    /// How long: N seconds, or with suffix s, m, h, d (default: until SIGINT/SIGTERM/SIGHUP)
     #[arg(
         short = 'D',
         long = "duration",

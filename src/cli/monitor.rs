@@ -20,16 +20,18 @@ appends the window to the window store and updates the Prometheus textfile. The
 all-time maximum and the rolling histogram (default 24 h) are kept in the state file
 and survive restarts. Without journald, every line begins with its time (UTC).
 Flags override the configuration file. Before anything starts, a --dir that is not a
-directory (or a state.json or windows.jsonl in it that is not a regular file) is exit
-2; a directory that turns out read-only or full, or a Prometheus directory that does
-not exist (node_exporter not installed), is one warning and the monitor keeps
-measuring. When its log output goes away (EPIPE: the reader of 2>&1 | logger is
-gone), the monitor stops as on SIGTERM (the last window stored, the state saved) and
-exits 141, so a supervisor restarts it with a fresh log.
+directory (or a dangling link), or a state.json, windows.jsonl or Prometheus textfile
+that is not a regular file (a link, a FIFO: none is followed or waited on), is exit 2;
+a directory that turns out read-only or full, or a Prometheus directory that does not
+exist (node_exporter not installed), is one warning and the monitor keeps measuring.
+When its log output goes away (EPIPE: the reader of 2>&1 | logger is gone), the
+monitor stops as on SIGTERM (the last window stored, the state saved) and exits 141,
+so a supervisor restarts it with a fresh log.
 
 Exit codes: 0 -D reached, 2 invalid configuration or flags, 3 the environment refused
-(SCHED_FIFO, mlockall), 130/143 stopped by SIGINT/SIGTERM (state saved), 141 its log
-output closed (state saved).";
+(SCHED_FIFO, mlockall) or a window or the state could not be kept, 130/143/129 stopped
+by SIGINT/SIGTERM/SIGHUP (state saved), 141 its log output closed (state saved). SIGUSR1
+and SIGUSR2 print the live status on stderr and the monitor carries on.";
 
 /// `rtbench monitor` flags (each overrides the `[monitor]` key of the same name).
 #[derive(Debug, Args)]

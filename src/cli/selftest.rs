@@ -12,8 +12,8 @@ Examples:
 
 Exit codes: 0 pass, 1 a limit failed (or tuning deviated), or nothing was judged (no
 [limits]: verdict \"unjudged\"; 0 with [selftest] allow_unjudged = true), 2 invalid
-configuration (nothing tuned, nothing written), 3 the environment refused, 130/143
-interrupted.";
+configuration (nothing tuned, nothing written), 3 the environment refused, 130/143/129
+interrupted by SIGINT/SIGTERM/SIGHUP (results written).";
 
 /// `rtbench selftest` flags.
 #[derive(Debug, Args)]

@@ -107,7 +107,7 @@ pub fn locate(
     let shown = path.display().to_string();
     let missing =
         |e: &std::io::Error| e.kind() == std::io::ErrorKind::NotFound && explicit.is_none();
-    let (text, standing_in) = match read(&path) {
+    let (text, standing_in) = match read(&path, explicit.is_some()) {
         Ok(t) => (Some(t), ""),
         Err(e) if missing(&e) && reader.missing_default().is_some() => {
             (None, reader.missing_default().unwrap_or(""))
@@ -142,11 +142,18 @@ pub fn locate(
 }
 
 /// Reads a configuration file as text: at most [`crate::sys::input::MAX_CONFIG_BYTES`]
-/// (a FIFO or `<(…)` is fine, `/dev/zero` is not read without end).
-fn read(path: &Path) -> std::io::Result<String> {
+/// (`/dev/zero` is not read without end). A file the user `named` may be a FIFO or
+/// `<(…)`; the default one must be a regular file ([`crate::sys::input::read_regular`]):
+/// a FIFO at [`DEFAULT_PATH`] must not stall every command, the boot self-test first.
+fn read(path: &Path, named: bool) -> std::io::Result<String> {
     use crate::sys::input;
-    let bytes =
-        input::read_bounded(path, input::MAX_CONFIG_BYTES).map_err(input::InputError::into_io)?;
+    let max = input::MAX_CONFIG_BYTES;
+    let bytes = if named {
+        input::read_bounded(path, max)
+    } else {
+        input::read_regular(path, max)
+    }
+    .map_err(input::InputError::into_io)?;
     String::from_utf8(bytes)
         .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
 }
@@ -163,6 +170,24 @@ fn unreadable(file: &str, message: impl Into<String>) -> ConfigError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_file_must_be_regular_a_named_one_may_be_a_fifo() {
+        use std::os::unix::ffi::OsStrExt;
+        let d = crate::config::tempdir::Dir::new("locate-fifo");
+        let fifo = d.path().join("rtbench.toml");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+        // SAFETY: a valid C string.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        // Read as the default file: refused at once, not waited on.
+        let e = read(&fifo, false).unwrap_err();
+        assert!(e.to_string().contains("FIFO"), "{e}");
+        // Named (`--config <(cmd)`): read as it comes, up to its end.
+        let w = fifo.clone();
+        let writer = std::thread::spawn(move || std::fs::write(w, "[cyclic]\n").unwrap());
+        assert_eq!(read(&fifo, true).unwrap(), "[cyclic]\n");
+        writer.join().unwrap();
+    }
 
     #[test]
     fn an_explicit_file_must_exist_and_the_message_follows_the_reader() {

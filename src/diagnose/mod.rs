@@ -217,11 +217,12 @@ fn self_test(
         let name = p
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        // Regular files of sane size only (a FIFO named like a run must not stall the
-        // collection, nor a link to /dev/zero exhaust memory).
-        match input::read_regular_text(p, input::MAX_INPUT_BYTES) {
+        // Kept files (crate::sys::kept): regular files of sane size only, no link
+        // followed (a FIFO named like a run must not stall the collection, a link to
+        // /dev/zero exhaust memory, nor a link to another file put it in the bundle).
+        match crate::sys::kept::read_text(p, input::MAX_INPUT_BYTES) {
             Ok(text) => files.push((format!("rtbench/results/{name}"), text)),
-            Err(e) => missing.push(format!("{}: {e}", p.display())),
+            Err(e) => missing.push(format!("{}: {e}; not copied", p.display())),
         }
     }
     let fallback_dir = &plan.cfg.output.fallback_dir;
@@ -262,7 +263,7 @@ fn monitor(
         return None;
     }
     for p in &present {
-        if let Ok(t) = input::read_regular_text(p, input::MAX_INPUT_BYTES) {
+        if let Ok(t) = crate::sys::kept::read_text(p, input::MAX_INPUT_BYTES) {
             let name = p
                 .file_name()
                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
@@ -270,17 +271,23 @@ fn monitor(
         }
     }
     let state = plan.monitor_dir.join(crate::monitor::aggregate::STATE_FILE);
-    let state_text = input::read_regular_text(&state, input::MAX_INPUT_BYTES).ok();
+    let state_text = crate::sys::kept::read_text(&state, input::MAX_INPUT_BYTES).ok();
     if let Some(t) = &state_text {
         files.push(("rtbench/monitor/state.json".into(), t.clone()));
     }
     let since_s = now_s.saturating_sub(i64::try_from(plan.since.as_secs()).unwrap_or(i64::MAX));
-    let (records, skipped) = store.since(since_s).unwrap_or_default();
-    for (path, kind) in skipped.files {
+    let (summary, snapshot) = match store.since(since_s, now_s) {
+        Ok(r) => r,
+        Err(e) => {
+            missing.push(format!("{}: {e}", plan.monitor_dir.display()));
+            return None;
+        }
+    };
+    for (path, kind) in &snapshot.skipped.files {
         missing.push(format!("{}: a {kind}, not a regular file", path.display()));
     }
     // A store whose sums do not fit (a damaged one) is said, not summarised wrongly.
-    let mut s = match SinceSummary::new(records, since_s, now_s) {
+    let mut s = match summary {
         Ok(s) => s,
         Err(e) => {
             files.push((

@@ -197,7 +197,7 @@ pub fn validate(
     }))
 }
 
-/// Starts `spec`'s processes for a measurement: first blocks SIGINT/SIGTERM/SIGUSR1 in
+/// Starts `spec`'s processes for a measurement: first blocks the supervisor's signals in
 /// the calling thread (see [`crate::sys::signals::Signals::block`]), so a signal during
 /// start-up is taken by the measurement's supervisor rather than ending rtbench with
 /// the load half started; built-in workers are this executable re-run; io workers

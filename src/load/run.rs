@@ -24,15 +24,22 @@ pub struct RunningLoad {
     stopped: bool,
 }
 
-/// Empties the calling thread's signal mask. rtbench blocks SIGINT/SIGTERM/SIGUSR1
-/// for its supervisor and `fork` passes the mask on (std's spawn keeps it): a load
-/// process must die on SIGTERM. Async-signal-safe; for `pre_exec`.
+/// Gives a child the signal state of a fresh process: empties the calling thread's
+/// signal mask and sets SIGPIPE back to its default action. rtbench blocks the
+/// supervisor's signals ([`crate::sys::signals::TAKEN`]) and `fork` passes the mask on:
+/// a load process must die on SIGTERM (and on SIGHUP, as any program would); a
+/// measuring rtbench ignores SIGPIPE ([`crate::sys::signals::ignore_sigpipe`]) and an
+/// ignored disposition survives execve(2), so `stress-ng | …` in a load command would
+/// otherwise not die when its reader goes. A disposition rtbench inherited as ignored
+/// (`nohup`) stays ignored, as for any child. Async-signal-safe; for `pre_exec`.
 pub(crate) fn unblock_all_signals() {
-    // SAFETY: set is initialised by sigemptyset; only the calling thread's mask changes.
+    // SAFETY: set is initialised by sigemptyset; only the calling thread's mask and the
+    // (about to be replaced) process's SIGPIPE disposition change.
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
         libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

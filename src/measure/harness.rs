@@ -4,9 +4,12 @@
 //! sample), wait until all are set up, start them together at a barrier, supervise
 //! (signals, live progress, `-b`), join them and say how the run ended ([`RunEnd`]).
 //!
-//! Signals: SIGINT, SIGTERM and SIGUSR1 are blocked before any measuring thread is
-//! spawned (threads inherit the mask) and taken by the main thread with
-//! `sigtimedwait(2)` ([`crate::sys::signals`]). A stop wakes sleeping measuring threads
+//! Signals: SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 and SIGCONT are blocked before any
+//! measuring thread is spawned (threads inherit the mask) and taken by the main thread
+//! with `sigtimedwait(2)` ([`crate::sys::signals`]): INT, TERM and HUP stop the run
+//! (its results are written as after its end), USR1 asks for the status, USR2 for a
+//! snapshot ([`Progress::snapshot`]), CONT says the process had been stopped
+//! ([`Progress::continued`]). A stop wakes sleeping measuring threads
 //! with [`wake_signal`](super::shared::wake_signal), whose handler does nothing, so a long `clock_nanosleep` or
 //! blocking receive returns EINTR at once and the thread sees the stop flag.
 
@@ -36,6 +39,20 @@ pub trait Progress {
     fn report(&mut self, threads: &[ThreadSpec], live: &[LiveSnapshot]);
     /// Called on SIGUSR1.
     fn status(&mut self, threads: &[ThreadSpec], live: &[LiveSnapshot]);
+    /// Called on SIGUSR2, rt-tests' snapshot signal (`get_cyclictest_snapshot`).
+    /// Default: the status, as on SIGUSR1; the run carries on either way.
+    fn snapshot(&mut self, threads: &[ThreadSpec], live: &[LiveSnapshot]) {
+        self.status(threads, live);
+    }
+    /// Called on SIGCONT: the process had most likely been stopped (SIGSTOP, SIGTSTP:
+    /// a Ctrl-Z, a debugger), so the samples that spanned the stop are late by the time
+    /// it stood still, not by the system's latency (anyone may send SIGCONT to a running
+    /// process too, so it is no proof). Default: one [`Progress::warning`] that says so
+    /// (with `-b`/`--explain` the explanation names such a sample `stopped` from the
+    /// trace).
+    fn continued(&mut self) {
+        self.warning(CONTINUED);
+    }
     /// A fact about the run's setup (e.g. `# /dev/cpu_dma_latency set to 0us`, which
     /// cyclictest prints on standard output).
     fn notice(&mut self, line: &str);
@@ -59,6 +76,11 @@ pub trait Progress {
     }
 }
 
+/// The warning of [`Progress::continued`]'s default.
+pub const CONTINUED: &str = "# rtbench: warning: SIGCONT received: if the process was \
+stopped (SIGSTOP, SIGTSTP), the samples across the stop are late by the time it stood still, \
+not by the system's latency";
+
 /// Why a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -71,22 +93,28 @@ pub enum StopCause {
     Sigint,
     /// SIGTERM (exit 143).
     Sigterm,
+    /// SIGHUP, the terminal or session went away (exit 129).
+    Sighup,
 }
 
 impl StopCause {
     /// Whether the run was cut short by a signal.
     pub fn interrupted(self) -> bool {
-        matches!(self, StopCause::Sigint | StopCause::Sigterm)
+        matches!(
+            self,
+            StopCause::Sigint | StopCause::Sigterm | StopCause::Sighup
+        )
     }
 
     /// The exit code of a measuring command that ended this way: 0, 1 for `-b`,
-    /// 130/143 for SIGINT/SIGTERM (see [`crate::error::exit`]).
+    /// 130/143/129 for SIGINT/SIGTERM/SIGHUP (see [`crate::error::exit`]).
     pub fn exit_code(self) -> i32 {
         match self {
             StopCause::Completed => exit::OK,
             StopCause::Break => exit::FAIL,
             StopCause::Sigint => exit::INTERRUPTED,
             StopCause::Sigterm => exit::TERMINATED,
+            StopCause::Sighup => exit::HANGUP,
         }
     }
 
@@ -94,7 +122,9 @@ impl StopCause {
     /// (`cyclictest`, `pmqtest`; docs/COMPAT.md): 0 however the run ended, as
     /// cyclictest 2.4 and pmqtest 2.4 exit 0 after SIGINT, SIGTERM and `-b` (their signal
     /// handler only sets the shutdown flag; measured side by side in
-    /// tests/cli/harness_compat.rs). A harness that treats a non-zero status as a crash
+    /// tests/cli/harness_compat.rs). After SIGHUP too, which kills rt-tests 2.4 (129,
+    /// nothing written): rtbench writes its results, and a harness reads them as after
+    /// SIGTERM. A harness that treats a non-zero status as a crash
     /// (rteval stops cyclictest with SIGINT) reads the same status as from the real tool.
     pub fn exit_code_as_rt_tests(self) -> i32 {
         exit::OK
@@ -284,7 +314,8 @@ impl Harness {
 
     /// Starts one thread per `threads[i]` running `workers[i]`, waits until every one
     /// is set up, starts them together and supervises them until they end (duration,
-    /// loops, `-b`) or SIGINT/SIGTERM; SIGUSR1 and the report period call `progress`.
+    /// loops, `-b`) or SIGINT/SIGTERM/SIGHUP; SIGUSR1, SIGUSR2, SIGCONT and the report
+    /// period call `progress`.
     /// Returns the workers' outputs in thread order and how the run ended.
     ///
     /// Errors: the first setup error (the run is stopped before any sample), else the
@@ -447,8 +478,9 @@ impl Harness {
     }
 
     /// The supervision loop on the main thread, until every measuring thread has
-    /// returned: SIGINT/SIGTERM stop the run, SIGUSR1 asks for a status, and every
-    /// report period gives live progress. Returns the signal that stopped the run.
+    /// returned: SIGINT/SIGTERM/SIGHUP stop the run, SIGUSR1 asks for a status, SIGUSR2
+    /// for a snapshot, SIGCONT notes a stop, and every report period gives live
+    /// progress. Returns the signal that stopped the run.
     fn supervise<T>(
         &self,
         threads: &[ThreadSpec],
@@ -479,11 +511,17 @@ impl Harness {
                     cause.get_or_insert(StopCause::Sigterm);
                     shared.request_stop();
                 }
+                Some(libc::SIGHUP) => {
+                    cause.get_or_insert(StopCause::Sighup);
+                    shared.request_stop();
+                }
                 Some(libc::SIGUSR1) => progress.status(threads, &snapshot()),
+                Some(libc::SIGUSR2) => progress.snapshot(threads, &snapshot()),
                 Some(libc::SIGCONT) => {
                     if let Some(x) = explainer.as_mut() {
                         x.sigcont();
                     }
+                    progress.continued();
                 }
                 _ => {}
             }

@@ -92,6 +92,12 @@ pub struct Aggregator<'a> {
     pub restored: String,
     /// The log output (standard error) is gone: a write returned EPIPE.
     pub log_closed: bool,
+    /// A window or the state could not be kept (the store or the state file failed
+    /// at least once): the run's exit code says so ([`super::run::execute`]).
+    pub lost: bool,
+    /// The window sequence numbers are used up (the last one was 2^64 − 1: a damaged
+    /// state file or store): the monitor stops rather than wrap to 0.
+    pub exhausted: bool,
     /// Spikes explained by this run, per (CPU, cause kind): the Prometheus counter.
     explained: std::collections::BTreeMap<(usize, &'static str), u64>,
 }
@@ -182,6 +188,8 @@ impl<'a> Aggregator<'a> {
             failing: Vec::new(),
             restored,
             log_closed: false,
+            lost: false,
+            exhausted: false,
             explained: Default::default(),
         }
     }
@@ -217,7 +225,11 @@ impl<'a> Aggregator<'a> {
         duration_s: f64,
         explained: &[crate::explain::Explanation],
     ) -> WindowRecord {
-        let seq = self.last_seq + 1;
+        // Never wraps: a store that counted to 2^64 − 1 is damaged, and a window 0 after
+        // it would read as the oldest. The window is not stored and the monitor stops.
+        let next = self.last_seq.checked_add(1);
+        self.exhausted |= next.is_none();
+        let seq = next.unwrap_or(u64::MAX);
         let mut record = WindowRecord {
             seq,
             start_s,
@@ -254,7 +266,16 @@ impl<'a> Aggregator<'a> {
                 self.send(&journal::monitor_limit(&record, c, over));
             }
         }
-        let stored = self.store.append(&record);
+        let stored = if self.exhausted {
+            Err(std::io::Error::other(format!(
+                "window sequence numbers are used up at {}, a damaged state or store; \
+                 stopping: move {STATE_FILE} and the windows*.jsonl files aside to start \
+                 afresh",
+                u64::MAX
+            )))
+        } else {
+            self.store.append(&record)
+        };
         let plan = self.plan;
         self.note(stored, "window store", &plan.dir);
         if let Some(p) = &plan.prometheus {
@@ -265,12 +286,12 @@ impl<'a> Aggregator<'a> {
                 explained: self.explained.iter().map(|(k, n)| (k.0, k.1, *n)).collect(),
                 limits: set_limits(&plan.limits),
             };
-            let written = output::write_file(p, &MonitorProm, &metrics);
+            let written = output::keep_file(p, &MonitorProm, &metrics);
             self.note(written, PROMETHEUS, p);
         }
         self.last_seq = seq;
         self.windows += 1;
-        if slot_done {
+        if slot_done && !self.exhausted {
             let saved = self.save_state(end_s);
             let path = self.state_path();
             self.note(saved, "state file", &path);
@@ -281,6 +302,8 @@ impl<'a> Aggregator<'a> {
     /// Says a failed write of `what` (at `path`) once, and when writes work again,
     /// not every window.
     fn note(&mut self, r: std::io::Result<()>, what: &'static str, path: &Path) {
+        // The textfile is a view of the store and the state; those two are the data.
+        self.lost |= r.is_err() && what != PROMETHEUS;
         let why = r.map_err(|e| match what {
             PROMETHEUS => prometheus_why(path, e),
             _ => e.to_string(),
@@ -332,7 +355,7 @@ impl<'a> Aggregator<'a> {
         std::fs::create_dir_all(&self.plan.dir)?;
         let mut bytes = serde_json::to_vec(&state)?;
         bytes.push(b'\n');
-        crate::sys::atomic::write(&self.plan.dir.join(STATE_FILE), &bytes)
+        crate::sys::kept::replace(&self.plan.dir.join(STATE_FILE), &bytes)
     }
 
     /// The state file's path.
@@ -379,41 +402,48 @@ pub const KEEP_BAD: usize = 5;
 
 /// The state file, if there is a readable one, and what to say about a damaged one:
 /// it is renamed to `state.json.bad.<UTC stamp of now_s>` (the newest [`KEEP_BAD`]
-/// are kept), so that nothing is silently lost, and the message names that file.
+/// are kept), so that nothing is silently lost, and the message names that file. A
+/// regular file that cannot be read, is larger than the bound, is not UTF-8 (a bit
+/// flip on flash) or not a state is set aside alike; anything else named like it (a
+/// link, a FIFO: refused at start by `plan::monitor::check_dir`, or put there since)
+/// is not read, and the save refuses it in turn ([`crate::sys::kept`]).
 fn load_state(plan: &MonitorPlan, now_s: i64) -> (Option<State>, Option<String>) {
+    use crate::sys::input::InputError;
     let path = plan.dir.join(STATE_FILE);
-    // A regular file of sane size only: a FIFO named state.json must not stall the
-    // monitor's start, nor a link to /dev/zero exhaust its memory.
+    // A kept file: a regular file of sane size only, no link followed; a FIFO named
+    // state.json must not stall the monitor's start, nor /dev/zero exhaust its memory.
     let max = crate::sys::input::MAX_INPUT_BYTES;
-    let text = match crate::sys::input::read_regular_text(&path, max).map_err(|e| e.into_io()) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (None, None),
-        Err(e) => {
+    let damage = match crate::sys::kept::read(&path, max) {
+        Ok(bytes) => match std::str::from_utf8(&bytes) {
+            Ok(text) => match serde_json::from_str::<State>(text) {
+                Ok(s) => return (Some(s), None),
+                Err(e) => e.to_string(),
+            },
+            Err(e) => format!("not UTF-8: {e}"),
+        },
+        Err(InputError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return (None, None),
+        Err(e @ InputError::NotRegular { .. }) => {
             return (
                 None,
                 Some(format!(
-                    "state {} unreadable ({e}); starting afresh",
+                    "state {} not read ({e}); starting afresh",
                     path.display()
                 )),
             )
         }
+        Err(e) => e.to_string(),
     };
-    match serde_json::from_str::<State>(&text) {
-        Ok(s) => (Some(s), None),
-        Err(e) => {
-            let kept = match set_aside(&plan.dir, now_s) {
-                Ok(bad) => format!("kept as {}", bad.display()),
-                Err(e) => format!("could not be kept ({e}); it will be replaced"),
-            };
-            (
-                None,
-                Some(format!(
-                    "state {} damaged ({e}); {kept}, starting afresh",
-                    path.display()
-                )),
-            )
-        }
-    }
+    let kept = match set_aside(&plan.dir, now_s) {
+        Ok(bad) => format!("kept as {}", bad.display()),
+        Err(e) => format!("could not be kept ({e}); it will be replaced"),
+    };
+    (
+        None,
+        Some(format!(
+            "state {} damaged ({damage}); {kept}, starting afresh",
+            path.display()
+        )),
+    )
 }
 
 /// Renames the state file in `dir` to `state.json.bad.<stamp>` (`-N` added when that

@@ -121,9 +121,19 @@ impl Collector<'_> {
             self.summarise(&last, now);
         }
         let path = self.agg.state_path();
+        if self.agg.exhausted {
+            self.agg.lost = true;
+            return format!(
+                "state NOT saved in {}: window sequence numbers used up",
+                path.display()
+            );
+        }
         match self.agg.save_state(now.0) {
             Ok(()) => format!("state saved in {}", path.display()),
-            Err(e) => format!("state NOT saved in {}: {e}", path.display()),
+            Err(e) => {
+                self.agg.lost = true;
+                format!("state NOT saved in {}: {e}", path.display())
+            }
         }
     }
 }
@@ -193,7 +203,7 @@ impl Progress for Collector<'_> {
     }
 
     fn wants_stop(&mut self) -> bool {
-        self.agg.log_closed
+        self.agg.log_closed || self.agg.exhausted
     }
 }
 
@@ -220,11 +230,16 @@ impl Collector<'_> {
 /// `Restart=on-failure` (or a respawning init) starts it again with a fresh log.
 pub const LOG_CLOSED: i32 = exit::SIGNAL_BASE + libc::SIGPIPE;
 
-/// Runs the monitor `plan` until its duration ends, SIGINT/SIGTERM, or its log output
-/// goes away (EPIPE on standard error or output; SIGPIPE must be ignored, see
-/// src/app/monitor.rs); returns the exit code: 0 (duration reached), 130/143
-/// (SIGINT/SIGTERM, state saved: the unit counts 143 as a clean stop), [`LOG_CLOSED`]
-/// (141, state saved), 3 (SCHED_FIFO or mlockall refused).
+/// Runs the monitor `plan` until its duration ends, SIGINT/SIGTERM/SIGHUP, or its log
+/// output goes away (EPIPE on standard error or output; SIGPIPE must be ignored, see
+/// src/app/monitor.rs); returns the exit code: 0 (duration reached), 130/143/129
+/// (SIGINT/SIGTERM/SIGHUP, the last window stored and the state saved: the unit counts
+/// 143 as a clean stop, and 129 as a failure that `Restart=on-failure` restarts),
+/// [`LOG_CLOSED`] (141, state saved), 3 (SCHED_FIFO or mlockall refused; or, instead of
+/// 0, a window or the state could not be kept — the store or the state file failed, said
+/// in the journal when it happened —, or the window sequence numbers are used up).
+/// SIGUSR1 and SIGUSR2 print the live status on standard error and the monitor carries
+/// on.
 pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32 {
     let windows = Arc::new(Windows::default());
     let (threads, links) = monitor::threads(&plan.spec, &windows);
@@ -280,15 +295,27 @@ pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32
                 // The log went away: the run was stopped for that (the cause a signal
                 // set first wins).
                 StopCause::Completed if c.agg.log_closed => ("log output closed", LOG_CLOSED),
+                StopCause::Completed if c.agg.exhausted => {
+                    ("window sequence numbers used up", exit::ENV)
+                }
                 StopCause::Completed => ("duration reached", end.exit_code()),
                 StopCause::Sigterm => ("SIGTERM", end.exit_code()),
                 StopCause::Sigint => ("SIGINT", end.exit_code()),
+                StopCause::Sighup => ("SIGHUP", end.exit_code()),
                 StopCause::Break => ("break", end.exit_code()),
             };
             let prio = if state.contains("NOT") {
                 Priority::Warning
             } else {
                 Priority::Info
+            };
+            // Windows or the state that could not be kept: not a success (the journal
+            // said which output failed and why). A signal's code stays: it says why the
+            // monitor stopped, and the service manager counts 143 as a stop it asked for.
+            let code = if code == exit::OK && c.agg.lost {
+                exit::ENV
+            } else {
+                code
             };
             (how.to_string(), state, prio, code)
         }

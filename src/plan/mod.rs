@@ -47,6 +47,31 @@ pub(crate) fn usage<T>(
     Err(Error::usage(flag, value, msg))
 }
 
+/// Checks, before anything starts, the one thing about standard output that can be
+/// known without writing to it: that it is open for writing (`fcntl(F_GETFL)`, its
+/// access mode; fcntl(2)). A read-only descriptor (`1</dev/null`) would take the
+/// results of a whole run and lose them. A full disk (`> /dev/full`) or a reader that
+/// leaves shows only when written to: those are found at the end, after every other
+/// output is written (`crate::report::output::Written`).
+///
+/// Errors: [`Error::Usage`] naming `<stdout>` (exit 2).
+pub fn check_stdout() -> Result<()> {
+    // SAFETY: F_GETFL only reads the descriptor's flags.
+    let flags = unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_GETFL) };
+    if flags < 0 {
+        let e = std::io::Error::last_os_error();
+        return usage("<stdout>", "", format!("standard output is not open: {e}"));
+    }
+    if flags & libc::O_ACCMODE == libc::O_RDONLY {
+        return usage(
+            "<stdout>",
+            "",
+            "standard output is open for reading only: the results would be lost",
+        );
+    }
+    Ok(())
+}
+
 /// Checks that `path` can be written before anything starts, the way
 /// [`crate::sys::atomic::write`] will write it (`-` is standard output):
 /// - a regular file or a new name: its directory exists, the name fits the file
@@ -195,6 +220,7 @@ pub fn run_options(f: &RunFlags, topo: &CpuTopology) -> Result<RunOptions> {
     if let Some(p) = &f.json {
         check_output_path("--json", p)?;
     }
+    check_stdout()?;
     if !(f.report_interval > 0.0 && f.report_interval <= MAX_REPORT_INTERVAL_S) {
         return usage(
             "--report-interval",

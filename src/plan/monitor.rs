@@ -168,13 +168,17 @@ fn non_directory(path: &Path) -> Option<(&Path, &'static str)> {
 }
 
 /// The monitor's directory `dir` (given with `flag`) before anything starts: it, or
-/// the part of it that exists, must be a directory, and the state file and the window
-/// store in it, where they exist, regular files. A directory that turns out read-only
+/// the part of it that exists, must be a directory (a link to one is fine, a dangling
+/// link or a loop is not), and the state file and the window store in it, where they
+/// exist, regular files, not links ([`crate::sys::kept`]). A directory that turns out read-only
 /// or full is not an error here: the run says so once and keeps measuring.
 /// Errors: [`crate::error::Error::Usage`] naming the path and what was expected.
 pub fn check_dir(flag: &str, dir: &Path) -> Result<()> {
     if let Some(why) = crate::sys::atomic::unnameable(dir) {
         return usage(flag, dir.display(), format!("path {why}"));
+    }
+    if let Some(why) = broken_link(dir) {
+        return usage(flag, dir.display(), why);
     }
     if let Some((p, kind)) = non_directory(dir) {
         let what = if p == dir {
@@ -186,22 +190,35 @@ pub fn check_dir(flag: &str, dir: &Path) -> Result<()> {
     }
     for name in DIR_FILES {
         let p = dir.join(name);
-        if let Ok(m) = std::fs::metadata(&p) {
-            if !m.is_file() {
-                let kind = crate::sys::atomic::kind_name(m.file_type());
-                return usage(
-                    flag,
-                    dir.display(),
-                    format!("{} is a {kind}; expected a regular file", p.display()),
-                );
-            }
+        if let Some(why) = crate::sys::kept::why_not(&p) {
+            return usage(flag, dir.display(), format!("{} {why}", p.display()));
         }
     }
     Ok(())
 }
 
+/// The first of `path` and its ancestors that is a dangling symbolic link or a loop of
+/// links, said as [`crate::sys::kept::why_not_dir`] says it (with the link's path when
+/// it is an ancestor): creating the directory below it would fail at every write, so a
+/// monitor would run for weeks without saving anything.
+fn broken_link(path: &Path) -> Option<String> {
+    path.ancestors()
+        .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()))
+        .find_map(|p| {
+            crate::sys::kept::why_not_dir(p).map(|why| {
+                if p == path {
+                    why
+                } else {
+                    format!("{} {why}", p.display())
+                }
+            })
+        })
+}
+
 /// The Prometheus textfile `path` (given with `flag`): a file name, not a directory,
-/// in a directory whose existing part is a directory. A directory that does not exist
+/// in a directory whose existing part is a directory; a regular file where it exists
+/// (not a link, FIFO or device: the monitor rewrites it every window, as a file it
+/// keeps, [`crate::sys::kept`]). A directory that does not exist
 /// yet (node_exporter not installed) is not an error: the run warns once and writes
 /// the file when it appears, as the self-test does.
 /// Errors: [`crate::error::Error::Usage`] naming the path and what was expected.
@@ -220,7 +237,15 @@ pub fn check_prometheus(flag: &str, path: &Path) -> Result<()> {
     if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
         return usage(flag, path.display(), "is a directory; expected a file name");
     }
+    // Rewritten every window for weeks: a kept file, regular only (node_exporter's
+    // textfile collector reads regular `*.prom` files of its directory).
+    if let Some(why) = crate::sys::kept::why_not(path) {
+        return usage(flag, path.display(), why);
+    }
     let dir = crate::sys::atomic::parent_dir(path);
+    if let Some(why) = broken_link(&dir) {
+        return usage(flag, path.display(), format!("{} {why}", dir.display()));
+    }
     if let Some((p, kind)) = non_directory(&dir) {
         return usage(
             flag,

@@ -9,7 +9,7 @@
 //! ([`json`], [`pair_json`]), pmqtest's text ([`pair_text`]), journal entries
 //! ([`journal`]), the Prometheus textfile ([`prometheus`]), `rtbench report`'s table
 //! ([`table`]) and the lines around it ([`selection`]), `rtbench tune`'s report ([`tuning`]), the system snapshot
-//! ([`sysinfo`]) and any value as JSON ([`PrettyJson`]). What the self-test's results
+//! ([`sysinfo`]), the cyclic test's SIGUSR2 snapshot file ([`snapshot`]) and any value as JSON ([`PrettyJson`]). What the self-test's results
 //! are, the stores that keep them and their rules are in `crate::results`.
 
 #[cfg(feature = "diagnose")]
@@ -26,6 +26,7 @@ pub mod pair_json;
 pub mod pair_text;
 pub mod prometheus;
 pub mod selection;
+pub mod snapshot;
 pub mod sysinfo;
 pub mod table;
 pub mod text;

@@ -7,7 +7,7 @@
 use super::exposition::{Exposition, Kind, Labels, Seconds};
 use super::Sink;
 use crate::duration::{us, UsStyle};
-use crate::results::window::{AllTime, SinceSummary, Skipped, WindowRecord};
+use crate::results::window::{AllTime, SinceSummary, Skipped, Snapshot, WindowRecord};
 
 /// What a scan of the window store in `dir` skipped, one warning line each: the store
 /// files that are not regular files, then (with `count_lines`) the lines not read.
@@ -202,6 +202,53 @@ impl Sink<MonitorMetrics> for MonitorProm {
         )
         .sample(&none, m.window.end_s);
         out.write_all(x.finish().as_bytes())
+    }
+}
+
+/// `rtbench report --since --json`: the summary (as [`SinceSummary`] serialises) with
+/// every window of the period as its last member, `records`, read from the store's
+/// snapshot one window at a time as it is written (with [`crate::report::output::Output::stream`],
+/// the document is never held whole: memory does not grow with the store).
+pub struct SinceJson;
+
+/// What [`SinceJson`] writes: the summary and the snapshot it was made from.
+pub struct SinceDoc<'a> {
+    /// The summary of the period.
+    pub summary: &'a SinceSummary,
+    /// The store's files it was read from ([`crate::results::window::WindowStore::since`]).
+    pub snapshot: &'a Snapshot,
+}
+
+impl Sink<SinceDoc<'_>> for SinceJson {
+    fn write(&self, d: &SinceDoc<'_>, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let head = serde_json::to_vec_pretty(d.summary)?;
+        // The object without its closing `\n}`: `records` follows as its last member,
+        // indented as serde_json's pretty printer would (JSON strings hold no raw
+        // newline, so each line of a record is indented alike).
+        out.write_all(head.strip_suffix(b"\n}").unwrap_or(&head))?;
+        out.write_all(b",\n  \"records\": [")?;
+        let mut first = true;
+        let mut failed = None;
+        d.summary.records(d.snapshot, |r| {
+            if failed.is_some() {
+                return;
+            }
+            let mut one = || -> std::io::Result<()> {
+                let text = serde_json::to_string_pretty(&r)?;
+                out.write_all(if first { b"\n" } else { b",\n" })?;
+                for (i, line) in text.lines().enumerate() {
+                    out.write_all(if i == 0 { b"    " } else { b"\n    " })?;
+                    out.write_all(line.as_bytes())?;
+                }
+                Ok(())
+            };
+            failed = one().err();
+            first = false;
+        })?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        out.write_all(if first { b"]\n}\n" } else { b"\n  ]\n}\n" })
     }
 }
 

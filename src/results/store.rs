@@ -9,8 +9,8 @@
 
 use super::summary::TestSummary;
 use super::summary::Verdict;
-use crate::sys::atomic;
 use crate::sys::info::SysInfo;
+use crate::sys::kept;
 use serde::{Deserialize, Serialize};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -267,7 +267,7 @@ pub fn save_fallback(dir: &Path, run: &StoredRun) -> io::Result<PathBuf> {
     let path = fallback_path(dir);
     let mut bytes = serde_json::to_vec_pretty(run)?;
     bytes.push(b'\n');
-    atomic::write(&path, &bytes)?;
+    kept::replace(&path, &bytes)?;
     Ok(path)
 }
 
@@ -356,7 +356,7 @@ impl Store {
         let path = self.dir.join(name);
         let mut bytes = serde_json::to_vec_pretty(run)?;
         bytes.push(b'\n');
-        atomic::write(&path, &bytes)?;
+        kept::replace(&path, &bytes)?;
         let files = self.list()?;
         if files.len() > self.keep {
             for old in &files[..files.len() - self.keep] {
@@ -424,6 +424,19 @@ pub(crate) fn sample_run(start_s: i64) -> StoredRun {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fallback_copy_that_is_a_link_is_refused_not_written_through() {
+        let d = crate::config::tempdir::Dir::new("fallback-link");
+        d.file("victim", "precious\n");
+        std::os::unix::fs::symlink(d.path().join("victim"), fallback_path(d.path())).unwrap();
+        let e = save_fallback(d.path(), &sample_run(0)).unwrap_err();
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(d.path().join("victim")).unwrap(),
+            "precious\n"
+        );
+    }
 
     #[test]
     fn unit_from_cgroup_v2_and_v1() {

@@ -186,17 +186,23 @@ impl WindowStore {
     }
 
     /// Appends `record` (one line), rotating first when the current file would grow
-    /// past half the bound. Creates the directory if needed.
+    /// past half the bound. Creates the directory if needed. The store's files are
+    /// kept files ([`crate::sys::kept`]): a link, FIFO or device named like one is an
+    /// error, never followed, rotated or written into.
     pub fn append(&self, record: &WindowRecord) -> io::Result<()> {
+        use crate::sys::kept;
         std::fs::create_dir_all(&self.dir)?;
         let mut line = serde_json::to_vec(record)?;
         line.push(b'\n');
         let current = self.dir.join(CURRENT);
-        let size = std::fs::metadata(&current).map_or(0, |m| m.len());
+        let previous = self.dir.join(PREVIOUS);
+        kept::check(&current)?;
+        let size = std::fs::symlink_metadata(&current).map_or(0, |m| m.len());
         if size > 0 && size + line.len() as u64 > self.max_bytes / 2 {
-            std::fs::rename(&current, self.dir.join(PREVIOUS))?;
+            kept::check(&previous)?;
+            std::fs::rename(&current, &previous)?;
         }
-        crate::sys::atomic::append(&current, &line)
+        kept::append(&current, &line)
     }
 
     /// Every readable record, oldest first, and what was skipped. A missing store is
@@ -217,40 +223,56 @@ impl WindowStore {
     /// from the first whole line within the bound. A missing store is empty. Errors:
     /// the open or the read.
     pub fn scan(&self, mut each: impl FnMut(WindowRecord)) -> io::Result<Skipped> {
+        let snapshot = self.open()?;
+        let mut skipped = snapshot.skipped.clone();
+        skipped.lines += snapshot.scan(&mut each)?;
+        Ok(skipped)
+    }
+
+    /// Opens the store's files as they are now ([`Snapshot`]): what
+    /// [`WindowStore::scan`] reads, to be read more than once with the same records
+    /// each time (a window appended or a rotation meanwhile is not seen). Errors: the
+    /// open.
+    pub fn open(&self) -> io::Result<Snapshot> {
         let mut files = Vec::with_capacity(2);
         let mut skipped = Skipped::default();
         for name in [PREVIOUS, CURRENT] {
             let path = self.dir.join(name);
             match open_regular(&path)? {
-                Opened::File(f, len) => files.push((f, len)),
+                Opened::File(f, len) => files.push((f, 0, len)),
                 Opened::Missing => {}
                 Opened::Special(kind) => skipped.files.push((path, kind)),
             }
         }
         // The budget goes to the newest bytes first.
         let mut budget = self.max_bytes;
-        let mut starts = vec![0u64; files.len()];
-        for (i, (_, len)) in files.iter().enumerate().rev() {
-            starts[i] = len.saturating_sub(budget);
-            budget -= len - starts[i];
+        for (_, start, len) in files.iter_mut().rev() {
+            *start = len.saturating_sub(budget);
+            budget -= *len - *start;
         }
-        for ((f, len), start) in files.into_iter().zip(starts) {
-            skipped.lines += scan_file(f, start, len, &mut each)?;
-        }
-        Ok(skipped)
+        Ok(Snapshot { files, skipped })
     }
 
-    /// The records that ended after `since_s` (seconds since the epoch), oldest first,
-    /// and what was skipped: streamed by [`WindowStore::scan`], so only the period's
-    /// windows are held in memory, whatever the size of the store.
-    pub fn since(&self, since_s: i64) -> io::Result<(Vec<WindowRecord>, Skipped)> {
-        let mut records = Vec::new();
-        let skipped = self.scan(|r| {
-            if r.end_s > since_s {
-                records.push(r);
+    /// The summary of the records that ended after `since_s` (seconds since the
+    /// epoch), made at `now_s`, and the snapshot it was read from (for the windows
+    /// themselves, [`SinceSummary::records`]), what was skipped in it counted. Streamed:
+    /// memory does not grow with the store or the period. Errors: the open or read
+    /// (outer); sums past 2^64 − 1, a damaged store (inner, as [`SinceSummary::add`]).
+    pub fn since(
+        &self,
+        since_s: i64,
+        now_s: i64,
+    ) -> io::Result<(Result<SinceSummary, String>, Snapshot)> {
+        let mut snapshot = self.open()?;
+        let mut summary = Ok(SinceSummary::empty(since_s, now_s));
+        snapshot.skipped.lines += snapshot.scan(|r| {
+            if let Ok(s) = &mut summary {
+                if let Err(e) = s.add(&r) {
+                    summary = Err(e);
+                }
             }
         })?;
-        Ok((records, skipped))
+        Ok((summary, snapshot))
     }
 
     /// The files of the store that exist.
@@ -260,6 +282,29 @@ impl WindowStore {
             .map(|n| self.dir.join(n))
             .filter(|p| p.exists())
             .collect()
+    }
+}
+
+/// The store's files opened by [`WindowStore::open`], each with the byte range read
+/// (from the first whole line within the store's bound to its size when opened).
+#[derive(Debug)]
+pub struct Snapshot {
+    files: Vec<(std::fs::File, u64, u64)>,
+    /// Store files not read (not regular files); the lines skipped are counted by
+    /// [`Snapshot::scan`].
+    pub skipped: Skipped,
+}
+
+impl Snapshot {
+    /// Hands every readable record to `each`, oldest first, one line at a time (at
+    /// most one line, [`MAX_LINE_BYTES`], is held), and returns the lines skipped.
+    /// Each call reads the same records. Errors: the read.
+    pub fn scan(&self, mut each: impl FnMut(WindowRecord)) -> io::Result<usize> {
+        let mut skipped = 0;
+        for (f, start, len) in &self.files {
+            skipped += scan_file(f, *start, *len, &mut each)?;
+        }
+        Ok(skipped)
     }
 }
 
@@ -312,7 +357,7 @@ fn open_regular(path: &Path) -> io::Result<Opened> {
 /// from there) to `len` (its size when opened: a line being appended meanwhile is
 /// not read), to `each`; returns the lines skipped.
 fn scan_file(
-    f: std::fs::File,
+    f: &std::fs::File,
     start: u64,
     len: u64,
     each: &mut impl FnMut(WindowRecord),
@@ -327,6 +372,8 @@ fn scan_file(
         r.seek(SeekFrom::Start(start - 1))?;
         left = len - (start - 1);
         read_line(&mut r, &mut left, &mut line)?;
+    } else {
+        r.seek(SeekFrom::Start(0))?;
     }
     let mut skipped = 0;
     while let Some(whole) = read_line(&mut r, &mut left, &mut line)? {
@@ -343,7 +390,7 @@ fn scan_file(
 /// longer line is read to its end and dropped; a last line without its newline is not
 /// whole.
 fn read_line(
-    r: &mut io::BufReader<std::fs::File>,
+    r: &mut io::BufReader<&std::fs::File>,
     left: &mut u64,
     line: &mut Vec<u8>,
 ) -> io::Result<Option<bool>> {
@@ -416,6 +463,26 @@ pub struct CpuSince {
     pub alltime: Option<AllTime>,
 }
 
+impl CpuSince {
+    /// No window yet on `cpu`.
+    fn new(cpu: usize) -> CpuSince {
+        CpuSince {
+            cpu,
+            windows: 0,
+            samples: 0,
+            max_ns: 0,
+            max_at_s: 0,
+            max_cause: None,
+            worst_p999_ns: 0,
+            worst_p99_ns: 0,
+            overruns: 0,
+            missed_periods: 0,
+            windows_over_limit: 0,
+            alltime: None,
+        }
+    }
+}
+
 fn alltime_max<S: serde::Serializer>(a: &Option<AllTime>, s: S) -> Result<S::Ok, S::Error> {
     serde::Serialize::serialize(&a.map(|a| a.max_ns), s)
 }
@@ -435,75 +502,107 @@ pub struct SinceSummary {
     pub last_s: i64,
     /// Per CPU, in CPU order.
     pub cpus: Vec<CpuSince>,
-    /// The windows themselves, oldest first.
-    pub records: Vec<WindowRecord>,
+    /// Windows in the period that exceeded a limit on some CPU.
+    #[serde(skip)]
+    pub over_limit: u64,
 }
 
 impl SinceSummary {
-    /// Summarises the `records` that ended after `since_s`. Errors: sums of samples,
-    /// overruns or windows past 2^64 - 1 (a damaged store), naming the window.
+    /// No window yet, for the period after `since_s`, made at `now_s`.
+    pub fn empty(since_s: i64, now_s: i64) -> SinceSummary {
+        SinceSummary {
+            since_s,
+            now_s,
+            windows: 0,
+            first_s: 0,
+            last_s: 0,
+            cpus: Vec::new(),
+            over_limit: 0,
+        }
+    }
+
+    /// Summarises the `records` that ended after `since_s` (as [`SinceSummary::add`],
+    /// one after the other). Errors: as [`SinceSummary::add`].
     pub fn new(
-        records: Vec<WindowRecord>,
+        records: impl IntoIterator<Item = WindowRecord>,
         since_s: i64,
         now_s: i64,
     ) -> Result<SinceSummary, String> {
-        let records: Vec<WindowRecord> =
-            records.into_iter().filter(|r| r.end_s > since_s).collect();
-        let mut cpus: std::collections::BTreeMap<usize, CpuSince> = Default::default();
-        for r in &records {
-            for c in &r.cpus {
-                let s = cpus.entry(c.cpu).or_insert(CpuSince {
-                    cpu: c.cpu,
-                    windows: 0,
-                    samples: 0,
-                    max_ns: 0,
-                    max_at_s: 0,
-                    max_cause: None,
-                    worst_p999_ns: 0,
-                    worst_p99_ns: 0,
-                    overruns: 0,
-                    missed_periods: 0,
-                    windows_over_limit: 0,
-                    alltime: None,
-                });
-                let past = |what: &str| {
-                    format!(
-                        "window {}, CPU {}: {what} add up past 2^64 - 1 (out of range)",
-                        r.seq, c.cpu
-                    )
-                };
-                s.windows += 1;
-                s.samples = s
-                    .samples
-                    .checked_add(c.samples)
-                    .ok_or_else(|| past("samples"))?;
-                if c.max_ns >= s.max_ns {
-                    s.max_ns = c.max_ns;
-                    s.max_at_s = c.max_at_s(r.end_s);
-                    s.max_cause = c.cause.clone();
-                }
-                s.worst_p999_ns = s.worst_p999_ns.max(c.p999_ns);
-                s.worst_p99_ns = s.worst_p99_ns.max(c.p99_ns);
-                s.overruns = s
-                    .overruns
-                    .checked_add(c.overruns)
-                    .ok_or_else(|| past("overruns"))?;
-                s.missed_periods = s
-                    .missed_periods
-                    .checked_add(c.missed())
-                    .ok_or_else(|| past("missed periods"))?;
-                s.windows_over_limit += !c.exceeded.is_empty() as u64;
-            }
+        let mut s = SinceSummary::empty(since_s, now_s);
+        for r in records {
+            s.add(&r)?;
         }
-        Ok(SinceSummary {
-            since_s,
-            now_s,
-            windows: records.len() as u64,
-            first_s: records.first().map_or(0, |r| r.start_s),
-            last_s: records.last().map_or(0, |r| r.end_s),
-            cpus: cpus.into_values().collect(),
-            records,
-        })
+        Ok(s)
+    }
+
+    /// Adds the window `r` (the next, oldest first) if it ended after the period's
+    /// start; one that did not is left out. Errors: sums of samples, overruns or
+    /// windows past 2^64 − 1 (a damaged store), naming the window; the summary is then
+    /// not to be used.
+    pub fn add(&mut self, r: &WindowRecord) -> Result<(), String> {
+        if r.end_s <= self.since_s {
+            return Ok(());
+        }
+        for c in &r.cpus {
+            let i = match self.cpus.binary_search_by_key(&c.cpu, |s| s.cpu) {
+                Ok(i) => i,
+                Err(i) => {
+                    self.cpus.insert(i, CpuSince::new(c.cpu));
+                    i
+                }
+            };
+            let s = &mut self.cpus[i];
+            let past = |what: &str| {
+                format!(
+                    "window {}, CPU {}: {what} add up past 2^64 - 1 (out of range)",
+                    r.seq, c.cpu
+                )
+            };
+            s.windows += 1;
+            s.samples = s
+                .samples
+                .checked_add(c.samples)
+                .ok_or_else(|| past("samples"))?;
+            if c.max_ns >= s.max_ns {
+                s.max_ns = c.max_ns;
+                s.max_at_s = c.max_at_s(r.end_s);
+                s.max_cause.clone_from(&c.cause);
+            }
+            s.worst_p999_ns = s.worst_p999_ns.max(c.p999_ns);
+            s.worst_p99_ns = s.worst_p99_ns.max(c.p99_ns);
+            s.overruns = s
+                .overruns
+                .checked_add(c.overruns)
+                .ok_or_else(|| past("overruns"))?;
+            s.missed_periods = s
+                .missed_periods
+                .checked_add(c.missed())
+                .ok_or_else(|| past("missed periods"))?;
+            s.windows_over_limit += !c.exceeded.is_empty() as u64;
+        }
+        if self.windows == 0 {
+            self.first_s = r.start_s;
+        }
+        self.windows += 1;
+        self.last_s = r.end_s;
+        self.over_limit += r.cpus.iter().any(|c| !c.exceeded.is_empty()) as u64;
+        Ok(())
+    }
+
+    /// The windows of the period, oldest first, from `snapshot` (the one
+    /// [`WindowStore::since`] summarised), to `each`, one at a time. Errors: the read.
+    pub fn records(
+        &self,
+        snapshot: &Snapshot,
+        mut each: impl FnMut(WindowRecord),
+    ) -> io::Result<()> {
+        snapshot
+            .scan(|r| {
+                if r.end_s > self.since_s {
+                    each(r)
+                }
+            })
+            .map(|_| ())
     }
 
     /// Sets each CPU's all-time figures from `alltime` (the monitor's state file, by
@@ -520,10 +619,7 @@ impl SinceSummary {
 
     /// Windows in the period that exceeded a limit on some CPU.
     pub fn over_limit(&self) -> u64 {
-        self.records
-            .iter()
-            .filter(|r| r.cpus.iter().any(|c| !c.exceeded.is_empty()))
-            .count() as u64
+        self.over_limit
     }
 }
 
@@ -583,7 +679,7 @@ mod tests {
         let e = WindowStore::new(dir.path(), 1 << 20)
             .append(&record(0, 1, false))
             .unwrap_err();
-        assert!(e.to_string().contains("not a regular file"), "{e}");
+        assert!(e.to_string().contains("symbolic link"), "{e}");
     }
 
     #[test]
@@ -683,10 +779,11 @@ mod tests {
         let back: WindowRecord = serde_json::from_str(&old).unwrap();
         assert_eq!(back.cpus[0].missed_periods, None);
         assert_eq!(back.cpus[0].missed(), 1);
+        let r0 = r.clone();
         let s = SinceSummary::new(vec![r, back], 0, 5_000).unwrap();
         assert_eq!((s.cpus[0].overruns, s.cpus[0].missed_periods), (2, 4));
         let mut a = AllTime::default();
-        a.add_window(&s.records[0].cpus[0], 0);
+        a.add_window(&r0.cpus[0], 0);
         assert_eq!(a.missed_periods, 3);
         let json = serde_json::to_string(&a).unwrap();
         assert!(json.contains("\"alltime_missed_periods\":3"), "{json}");

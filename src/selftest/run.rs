@@ -231,8 +231,8 @@ fn tuning(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> Result<
 }
 
 /// The hwlat gate (`[selftest] hwlat`), if configured: the kernel's hwlat tracer on the
-/// measured CPUs, in an instance of rtbench's own. SIGINT and SIGTERM are held while
-/// it runs and end it early; the instance is removed and the signal then has its
+/// measured CPUs, in an instance of rtbench's own. SIGINT, SIGTERM and SIGHUP are held
+/// while it runs and end it early; the instance is removed and the signal then has its
 /// usual effect (the process ends, as it would have before the measurement).
 fn hwlat_gate(plan: &SelftestPlan, root: &SysRoot, notify: &mut Notify) -> Option<Hwlat> {
     let d = plan.hwlat?;
@@ -254,7 +254,7 @@ fn hwlat_gate(plan: &SelftestPlan, root: &SysRoot, notify: &mut Notify) -> Optio
     let h = run_hwlat(root, &plan.measured_cpus, d, plan.hwlat_limit_us, &|| {
         if let Some(s) = signals
             .wait(Duration::ZERO)
-            .filter(|s| *s == libc::SIGINT || *s == libc::SIGTERM)
+            .filter(|s| [libc::SIGINT, libc::SIGTERM, libc::SIGHUP].contains(s))
         {
             caught.set(Some(s));
         }

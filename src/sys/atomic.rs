@@ -15,6 +15,11 @@
 //! - **a dangling symbolic link** is refused: creating a file wherever a link points
 //!   is what a symlink attack on a root process relies on. A directory is refused.
 //!
+//! This is for outputs the user names for one run (`--json FILE`, `-o FILE`). Files
+//! rtbench keeps and writes again and again (the monitor's state and store, the
+//! results store, the tuning journal) never follow a link and are regular files only:
+//! [`super::kept`].
+//!
 //! The kernel follows symbolic links here (`stat(2)`, `open(2)`), so
 //! `fs.protected_symlinks` still applies; each step re-checks that the file it acts on
 //! is the one it examined (device and inode), so a swap in between is an error, not a
@@ -224,8 +229,9 @@ fn write_into(path: &Path, bytes: &[u8]) -> io::Result<()> {
     f.flush()
 }
 
-/// Atomic replacement of the regular file (or new file) `path`.
-fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
+/// Atomic replacement of the regular file (or new file) `path` (also for the files
+/// rtbench keeps, [`super::kept::replace`]).
+pub(super) fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = parent_dir(path);
     let tmp = temp_path(path);
     let result = (|| {
@@ -255,32 +261,6 @@ fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
         let _ = fs::remove_file(&tmp);
     }
     result
-}
-
-/// Appends `bytes` to `path` with one `write(2)` and fsyncs it, creating the file with
-/// mode [`FILE_MODE`] if needed: for append-only logs (the monitor's window store),
-/// where rewriting the whole file for every record would wear out flash. Not atomic:
-/// a crash can leave the last record cut short, so readers skip a last line without
-/// its newline. Only a regular file is appended to: the file is opened with
-/// `O_NONBLOCK` (a FIFO without a reader fails at once instead of waiting) and checked
-/// with `fstat` before its mode is set, so a device or FIFO named like the log is an
-/// error, never chmod-ed or written.
-pub fn append(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut f = OpenOptions::new()
-        .append(true)
-        .create(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)?;
-    let t = f.metadata()?.file_type();
-    if !t.is_file() {
-        return Err(invalid(format!(
-            "is a {}, not a regular file",
-            kind_name(t)
-        )));
-    }
-    f.set_permissions(fs::Permissions::from_mode(FILE_MODE))?;
-    f.write_all(bytes)?;
-    f.sync_data()
 }
 
 #[cfg(test)]

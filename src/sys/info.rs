@@ -80,9 +80,13 @@ pub struct SysInfo {
 /// (CONFIG_IKCONFIG_PROC) or `/boot/config-<release>`. `None` when neither is
 /// readable.
 pub fn kernel_config(root: &SysRoot, release: &str) -> Option<(String, String)> {
-    if let Ok(f) = std::fs::File::open(root.path("/proc/config.gz")) {
+    // A regular file of bounded size, its text bounded too (a FIFO or /dev/zero in
+    // its place must not stall or exhaust the reader).
+    let max = super::root::MAX_KERNEL_FILE_BYTES;
+    if let Ok(gz) = super::input::read_regular(&root.path("/proc/config.gz"), max) {
         let mut s = String::new();
-        if flate2::read::GzDecoder::new(f)
+        if flate2::read::GzDecoder::new(&gz[..])
+            .take(max)
             .read_to_string(&mut s)
             .is_ok()
         {

@@ -10,6 +10,7 @@ pub mod cpus;
 pub mod envfile;
 pub mod info;
 pub mod input;
+pub mod kept;
 pub mod notify;
 pub mod pmqos;
 pub mod power;

@@ -6,8 +6,12 @@
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// The most [`SysRoot::read`] reads of one file, bytes (64 MiB: `/proc/interrupts` of
+/// 1024 CPUs and a thousand IRQs is about 12 MiB).
+pub const MAX_KERNEL_FILE_BYTES: u64 = 64 << 20;
 
 /// The root below which `/proc`, `/sys` and `/dev` are found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,11 +72,15 @@ impl SysRoot {
         self.path(p).exists()
     }
 
-    /// Reads kernel file `p` whole, as text.
+    /// Reads kernel file `p` whole, as text, at most [`MAX_KERNEL_FILE_BYTES`]. Kernel
+    /// attributes in procfs and sysfs are regular files; anything else (a FIFO, a
+    /// device or a link to one in a test tree or a tampered `/etc`) is an error
+    /// without waiting or reading ([`super::input::read_regular`]: `O_NONBLOCK`,
+    /// `fstat`). Errors: the open or read, not a regular file, larger than the bound,
+    /// not UTF-8.
     pub fn read(&self, p: &str) -> std::io::Result<String> {
-        let mut s = String::new();
-        File::open(self.path(p))?.read_to_string(&mut s)?;
-        Ok(s)
+        super::input::read_regular_text(&self.path(p), MAX_KERNEL_FILE_BYTES)
+            .map_err(super::input::InputError::into_io)
     }
 
     /// Reads kernel file `p` and trims surrounding white space (one-value files).
@@ -82,13 +90,17 @@ impl SysRoot {
 
     /// Writes `value` to kernel file `p` with a single `write(2)` and no truncation,
     /// as sysctl and sysfs files expect (one value per write). Errors carry the errno.
+    /// Opened with `O_NONBLOCK` (no effect on procfs and sysfs attributes): a FIFO in
+    /// its place is `ENXIO` at once, never waited on.
     pub fn write(&self, p: &str, value: &[u8]) -> std::io::Result<()> {
+        use std::os::unix::fs::OpenOptionsExt;
         if let Some(&errno) = self.faults.get(p) {
             return Err(std::io::Error::from_raw_os_error(errno));
         }
         let mut f = OpenOptions::new()
             .write(true)
             .truncate(!self.is_host())
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
             .open(self.path(p))?;
         let n = f.write(value)?;
         if n != value.len() {
@@ -124,6 +136,7 @@ impl SysRoot {
             return nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(pid), &set)
                 .map_err(|e| std::io::Error::from_raw_os_error(e as i32));
         }
+        use std::os::unix::fs::OpenOptionsExt;
         let text = self.read(&status)?;
         let nbits = cpus.last().map_or(1, |l| l + 1);
         let out: Vec<String> = text
@@ -138,7 +151,13 @@ impl SysRoot {
                 }
             })
             .collect();
-        std::fs::write(self.path(&status), out.join("\n") + "\n")
+        // Through `write` (O_NONBLOCK): the tree's stand-in may be a FIFO.
+        let mut f = OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+            .open(self.path(&status))?;
+        f.write_all((out.join("\n") + "\n").as_bytes())
     }
 
     /// Opens kernel file `p` for reading and writing (devices such as

@@ -1,12 +1,28 @@
-//! The signals rtbench takes synchronously on its main thread: SIGINT and SIGTERM end
-//! a run (or a load), SIGUSR1 asks for a status dump, SIGCONT says the process had been
+//! The signals rtbench takes synchronously on its main thread: SIGINT, SIGTERM and
+//! SIGHUP (a lost terminal or ssh session) end a run (or a load) after its results are
+//! written, SIGUSR1 and SIGUSR2 (rt-tests' snapshot signal, sent by
+//! `get_cyclictest_snapshot`) ask for a status, SIGCONT says the process had been
 //! stopped (its samples of that time are not the system's latency; blocking SIGCONT
 //! does not keep it from continuing the process, signal(7)). They are blocked in every thread
 //! (a thread inherits the signal mask of the thread that spawns it) and
 //! taken with `sigtimedwait(2)`, so no asynchronous handler runs and no measuring
-//! thread is interrupted by them.
+//! thread is interrupted by them. A signal whose disposition rtbench inherited as
+//! ignored (`nohup` ignores SIGHUP) is discarded by the kernel, blocked or not
+//! (signal(7)), so it stays ignored. docs/COMPAT.md has the table of what each signal
+//! does to each command.
 
 use std::time::Duration;
+
+/// The signals the main thread takes synchronously: [`Signals::block`] blocks them and
+/// [`Signals::wait`] takes them.
+pub const TAKEN: [i32; 6] = [
+    libc::SIGINT,
+    libc::SIGTERM,
+    libc::SIGHUP,
+    libc::SIGUSR1,
+    libc::SIGUSR2,
+    libc::SIGCONT,
+];
 
 /// The signals the main thread takes synchronously.
 pub struct Signals {
@@ -14,7 +30,7 @@ pub struct Signals {
 }
 
 impl Signals {
-    /// Blocks SIGINT, SIGTERM, SIGUSR1 and SIGCONT in the calling thread (and so in every thread
+    /// Blocks the signals of [`TAKEN`] in the calling thread (and so in every thread
     /// it spawns afterwards). Call before spawning measuring threads.
     pub fn block() -> Signals {
         // SAFETY: set is initialised by sigemptyset before use; pthread_sigmask only
@@ -22,7 +38,7 @@ impl Signals {
         unsafe {
             let mut set: libc::sigset_t = std::mem::zeroed();
             libc::sigemptyset(&mut set);
-            for s in [libc::SIGINT, libc::SIGTERM, libc::SIGUSR1, libc::SIGCONT] {
+            for s in TAKEN {
                 libc::sigaddset(&mut set, s);
             }
             libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
@@ -48,6 +64,17 @@ pub fn pid_alive(pid: i32) -> bool {
     // SAFETY: kill with signal 0 only checks whether the process exists.
     let r = unsafe { libc::kill(pid, 0) };
     r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
+/// Ignores SIGPIPE in the whole process, so that a write to standard output whose reader
+/// is gone fails with EPIPE instead of killing rtbench before it has written its other
+/// outputs (the `--json` file, the store, the monitor's state; pipe(7)). For the commands
+/// that measure: [`crate::report::output::Written`] reports such a standard output
+/// (exit 141). Child processes get the default back before `exec`
+/// ([`crate::load`]'s `unblock_all_signals`): an ignored disposition survives execve(2).
+pub fn ignore_sigpipe() {
+    // SAFETY: changing a signal disposition; no handler is installed.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
 }
 
 /// Blocks SIGPIPE in the calling thread only, so that a write to a pipe whose reader is

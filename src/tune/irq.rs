@@ -414,7 +414,13 @@ impl Irqbalance {
     /// files are read as the shell sources them ([`crate::sys::envfile`]).
     fn banned(&self, root: &SysRoot) -> Result<(CpuSet, String), String> {
         for file in ["/etc/default/irqbalance", "/etc/sysconfig/irqbalance"] {
-            let Ok(text) = root.read(file) else { continue };
+            // A regular file, bounded, never waited on (SysRoot::read); one that is
+            // there but cannot be read (a FIFO, a device) is unreadable, not absent.
+            let text = match root.read(file) {
+                Ok(t) => t,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(format!("{file} is unreadable: {e}")),
+            };
             let env = EnvFile::parse(&text);
             for (name, mask) in [
                 ("IRQBALANCE_BANNED_CPUS", true),

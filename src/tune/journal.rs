@@ -10,7 +10,6 @@
 
 use super::Step;
 use crate::error::{Error, Result};
-use crate::sys::atomic;
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::os::unix::io::AsRawFd;
@@ -93,9 +92,10 @@ impl Journal {
     /// Errors: unreadable or not a journal (exit 3, with the path).
     pub fn load(dir: &Path) -> Result<Option<Journal>> {
         let p = path(dir);
-        // A regular file of sane size only: a FIFO here must not stall the boot.
+        // A kept file (crate::sys::kept): a regular file of sane size only, no link
+        // followed; a FIFO here must not stall the boot.
         let max = crate::sys::input::MAX_INPUT_BYTES;
-        match crate::sys::input::read_regular(&p, max).map_err(|e| e.into_io()) {
+        match crate::sys::kept::read(&p, max).map_err(|e| e.into_io()) {
             // Damaged (a torn write outside rtbench, an edit): say what it is and what to
             // do, since apply, revert and status all stop here until someone acts.
             Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
@@ -121,7 +121,7 @@ impl Journal {
         let p = path(dir);
         let mut bytes = serde_json::to_vec_pretty(self).map_err(|e| Error::io(&p, e.into()))?;
         bytes.push(b'\n');
-        atomic::write(&p, &bytes).map_err(|e| Error::io(&p, e))
+        crate::sys::kept::replace(&p, &bytes).map_err(|e| Error::io(&p, e))
     }
 
     /// The entries of the apply in progress (past `committed_len`).

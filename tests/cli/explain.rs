@@ -10,7 +10,7 @@
 //! `chrt`/`taskset`, so a stuck test cannot leave a FIFO busy loop behind.
 
 use crate::common::explain::{culprit, instance_of, wait_ready};
-use crate::common::{exclusive, rtbench, signal, stop_for, wait_for, TempDir};
+use crate::common::{exclusive, rtbench, signal, stop_for, wait_for, wait_samples, TempDir};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -163,7 +163,10 @@ fn sigstop_of_rtbench_is_an_invalid_sample_named_as_a_stop() {
     let run = start(50_000, &["-p", "98"], &json);
     wait_ready(&run, READY);
     stop_for(run.id(), Duration::from_millis(300));
-    // The stop's sample is caught when the thread wakes; the run goes on.
+    // The stop's sample is caught when the thread wakes; the run goes on. Wait until
+    // the thread has taken samples after the stop, so that the late one is recorded
+    // (and trapped) before SIGINT ends the run.
+    wait_samples(run.id(), "rtbench-T", 1, 3);
     let (x, err) = stop(run, &json);
     let v = explained(&x);
     let s = by_kind(&v, "stopped");
@@ -186,6 +189,8 @@ fn the_cgroup_freezer_is_an_invalid_sample_named_as_a_stop() {
     std::thread::sleep(Duration::from_millis(300));
     g.freeze(false);
     drop(g);
+    // As above: the late sample is recorded once the thread has woken after the thaw.
+    wait_samples(pid, "rtbench-T", 1, 3);
     let (x, err) = stop(run, &json);
     let v = explained(&x);
     assert!(

@@ -22,3 +22,4 @@ mod pair;
 mod plot;
 mod plot_report;
 mod refusals;
+mod signals;

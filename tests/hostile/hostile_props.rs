@@ -1244,6 +1244,508 @@ fn one_line_leaves_no_line_break() {
     });
 }
 
+// ---- Files rtbench keeps and files it reads (src/sys/kept.rs, SysRoot) ----
+
+/// Runs `f` on a thread of its own and fails the case when it has not returned within
+/// common::BOUND: blocking on a FIFO is one of the faults these properties look for
+/// (the thread is left blocked; the test fails).
+fn within<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
+    });
+    match rx.recv_timeout(crate::common::BOUND) {
+        Ok(Ok(v)) => v,
+        Ok(Err(p)) => std::panic::resume_unwind(p),
+        Err(_) => panic!("{what}: still running after {:?}", crate::common::BOUND),
+    }
+}
+
+/// What a hostile tree puts in place of a file.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Node {
+    Fifo,
+    Dangling,
+    Loop,
+    LinkToZero,
+    Directory,
+    /// A character device made with mknod(2) in the tree: 1,5 (zero) or 1,3 (null).
+    Device(u32),
+}
+
+fn node() -> impl Strategy<Value = Node> {
+    proptest::sample::select(vec![
+        Node::Fifo,
+        Node::Dangling,
+        Node::Loop,
+        Node::LinkToZero,
+        Node::Directory,
+        Node::Device(5),
+        Node::Device(3),
+    ])
+}
+
+/// Puts `node` at `path` (whatever was there removed).
+fn place(path: &std::path::Path, node: Node) {
+    use std::os::unix::ffi::OsStrExt;
+    let _ = std::fs::remove_file(path);
+    let _ = std::fs::remove_dir_all(path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    let link = |to: &str| std::os::unix::fs::symlink(to, path).unwrap();
+    match node {
+        // SAFETY: a valid C string.
+        Node::Fifo => assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0),
+        Node::Dangling => link("no-such-file"),
+        Node::Loop => link(path.file_name().unwrap().to_str().unwrap()),
+        Node::LinkToZero => link("/dev/zero"),
+        Node::Directory => std::fs::create_dir(path).unwrap(),
+        Node::Device(minor) => {
+            // SAFETY: a valid C string; mknod has no other preconditions.
+            let rc =
+                unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, minor)) };
+            assert_eq!(rc, 0, "mknod {}", path.display());
+        }
+    }
+}
+
+/// Files below a tree root, relative, regular files only.
+fn tree_files(root: &std::path::Path) -> Vec<String> {
+    fn walk(base: &std::path::Path, p: &std::path::Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(p).unwrap() {
+            let e = e.unwrap();
+            let t = e.file_type().unwrap();
+            if t.is_dir() {
+                walk(base, &e.path(), out);
+            } else if t.is_file() {
+                out.push(e.path().strip_prefix(base).unwrap().display().to_string());
+            }
+        }
+    }
+    let mut v = Vec::new();
+    walk(root, root, &mut v);
+    v.sort();
+    v
+}
+
+fn one_line(what: &str, text: &str) -> Result<(), TestCaseError> {
+    prop_assert!(
+        !text.trim_end().contains('\n'),
+        "{what}: not one line: {text:?}"
+    );
+    Ok(())
+}
+
+/// A monitor plan for CPU 0 with its files in `dir`.
+fn monitor_plan(
+    dir: &std::path::Path,
+    prometheus: Option<std::path::PathBuf>,
+) -> rtbench::monitor::MonitorPlan {
+    use rtbench::measure::{RunControl, ThreadSpec};
+    rtbench::monitor::MonitorPlan {
+        spec: rtbench::measure::monitor::MonitorSpec {
+            threads: vec![ThreadSpec {
+                index: 0,
+                cpu: Some(0),
+                policy: rtbench::sys::sched::Policy::Fifo,
+                priority: 98,
+                interval_us: 1000,
+            }],
+            control: RunControl {
+                duration: None,
+                loops: None,
+                mlockall: true,
+                pm_qos_us: None,
+                main_cpus: None,
+                report_every: None,
+                break_ns: None,
+                tracemark: false,
+                histogram: None,
+                explain: None,
+            },
+        },
+        window: std::time::Duration::from_secs(300),
+        rolling: std::time::Duration::from_secs(3600),
+        dir: dir.to_path_buf(),
+        store_bytes: 1 << 20,
+        prometheus,
+        limits: rtbench::config::limits::Limits {
+            max_us: Some(50),
+            ..Default::default()
+        },
+        sharing: Vec::new(),
+    }
+}
+
+/// One window's figures: `n` samples of `v` ns.
+fn window_stats(n: u64, v: u64) -> rtbench::measure::stats::LatencyStats {
+    let mut s = rtbench::measure::stats::LatencyStats::with_sigfig(
+        rtbench::measure::monitor::MONITOR_SIGFIG,
+    );
+    let _ = s.hdr.record_n(v, n);
+    s.count = n;
+    s.sum_ns = (v as u128) * n as u128;
+    s.min_ns = v;
+    s.max_ns = v;
+    s
+}
+
+const T0_S: i64 = 1_800_000_000;
+
+/// A state file the monitor saved (CPU 0, a few windows): the base that the state
+/// property damages.
+fn saved_state() -> Vec<u8> {
+    use rtbench::monitor::aggregate::{Aggregator, STATE_FILE};
+    let t = crate::common::TempDir::new("props-state-base");
+    let plan = monitor_plan(&t, None);
+    let mut journal = rtbench::report::journal::Journal::Memory(Vec::new());
+    let mut agg = Aggregator::new(&plan, &mut journal, &[0], T0_S);
+    for w in 0..3 {
+        let s = window_stats(1000, 3_000 + w * 1_000);
+        let start = T0_S + w as i64 * 300;
+        agg.window(&[&s], start, start + 300, 300.0, &[]);
+    }
+    agg.save_state(T0_S + 900).unwrap();
+    std::fs::read(t.join(STATE_FILE)).unwrap()
+}
+
+/// A state file: as saved, cut short, a byte changed (a bit flip on flash: often not
+/// UTF-8), its last window near 2^64, its numbers huge, garbage, or empty.
+fn state_bytes(base: Vec<u8>) -> impl Strategy<Value = Option<Vec<u8>>> {
+    let len = base.len();
+    let b = base.clone();
+    let b2 = base.clone();
+    let b3 = base.clone();
+    let b4 = base;
+    prop_oneof![
+        1 => Just(None),
+        2 => Just(Some(b.clone())),
+        2 => (0..len).prop_map(move |n| Some(b[..n].to_vec())),
+        3 => (0..len, any::<u8>()).prop_map(move |(i, x)| {
+            let mut v = b2.clone();
+            v[i] = x;
+            Some(v)
+        }),
+        3 => hostile_u64().prop_map(move |seq| {
+            let mut v: serde_json::Value = serde_json::from_slice(&b3).unwrap();
+            v["last_window"] = serde_json::json!(u64::MAX - seq.min(3));
+            Some(serde_json::to_vec(&v).unwrap())
+        }),
+        2 => (hostile_u64(), hostile_u64(), any::<i64>()).prop_map(move |(a, b, at)| {
+            let mut v: serde_json::Value = serde_json::from_slice(&b4).unwrap();
+            if let Some(c) = v["cpus"].get_mut(0) {
+                c["alltime_max_ns"] = serde_json::json!(a);
+                c["alltime_samples"] = serde_json::json!(b);
+                c["alltime_max_at_s"] = serde_json::json!(at);
+                c["windows"] = serde_json::json!(u64::MAX - b.min(1));
+            }
+            Some(serde_json::to_vec(&v).unwrap())
+        }),
+        1 => proptest::collection::vec(any::<u8>(), 0..64).prop_map(Some),
+    ]
+}
+
+/// A window store: lines that are records (sequence numbers near 2^64 too, numbers
+/// that do not fit when added), garbage, bytes that are not UTF-8, a line cut short.
+fn store_bytes() -> impl Strategy<Value = Vec<u8>> {
+    let line = prop_oneof![
+        4 => (hostile_u64(), hostile_u64(), hostile_u64(), 0i64..10_000).prop_map(|(seq, max, samples, k)| {
+            let end = T0_S - 10_000 + k;
+            format!(
+                "{{\"seq\":{seq},\"start_s\":{},\"end_s\":{end},\"duration_s\":300.0,\"cpus\":[{{\"cpu\":0,\"samples\":{samples},\"min_ns\":1,\"avg_ns\":2,\"p99_ns\":3,\"p999_ns\":4,\"max_ns\":{max},\"overruns\":{samples}}}]}}\n",
+                end - 300
+            )
+            .into_bytes()
+        }),
+        1 => (0u64..4).prop_map(|d| format!("{{\"seq\":{},\"start_s\":0,\"end_s\":1,\"duration_s\":1,\"cpus\":[]}}\n", u64::MAX - d).into_bytes()),
+        1 => proptest::collection::vec(any::<u8>(), 0..40).prop_map(|mut v| {
+            v.retain(|&b| b != b'\n');
+            v.push(b'\n');
+            v
+        }),
+        1 => Just(b"{\"seq\": 7, \"sta".to_vec()),
+    ];
+    proptest::collection::vec(line, 0..6).prop_map(|v| v.concat())
+}
+
+/// Monitor state files and window stores, valid and damaged: loading never panics, a
+/// state file that is not a state (cut short, not UTF-8, garbage) is kept as
+/// `state.json.bad.*` with its exact bytes before anything replaces it, a valid one
+/// is not; the next window's number is the last one plus one, never wrapped (at 2^64
+/// − 1 nothing is stored); what is said is one line; `report --since`'s summary of
+/// the store is a summary or a one-line refusal.
+#[test]
+fn monitor_state_and_store_load_without_loss_or_wrap() {
+    use rtbench::monitor::aggregate::{Aggregator, STATE_FILE};
+    use rtbench::monitor::history::State;
+    use rtbench::results::window::{WindowStore, CURRENT};
+    let base = saved_state();
+    check(
+        "monitor_state_and_store_load_without_loss_or_wrap",
+        600,
+        (state_bytes(base), store_bytes()),
+        |(state, store)| {
+            let t = crate::common::TempDir::new("props-state");
+            let dir = t.join("mon");
+            std::fs::create_dir_all(&dir).unwrap();
+            if let Some(b) = &state {
+                std::fs::write(dir.join(STATE_FILE), b).unwrap();
+            }
+            std::fs::write(dir.join(CURRENT), &store).unwrap();
+            let plan = monitor_plan(&dir, Some(t.join("monitor.prom")));
+            let mut journal = rtbench::report::journal::Journal::Memory(Vec::new());
+            let now = T0_S + 1_000;
+            let mut agg = Aggregator::new(&plan, &mut journal, &[0], now);
+            one_line("restored", &agg.restored)?;
+            let valid = state.as_ref().map(|b| {
+                std::str::from_utf8(b)
+                    .ok()
+                    .and_then(|t| serde_json::from_str::<State>(t).ok())
+                    .is_some()
+            });
+            let bad: Vec<_> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.to_string_lossy().contains("state.json.bad"))
+                .collect();
+            match valid {
+                Some(false) => {
+                    prop_assert_eq!(bad.len(), 1, "{}", agg.restored);
+                    prop_assert_eq!(&std::fs::read(&bad[0]).unwrap(), state.as_ref().unwrap());
+                    prop_assert!(agg.restored.contains("kept as"), "{}", agg.restored);
+                }
+                _ => prop_assert!(bad.is_empty(), "{bad:?}"),
+            }
+            let last = agg.last_seq;
+            let before = std::fs::read(dir.join(CURRENT)).unwrap();
+            let s = window_stats(100, 70_000);
+            let r = agg.window(&[&s], now, now + 300, 300.0, &[]);
+            if last == u64::MAX {
+                prop_assert!(agg.exhausted);
+                prop_assert_eq!(std::fs::read(dir.join(CURRENT)).unwrap(), before);
+            } else {
+                prop_assert!(!agg.exhausted);
+                prop_assert_eq!(r.seq, last + 1);
+                agg.save_state(now + 300).unwrap();
+                let saved = std::fs::read_to_string(dir.join(STATE_FILE)).unwrap();
+                let st: State = serde_json::from_str(&saved).unwrap();
+                prop_assert_eq!(st.last_window, last + 1);
+            }
+            drop(agg);
+            if let rtbench::report::journal::Journal::Memory(v) = &journal {
+                for e in v {
+                    one_line("entry", &e.to_text())?;
+                }
+            }
+            let (summary, _) = WindowStore::new(&dir, u64::MAX)
+                .since(0, now + 300)
+                .unwrap();
+            if let Err(e) = summary {
+                one_line("since", &e)?;
+            }
+            Ok(())
+        },
+    );
+}
+
+/// A tune tree with the files `tune check` and `diagnose` read: the 4-CPU board of
+/// tests/common/tune_tree plus a running irqbalance, its environment file and the
+/// files diagnose copies.
+fn hostile_tree() -> crate::common::tune_tree::Tree {
+    let t = crate::common::tune_tree::Tree::new("props-tree");
+    t.file("proc/4242/comm", "irqbalance\n");
+    t.file(
+        "proc/4242/stat",
+        "4242 (irqbalance) S 1 4242 4242 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 100 0 0\n",
+    );
+    t.file("etc/default/irqbalance", "IRQBALANCE_BANNED_CPULIST=2-3\n");
+    t.file("sys/devices/system/cpu/isolated", "2-3\n");
+    t.file("sys/devices/system/cpu/nohz_full", "\n");
+    for (f, text) in [
+        ("proc/cmdline", "isolcpus=2-3\n"),
+        ("proc/version", "Linux version 6.6.0-rt\n"),
+        ("etc/os-release", "NAME=test\n"),
+        ("proc/loadavg", "0.00 0.00 0.00 1/1 1\n"),
+        ("proc/uptime", "100.00 100.00\n"),
+        ("proc/softirqs", "CPU0\n"),
+        ("proc/interrupts", "           CPU0       CPU1       CPU2       CPU3\n 10:          1          0          5          0   GIC  eth0\n"),
+        ("dev/kmsg", "[  1.000000] ok\n"),
+        ("sys/kernel/realtime", "1\n"),
+        ("proc/sys/kernel/sched_rt_runtime_us", "950000\n"),
+    ] {
+        t.file(f, text);
+    }
+    t
+}
+
+/// Fake /proc and /sys trees where files `tune check`, `tune apply` and `diagnose`
+/// read or write are FIFOs, links (dangling, looping, to /dev/zero), directories or
+/// devices: each finishes (bounded time: [`within`]), without a panic, and every line
+/// it says is one line.
+#[test]
+fn tune_and_diagnose_finish_on_trees_with_fifos_links_and_devices() {
+    let _no_forks = crate::common::no_forks();
+    let files = tree_files(&hostile_tree().join("root"));
+    let n = files.len();
+    check(
+        "tune_and_diagnose_finish_on_trees_with_fifos_links_and_devices",
+        200,
+        proptest::collection::vec((0..n, node()), 1..4),
+        |nodes| {
+            let t = hostile_tree();
+            let spec = t.spec("");
+            let root = t.join("root");
+            for (i, node) in &nodes {
+                place(&root.join(&files[*i]), *node);
+            }
+            let sys = t.root();
+            let (check, apply, snapshot) = within("tune check, apply, diagnose", move || {
+                let check = rtbench::tune::check(&sys, &spec);
+                let apply = rtbench::tune::apply(&sys, &spec, &Default::default());
+                let mut out = Vec::new();
+                let snapshot = rtbench::diagnose::system::collect(&sys, &mut out);
+                (check, apply.map_err(|e| e.to_string()), snapshot)
+            });
+            for i in check
+                .items
+                .iter()
+                .chain(apply.iter().flat_map(|r| r.items.iter()))
+            {
+                one_line(&i.item, &i.detail)?;
+            }
+            if let Err(e) = &apply {
+                one_line("apply", e)?;
+            }
+            for m in &snapshot.missing {
+                one_line("diagnose", m)?;
+            }
+            Ok(())
+        },
+    );
+}
+
+/// The files the monitor and the self-test keep (state, window store, Prometheus
+/// textfile, the fallback copy), each possibly a FIFO, a link or a device: the start
+/// check refuses on one line naming the file, and a run that goes ahead anyway (the
+/// node put there after the check) never blocks, never writes through a link, never
+/// panics, and says what failed on one line.
+#[test]
+fn kept_files_that_are_fifos_links_or_devices_never_block_or_follow() {
+    use rtbench::monitor::aggregate::{Aggregator, STATE_FILE};
+    use rtbench::results::window::{WindowStore, CURRENT, PREVIOUS};
+    let names = [
+        STATE_FILE,
+        CURRENT,
+        PREVIOUS,
+        "monitor.prom",
+        "unstored-run.json",
+    ];
+    check(
+        "kept_files_that_are_fifos_links_or_devices_never_block_or_follow",
+        300,
+        proptest::collection::vec((0..names.len(), node()), 1..4),
+        move |nodes| {
+            let t = crate::common::TempDir::new("props-kept");
+            let dir = t.join("mon");
+            std::fs::create_dir_all(&dir).unwrap();
+            let prom = dir.join("monitor.prom");
+            for (i, node) in &nodes {
+                place(&dir.join(names[*i]), *node);
+            }
+            let before = tree_snapshot(&t);
+            // Refused at start, on one line naming the file, when a file the monitor
+            // keeps in its directory is not a regular file.
+            let odd: Vec<&str> = nodes
+                .iter()
+                .filter(|(i, _)| *i < 3)
+                .map(|(i, _)| names[*i])
+                .collect();
+            match rtbench::plan::monitor::check_dir("--dir", &dir) {
+                Err(e) => {
+                    one_line("check_dir", &e.to_string())?;
+                    prop_assert!(odd.iter().any(|n| e.to_string().contains(n)), "{e}");
+                }
+                Ok(()) => prop_assert!(odd.is_empty(), "{odd:?} not refused"),
+            }
+            if let Err(e) = rtbench::plan::monitor::check_prometheus("--prometheus", &prom) {
+                one_line("check_prometheus", &e.to_string())?;
+                prop_assert!(e.to_string().contains("monitor.prom"), "{e}");
+            }
+            let d = dir.clone();
+            let said = within("the monitor's writes", move || {
+                let plan = monitor_plan(&d, Some(d.join("monitor.prom")));
+                let mut journal = rtbench::report::journal::Journal::Memory(Vec::new());
+                let mut agg = Aggregator::new(&plan, &mut journal, &[0], T0_S);
+                let mut said = vec![agg.restored.clone()];
+                for w in 0..2 {
+                    let s = window_stats(10, 1_000);
+                    let start = T0_S + w * 300;
+                    agg.window(&[&s], start, start + 300, 300.0, &[]);
+                }
+                if let Err(e) = agg.save_state(T0_S + 600) {
+                    said.push(e.to_string());
+                }
+                if let Err(e) = WindowStore::new(&d, 1 << 20).since(0, T0_S + 600) {
+                    said.push(e.to_string());
+                }
+                let run = crate::hostile_props::minimal_run();
+                if let Err(e) = rtbench::results::store::save_fallback(&d, &run) {
+                    said.push(e.to_string());
+                }
+                drop(agg);
+                if let rtbench::report::journal::Journal::Memory(v) = journal {
+                    said.extend(v.iter().map(|e| e.to_text()));
+                }
+                said
+            });
+            for s in &said {
+                one_line("said", s)?;
+            }
+            // Nothing was written through a link: every link is still a link to what it
+            // pointed to, and nothing was created where a dangling one points.
+            let after = tree_snapshot(&t);
+            for (p, kind) in &before {
+                if kind.starts_with("link") {
+                    prop_assert_eq!(after.get(p), Some(kind), "{}", p.display());
+                }
+            }
+            prop_assert!(!dir.join("no-such-file").exists());
+            Ok(())
+        },
+    );
+}
+
+/// Every path below `t` with what it is (`link → target` for links, else the kind).
+fn tree_snapshot(t: &std::path::Path) -> std::collections::BTreeMap<std::path::PathBuf, String> {
+    let mut m = std::collections::BTreeMap::new();
+    let mut stack = vec![t.to_path_buf()];
+    while let Some(p) = stack.pop() {
+        for e in std::fs::read_dir(&p).into_iter().flatten().flatten() {
+            let path = e.path();
+            let ft = e.file_type().unwrap();
+            let kind = if ft.is_symlink() {
+                format!("link → {}", std::fs::read_link(&path).unwrap().display())
+            } else if ft.is_dir() {
+                stack.push(path.clone());
+                "dir".into()
+            } else {
+                "other".into()
+            };
+            m.insert(path, kind);
+        }
+    }
+    m
+}
+
+/// A stored run with nothing in it, for the fallback copy.
+fn minimal_run() -> rtbench::results::store::StoredRun {
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &SEED),
+    );
+    proptest::strategy::ValueTree::current(&stored_run().new_tree(&mut runner).unwrap())
+}
+
 /// Values of any length made of what must never reach a terminal as itself: control
 /// characters (C0, DEL, C1), bidirectional formatting characters, line separators,
 /// multi-byte characters, and digits and letters in long runs.

@@ -11,3 +11,4 @@ mod common;
 mod acceptance;
 mod hostile_input;
 mod hostile_props;
+mod kept_files;

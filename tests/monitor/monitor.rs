@@ -368,7 +368,8 @@ fn a_read_only_directory_is_said_once_and_the_windows_still_reach_the_journal() 
         t.display()
     );
     let o = in_mount_namespace(&script);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // It kept measuring to -D, but nothing was kept: not a success (exit 3, not 0).
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     let e: Vec<_> = stdout(&o)
         .lines()
         .filter(|l| l.starts_with("MESSAGE_ID="))
@@ -578,4 +579,26 @@ fn an_oversize_store_is_streamed_not_read_into_memory() {
     let state: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(d.join("state.json")).unwrap()).unwrap();
     assert_eq!(state["last_window"].as_u64(), Some(seq + w));
+}
+
+#[test]
+fn sigusr2_is_a_status_and_sighup_saves_the_state() {
+    let t = TempDir::new("monitor-hup");
+    let cfg = config(&t, "");
+    let d = t.join("mon");
+    let r = Running::spawn(&mut monitor_command(&cfg, &d));
+    wait_samples(r.pid(), "rtbench-M", 1, 20);
+    // rt-tests' snapshot signal: the status, and the monitor carries on.
+    r.signal(libc::SIGUSR2);
+    r.wait_stderr(0, "the status of T: 0", |l| l.contains("T: 0 "));
+    wait_samples(r.pid(), "rtbench-M", 1, 2);
+    // A lost terminal: stopped as on SIGTERM, the last window stored, the state saved.
+    r.signal(libc::SIGHUP);
+    let o = r.finish();
+    assert_eq!(o.status.code(), Some(129), "{}", stderr(&o));
+    let e = entries(&o);
+    let stop = with_id(&e, STOP);
+    assert_eq!(stop[0]["RTBENCH_STOP"], "SIGHUP", "{e:?}");
+    assert!(d.join("state.json").exists());
+    assert!(!records(&d).is_empty(), "the partial window is stored");
 }
