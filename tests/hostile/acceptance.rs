@@ -232,6 +232,24 @@ fn a3_too_few_descriptors_name_rlimit_nofile() {
         );
         assert!(!line.contains("RLIMIT_MSGQUEUE"), "{args:?}: {line}");
     }
+    // Wherever the descriptors run out first (the PM QoS file, a pipe, a queue),
+    // every line that reports EMFILE names the limit.
+    for n in 5..=9 {
+        for cmd in ["cyclic", "pipe", "pmq"] {
+            let o = std::process::Command::new("prlimit")
+                .arg(format!("--nofile={n}"))
+                .arg(crate::common::exe())
+                .args([cmd, "-t", "2", "-l", "5", "-q"])
+                .output()
+                .unwrap();
+            for l in stderr(&o).lines().filter(|l| l.contains("(os error 24)")) {
+                assert!(
+                    l.contains(&format!("RLIMIT_NOFILE is {n} descriptors")),
+                    "{cmd} with {n} descriptors: {l}"
+                );
+            }
+        }
+    }
 }
 
 // ---- 4. Messages stay one short line ----

@@ -15,7 +15,8 @@ use super::{soft_limit, Cause, SysRoot};
 /// for want of a descriptor (EMFILE: every one is in use).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Descriptors {
-    /// Descriptors open, the listing's own left out; `None`: none free to count them.
+    /// Descriptors open with a number below the limit, the listing's own left out;
+    /// `None`: none free to count them.
     pub open: Option<u64>,
     /// The soft limit; `None`: unlimited.
     pub limit: Option<u64>,
@@ -24,12 +25,6 @@ pub struct Descriptors {
 impl Descriptors {
     /// Reads the count and the limit below `root`.
     pub fn read(root: &SysRoot) -> Descriptors {
-        let open = match root.list_dir("/proc/self/fd") {
-            // The directory's own descriptor is listed too.
-            Ok(v) => Some((v.len() as u64).saturating_sub(1)),
-            Err(e) if e.raw_os_error() == Some(libc::EMFILE) => None,
-            Err(_) => Some(0),
-        };
         let limit = soft_limit(root, "Max open files").unwrap_or_else(|| {
             let mut rl = libc::rlimit {
                 rlim_cur: 0,
@@ -40,6 +35,21 @@ impl Descriptors {
                 root.is_host() && unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) } == 0;
             (ok && rl.rlim_cur != libc::RLIM_INFINITY).then_some(rl.rlim_cur)
         });
+        // Only numbers below the limit count: a new descriptor is the lowest free
+        // one below it, and descriptors inherited above it (a lowered limit) take
+        // none of those places.
+        let open = match root.list_dir("/proc/self/fd") {
+            // The directory's own descriptor is listed too (and is below the limit).
+            Ok(v) => Some(
+                (v.iter()
+                    .filter_map(|n| n.parse::<u64>().ok())
+                    .filter(|&fd| limit.map_or(true, |l| fd < l))
+                    .count() as u64)
+                    .saturating_sub(1),
+            ),
+            Err(e) if e.raw_os_error() == Some(libc::EMFILE) => None,
+            Err(_) => Some(0),
+        };
         Descriptors { open, limit }
     }
 
@@ -71,7 +81,7 @@ pub fn nofile(d: &Descriptors, needed: u64) -> Cause {
         .map_or_else(|| "unlimited".to_string(), |l| l.to_string());
     let open = d.open.map_or_else(
         || "every one of them is open".to_string(),
-        |o| format!("{o} are open and {needed} more are needed"),
+        |o| format!("{o} of them are open and {needed} more are needed"),
     );
     Cause::new(
         "RLIMIT_NOFILE",
@@ -110,14 +120,15 @@ mod tests {
             "Limit                     Soft Limit           Hard Limit           Units     \n\
              Max open files            8                    1024                 files     \n",
         );
-        for fd in 0..8 {
+        // Descriptors 0-7, and 20 inherited above the limit, which takes no place.
+        for fd in [0, 1, 2, 3, 4, 5, 6, 7, 20] {
             t.file(&format!("/proc/self/fd/{fd}"), "");
         }
         let c = descriptors(&t.root(), libc::EMFILE, 2).unwrap();
         assert_eq!(c.name, "RLIMIT_NOFILE");
         assert!(
             c.text.starts_with(
-                "RLIMIT_NOFILE is 8 descriptors (ulimit -n) and 7 are open and 2 more are needed"
+                "RLIMIT_NOFILE is 8 descriptors (ulimit -n) and 7 of them are open and 2 more are needed"
             ),
             "{}",
             c.text
