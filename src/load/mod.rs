@@ -257,7 +257,16 @@ pub fn parse_workers(s: &str) -> Result<Vec<Worker>, String> {
 /// [`parse_workers`], each worker with the item it comes from as written (trimmed).
 pub fn parse_labelled(s: &str) -> Result<Vec<(Worker, String)>, String> {
     let mut v = Vec::new();
+    // An item is named only among several: the caller shows the whole value.
+    let several = s.contains(',');
     for item in s.split(',').map(str::trim) {
+        let named = |m: String| {
+            if several {
+                format!("'{}': {m}", crate::error::echo_part(item))
+            } else {
+                m
+            }
+        };
         if item.is_empty() {
             return Err("empty item; expected cpu:N, vm:N:SIZE or io:N separated by commas".into());
         }
@@ -265,11 +274,10 @@ pub fn parse_labelled(s: &str) -> Result<Vec<(Worker, String)>, String> {
         let count = |p: Option<&&str>| -> Result<usize, String> {
             match p.map(|s| s.parse::<usize>()) {
                 Some(Ok(n)) if (1..=1024).contains(&n) => Ok(n),
-                _ => Err(format!(
-                    "'{}': expected a worker count of 1..1024 after '{}:'",
-                    crate::error::echo_part(item),
+                _ => Err(named(format!(
+                    "expected a worker count of 1..1024 after '{}:'",
                     crate::error::echo_part(parts[0])
-                )),
+                ))),
             }
         };
         match parts[0] {
@@ -285,21 +293,16 @@ pub fn parse_labelled(s: &str) -> Result<Vec<(Worker, String)>, String> {
             "vm" if parts.len() == 2 || parts.len() == 3 => {
                 let n = count(parts.get(1))?;
                 let bytes = match parts.get(2) {
-                    Some(sz) => parse_size(sz)
-                        .map_err(|e| format!("'{}': {e}", crate::error::echo_part(item)))?,
+                    Some(sz) => parse_size(sz).map_err(named)?,
                     None => DEFAULT_VM_BYTES,
                 };
                 v.extend(std::iter::repeat((Worker::Vm { bytes }, item.to_string())).take(n));
             }
             "cpu" | "io" | "vm" => {
-                return Err(format!(
-                    "'{}': expected cpu:N, vm:N:SIZE or io:N",
-                    crate::error::echo_part(item)
-                ));
+                return Err(named("expected cpu:N, vm:N:SIZE or io:N".into()));
             }
             other => {
-                // The item is named only among several (the caller shows the value).
-                let within = if s.contains(',') {
+                let within = if several {
                     format!(" in '{}'", crate::error::echo_part(item))
                 } else {
                     String::new()
