@@ -174,8 +174,10 @@ impl CpuSet {
         for region in s.split(',') {
             let region = region.trim();
             let named = |e: ParseError| {
-                if several {
-                    ParseError(format!("'{region}': {}", e.0))
+                let quoted = format!("'{}'", crate::error::echo_part(region));
+                // Not twice: a region that is one word is named by the error already.
+                if several && !e.0.starts_with(&quoted) {
+                    ParseError(format!("{quoted}: {}", e.0))
                 } else {
                     e
                 }
@@ -510,9 +512,16 @@ fn parse_num(s: &str) -> Result<usize, ParseError> {
     let t = s.trim();
     t.parse().map_err(|_| {
         ParseError(if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
-            format!("CPU number {t} is out of range (at most {})", usize::MAX)
+            format!(
+                "a CPU number of {} digits is out of range (at most {})",
+                t.len(),
+                usize::MAX
+            )
         } else {
-            format!("'{s}' is not a CPU number (expected e.g. 0-3,5 or 1-7:2/4)")
+            format!(
+                "'{}' is not a CPU number (expected e.g. 0-3,5 or 1-7:2/4)",
+                crate::error::echo_part(s)
+            )
         })
     })
 }

@@ -14,24 +14,92 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
 
-/// `s` on one line: line breaks and other control characters escaped the way Rust
-/// writes them in strings (`\n`, `\r`, `\u{1b}`, …; a tab stays), so an error that
-/// echoes a multi-line TOML value, an argv word with a newline or a file name with an
-/// escape sequence is still one line on a terminal, in a log or in the journal.
-/// Nothing else changes (a backslash stays a backslash).
+/// Whether `c` must not reach a terminal, a log or the journal as itself: a control
+/// character other than tab (C0, DEL, C1), a line or paragraph separator, or a
+/// bidirectional formatting character (U+200E/F marks, U+202A–U+202E embeddings and
+/// overrides, U+2066–U+2069 isolates: Unicode TR #9), which would reorder the rest of
+/// the line as the reader sees it.
+fn hidden(c: char) -> bool {
+    (c != '\t' && c.is_control())
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// `c` as [`one_line`] writes it.
+fn push_visible(out: &mut String, c: char) {
+    match c {
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        c if hidden(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        c => out.push(c),
+    }
+}
+
+/// `s` on one line: line breaks, other control characters and bidirectional
+/// formatting characters escaped the way Rust writes them in strings (`\n`, `\r`,
+/// `\u{1b}`, `\u{202e}`, …; a tab stays), so an error that echoes a multi-line TOML
+/// value, an argv word with a newline or a file name with an escape sequence or a
+/// right-to-left override is still one line, read in order, on a terminal, in a log or
+/// in the journal. Nothing else changes (a backslash stays a backslash).
 pub fn one_line(s: &str) -> Cow<'_, str> {
-    let breaks = |c: char| c != '\t' && (c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'));
-    if !s.contains(breaks) {
+    if !s.contains(hidden) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            c if breaks(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
+        push_visible(&mut out, c);
+    }
+    Cow::Owned(out)
+}
+
+/// How much of a name (a flag, a file, a key) a message shows.
+pub const NAME_CHARS: usize = 160;
+
+/// How much of a configuration line (a key and its value) a parser error shows.
+pub const LINE_TEXT_CHARS: usize = 80;
+
+/// How much of a value a message shows, in characters as shown (escapes included).
+pub const ECHO_CHARS: usize = 60;
+
+/// A value from input (a flag's value, a configuration value, a word of a file) as
+/// a message quotes it: [`one_line`], and when longer than [`ECHO_CHARS`] its first
+/// characters and `… (N bytes)` with its whole length, so that a message stays one
+/// short line whatever was given (a 200 KB TOML string, a 1 MB dump token). The one
+/// place values are shortened: every message quotes values through this (or
+/// [`echo_within`]).
+pub fn echo(s: &str) -> Cow<'_, str> {
+    echo_within(s, ECHO_CHARS)
+}
+
+/// How much of a part of a value (a region of a CPU list, an item of a load spec) a
+/// message shows after the whole value was shown by [`echo`].
+pub const PART_CHARS: usize = 24;
+
+/// A part of a value that a message names after the value itself: [`echo_within`]
+/// [`PART_CHARS`].
+pub fn echo_part(s: &str) -> Cow<'_, str> {
+    echo_within(s, PART_CHARS)
+}
+
+/// [`echo`] with room for `max` characters (names of files and keys get more).
+pub fn echo_within(s: &str, max: usize) -> Cow<'_, str> {
+    if s.len() <= max && !s.contains(hidden) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(max.min(s.len()) + 16);
+    let mut shown = 0;
+    for c in s.chars() {
+        let mut piece = String::new();
+        push_visible(&mut piece, c);
+        let n = piece.chars().count();
+        if shown + n > max {
+            out.push_str(&format!("… ({} bytes)", s.len()));
+            return Cow::Owned(out);
         }
+        shown += n;
+        out.push_str(&piece);
     }
     Cow::Owned(out)
 }
@@ -81,11 +149,11 @@ pub struct UsageError {
 
 impl std::fmt::Display for UsageError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (flag, message) = (one_line(&self.flag), one_line(&self.message));
+        let (flag, message) = (echo_within(&self.flag, NAME_CHARS), one_line(&self.message));
         if self.value.is_empty() {
             write!(f, "{flag}: {message}")
         } else {
-            write!(f, "{flag} {}: {message}", one_line(&self.value))
+            write!(f, "{flag} {}: {message}", echo(&self.value))
         }
     }
 }
@@ -161,7 +229,7 @@ impl std::fmt::Display for ConfigError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Every part on one line: a multi-line TOML value (`"""…"""`) is echoed with
         // its line breaks escaped.
-        let (file, m) = (one_line(&self.file), one_line(&self.message));
+        let (file, m) = (echo_within(&self.file, NAME_CHARS), one_line(&self.message));
         match &self.place {
             ConfigPlace::Unreadable | ConfigPlace::Syntax { line: None, .. } => {
                 write!(f, "{file}: {m}")
@@ -170,17 +238,17 @@ impl std::fmt::Display for ConfigError {
                 line: Some(l),
                 text,
                 ..
-            } => write!(f, "{file}:{l}: {}: {m}", one_line(text)),
+            } => write!(f, "{file}:{l}: {}: {m}", echo_within(text, LINE_TEXT_CHARS)),
             ConfigPlace::Value { line, key, value } => {
                 write!(
                     f,
                     "{file}:{line}: {} = {}: {m}",
-                    one_line(key),
-                    one_line(value)
+                    echo_within(key, NAME_CHARS),
+                    echo(value)
                 )
             }
             ConfigPlace::Table { line, key } => {
-                write!(f, "{file}:{line}: [{}]: {m}", one_line(key))
+                write!(f, "{file}:{line}: [{}]: {m}", echo_within(key, NAME_CHARS))
             }
         }
     }
@@ -383,5 +451,24 @@ mod tests {
         assert_eq!(t.to_string(), "f.toml:1: [limits.pmq]: expected 1..99");
         assert_eq!((t.line(), t.key()), (Some(1), None));
         assert_eq!(Error::Config(t).exit_code(), exit::USAGE);
+    }
+
+    #[test]
+    fn echoed_values_are_short_and_visible() {
+        assert_eq!(echo("0-3"), "0-3");
+        assert_eq!(
+            echo("a\u{202e}b\u{2066}\u{200f}"),
+            "a\\u{202e}b\\u{2066}\\u{200f}"
+        );
+        assert_eq!(echo("a\u{9b}b\u{7f}\tc"), "a\\u{9b}b\\u{7f}\tc");
+        let long = "x".repeat(200_000);
+        let e = echo(&long);
+        assert_eq!(e, format!("{}… (200000 bytes)", "x".repeat(ECHO_CHARS)));
+        // An escape is never cut in half.
+        let escapes = "\u{1b}".repeat(40);
+        let e = echo(&escapes);
+        assert_eq!(e, format!("{}… (40 bytes)", "\\u{1b}".repeat(10)));
+        let u = Error::usage("--since", "\u{202e}1h", "bad").to_string();
+        assert_eq!(u, "--since \\u{202e}1h: bad");
     }
 }

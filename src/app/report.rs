@@ -75,9 +75,24 @@ fn since(p: &crate::plan::report::SincePlan) -> Result<i32> {
     // Streamed: the summary is made one window at a time, and the JSON's windows are
     // read again from the same snapshot as they are written (README: memory does not
     // grow with the store).
-    let (summary, snapshot) = WindowStore::new(dir, u64::MAX)
-        .since(since_s, now)
-        .map_err(|e| Error::io(dir, e))?;
+    let store = WindowStore::new(dir, u64::MAX);
+    let (summary, snapshot) = store.since(since_s, now).map_err(|e| Error::io(dir, e))?;
+    // No store file was a regular file (a FIFO, a device where the store should be):
+    // there is nothing to judge, which is bad input (exit 2), not a window over a
+    // limit or a quiet period (exit 1).
+    if let Some((path, kind)) = snapshot.skipped.files.first() {
+        let none_read = summary.as_ref().is_ok_and(|s| s.windows == 0);
+        if none_read && snapshot.skipped.files.len() >= store.files().len() {
+            return Err(Error::usage(
+                "--since",
+                "",
+                format!(
+                    "{} is a {kind}, not a window store; expected the monitor's directory",
+                    path.display()
+                ),
+            ));
+        }
+    }
     let out = Output::new(p.json.then_some(&Target::Stdout));
     for line in skipped_lines(dir, &snapshot.skipped, true) {
         out.warn(&line);

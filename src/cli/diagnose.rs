@@ -39,7 +39,12 @@ pub struct DiagnoseArgs {
     pub dir: Option<PathBuf>,
 
     /// Monitor windows and journal entries of the last TIME (s, m, h, d)
-    #[arg(long, value_name = "TIME", default_value = "7d")]
+    #[arg(
+        long,
+        value_name = "TIME",
+        default_value = "7d",
+        allow_hyphen_values = true
+    )]
     pub since: String,
 
     /// Root of /proc and /sys (tests run against a temporary tree)

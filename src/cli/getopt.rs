@@ -401,6 +401,7 @@ impl Table {
                 words.push(whole);
             }
         }
+        histofall_takes_the_last(&mut out);
         let words: Vec<&OsString> = words.into_iter().filter(|w| !w.is_empty()).collect();
         if let Some(w) = words.first() {
             if unknown {
@@ -410,7 +411,7 @@ impl Table {
                 out.extend(words.into_iter().cloned());
             } else {
                 return Err(UsageError {
-                    flag: format!("'{}'", w.to_string_lossy()),
+                    flag: format!("'{}'", crate::error::echo(&w.to_string_lossy())),
                     value: String::new(),
                     message: match self.tool {
                         Tool::Pipe => "unexpected argument: not an option nor the value of one".into(),
@@ -424,6 +425,37 @@ impl Table {
         }
         Ok(out)
     }
+}
+
+/// cyclictest's `-h N` and `-H N` together (`-h 30 -H 30`): `-H` anywhere adds the
+/// summary column and the last of them sets the buckets (`process_options` in
+/// cyclictest.c, rt-tests 2.4: `-H` sets `histofall` and `histogram`, `-h` only
+/// `histogram`). Rewritten into the one `--histofall=N` that means the same.
+fn histofall_takes_the_last(out: &mut Vec<OsString>) {
+    const H: &[u8] = b"--histogram=";
+    const HALL: &[u8] = b"--histofall=";
+    let either = |a: &OsString| a.as_bytes().starts_with(H) || a.as_bytes().starts_with(HALL);
+    if !out.iter().any(|a| a.as_bytes().starts_with(HALL))
+        || !out.iter().any(|a| a.as_bytes().starts_with(H))
+    {
+        return;
+    }
+    let Some(last) = out.iter().rposition(either) else {
+        return;
+    };
+    let mut value = HALL.to_vec();
+    let written = out[last].as_bytes();
+    let eq = written
+        .iter()
+        .position(|&b| b == b'=')
+        .unwrap_or(written.len());
+    value.extend_from_slice(&written[(eq + 1).min(written.len())..]);
+    out[last] = OsString::from_vec(value);
+    let mut i = 0;
+    out.retain(|a| {
+        i += 1;
+        i - 1 == last || !either(a)
+    });
 }
 
 /// `--long` or `--long=VALUE`.

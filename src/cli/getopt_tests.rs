@@ -135,6 +135,11 @@ const CYCLIC_SPELLINGS: &[(&[&str], &[&str])] = &[
     (&["-z"], &["-z"]),
     (&["-qzm"], &["--quiet", "-z", "--mlockall"]),
     (&["--quiet=1"], &["--quiet=1"]),
+    // -h and -H together: -H's summary column, the last one's buckets (cyclictest).
+    (&["-h", "30", "-H", "30"], &["--histofall=30"]),
+    (&["-H5", "-q", "-h8"], &["--quiet", "--histofall=8"]),
+    (&["-h", "8", "-H", "5"], &["--histofall=5"]),
+    (&["--histofall=5", "--histogram=9"], &["--histofall=9"]),
 ];
 
 #[test]

@@ -17,7 +17,12 @@ at the end, on SIGINT/SIGTERM/SIGHUP, on errors, and killed by the kernel if rtb
 #[derive(Debug, Args)]
 pub struct LoadArgs {
     /// How long: N seconds, or with suffix s, m, h, d (default: until SIGINT/SIGTERM/SIGHUP)
-    #[arg(short = 'D', long = "duration", value_name = "TIME")]
+    #[arg(
+        short = 'D',
+        long = "duration",
+        value_name = "TIME",
+        allow_hyphen_values = true
+    )]
     pub duration: Option<String>,
 
     /// The load.

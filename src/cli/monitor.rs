@@ -46,15 +46,21 @@ pub struct MonitorArgs {
     pub cpus: Option<String>,
 
     /// Wakeup interval in µs (50..1000000; default 1000)
-    #[arg(short = 'i', long = "interval", value_name = "US")]
+    #[arg(short = 'i', long = "interval", value_name = "US", allow_negative_numbers = true,
+          value_parser = super::number::whole_u64)]
     pub interval: Option<u64>,
 
     /// SCHED_FIFO priority 1..99 (default 98)
-    #[arg(short = 'p', long = "priority", value_name = "PRIO")]
+    #[arg(
+        short = 'p',
+        long = "priority",
+        value_name = "PRIO",
+        allow_negative_numbers = true
+    )]
     pub priority: Option<i64>,
 
     /// Window length: one journal entry per CPU per window (1s..1d; default 5m)
-    #[arg(long = "window", value_name = "TIME")]
+    #[arg(long = "window", value_name = "TIME", allow_hyphen_values = true)]
     pub window: Option<String>,
 
     /// State file and window store directory (default /var/lib/rtbench/monitor)
@@ -72,6 +78,11 @@ pub struct MonitorArgs {
     pub log_format: String,
 
     /// Stop after TIME (s, m, h, d; default: run until SIGTERM)
-    #[arg(short = 'D', long = "duration", value_name = "TIME")]
+    #[arg(
+        short = 'D',
+        long = "duration",
+        value_name = "TIME",
+        allow_hyphen_values = true
+    )]
     pub duration: Option<String>,
 }

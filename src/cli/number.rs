@@ -79,6 +79,9 @@ c_number_parser!(
 /// as 1 or 2 µs would trip on every sample. `Err` names what was expected.
 pub fn own_us_arg(s: &str) -> Result<u64, String> {
     let t = s.trim();
+    if negative(t) {
+        return Err("is negative; expected a whole number of µs (e.g. 100 or 100us)".into());
+    }
     let digits = t
         .strip_suffix("us")
         .or_else(|| t.strip_suffix("µs"))
@@ -91,10 +94,45 @@ pub fn own_us_arg(s: &str) -> Result<u64, String> {
         .map_err(|_| format!("{digits} is out of range (0..{})", u64::MAX))
 }
 
+/// Whether `t` is written as a negative number (`-1`, `-1d`, `-inf`): a value clap took
+/// for an option (`allow_negative_numbers`, `allow_hyphen_values`) that the message
+/// should call negative rather than "not a number".
+pub fn negative(t: &str) -> bool {
+    t.strip_prefix('-')
+        .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit() || c == '.' || c == 'i'))
+}
+
+/// A whole number of rtbench's own options (`monitor -i`): decimal digits and nothing
+/// else (no `atoi` reading: these have no rt-tests spelling), a negative one said to
+/// be negative. `Err` says what was expected.
+pub fn whole_u64(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    if negative(t) {
+        return Err("is negative; expected a whole number >= 0".into());
+    }
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return Err("expected a whole number".into());
+    }
+    t.parse()
+        .map_err(|_| format!("out of range (0..{})", u64::MAX))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn negative_values_of_own_options_are_called_negative() {
+        assert_eq!(
+            whole_u64("-1"),
+            Err("is negative; expected a whole number >= 0".into())
+        );
+        assert_eq!(whole_u64(" 50"), Ok(50));
+        assert!(whole_u64("5x").is_err());
+        assert!(own_us_arg("-5").unwrap_err().starts_with("is negative"));
+        assert!(negative("-inf") && negative("-1d") && !negative("--json") && !negative("-a"));
+    }
 
     #[test]
     fn reads_like_strtol() {

@@ -22,9 +22,49 @@ pub fn parse(args: &[std::ffi::OsString]) -> Result<Cli, i32> {
                 exit::OK
             };
         }
-        Output::new(None).warn(&format!("rtbench: {}", one_line(&e)));
+        let line = match e.kind() {
+            ErrorKind::InvalidUtf8 => not_utf8(args),
+            _ => one_line(&e),
+        };
+        Output::new(None).warn(&format!("rtbench: {line}"));
         exit::USAGE
     })
+}
+
+/// clap's "invalid UTF-8 was detected in one or more arguments" said of the argument
+/// it is about: the option whose value is not UTF-8 (`--since`, also as getopt wrote
+/// it, `--interval=VALUE`), or the argument's position, with the value's bytes
+/// escaped (`\xff`) and shortened as every echoed value is ([`crate::error::echo`]).
+fn not_utf8(args: &[std::ffi::OsString]) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let Some(i) = args
+        .iter()
+        .skip(1)
+        .position(|a| a.to_str().is_none())
+        .map(|i| i + 1)
+    else {
+        return "invalid UTF-8 in the command line".into();
+    };
+    let bytes = args[i].as_bytes();
+    let shown = |b: &[u8]| crate::error::echo(&b.escape_ascii().to_string()).into_owned();
+    let what = |name: &str, value: &[u8]| {
+        format!("{name} {}: not valid UTF-8; expected text", shown(value))
+    };
+    if let Some(body) = bytes.strip_prefix(b"--") {
+        if let Some(eq) = body.iter().position(|&b| b == b'=') {
+            let name = String::from_utf8_lossy(&body[..eq]);
+            return what(&format!("--{name}"), &body[eq + 1..]);
+        }
+    }
+    if bytes.starts_with(b"-") {
+        return format!("{}: an option that is not valid UTF-8", shown(bytes));
+    }
+    match args.get(i - 1).and_then(|p| p.to_str()) {
+        Some(prev) if i > 1 && prev.starts_with('-') && !prev.contains('=') && prev != "--" => {
+            what(prev, bytes)
+        }
+        _ => what(&format!("argument {i}"), bytes),
+    }
 }
 
 /// clap's whole message on one line: what was wrong, then what it adds — the missing
@@ -32,7 +72,17 @@ pub fn parse(args: &[std::ffi::OsString]) -> Result<Cli, i32> {
 /// with "; ". Left out: the `error:` prefix, the usage block and "For more
 /// information, try '--help'" (the command's `--help` is where usage lives).
 pub fn one_line(e: &clap::Error) -> String {
-    let text = e.render().to_string();
+    let mut text = e.render().to_string();
+    // The values clap quotes, shortened and made visible as every echoed value is,
+    // before the text is split at its line breaks (a value may hold one).
+    for (_, v) in e.context() {
+        if let clap::error::ContextValue::String(v) = v {
+            let shown = crate::error::echo(v);
+            if shown != v.as_str() && !v.is_empty() {
+                text = text.replace(v.as_str(), &shown);
+            }
+        }
+    }
     let mut out = String::new();
     // After a line ending in ':' come indented items (the missing arguments).
     let mut list = false;
@@ -62,8 +112,7 @@ pub fn one_line(e: &clap::Error) -> String {
         list = l.ends_with(':') || item;
     }
     if out.is_empty() {
-        "invalid command line".to_string()
-    } else {
-        out
+        return "invalid command line".to_string();
     }
+    crate::error::one_line(&out).into_owned()
 }

@@ -33,7 +33,7 @@ pub struct PlotArgs {
     /// End of the latency axis in µs (default: the histogram's range or the largest
     /// maximum; a self-test result without [output] histogram_us has a log axis);
     /// buckets beyond it are left out, maxima beyond it marked at the edge
-    #[arg(long = "x-max", value_name = "US")]
+    #[arg(long = "x-max", value_name = "US", allow_hyphen_values = true)]
     pub x_max_us: Option<f64>,
     /// Test to plot from a stored self-test result (default: cyclic, else the first)
     #[arg(long, value_name = "NAME")]

@@ -240,6 +240,20 @@ impl Source<'_> {
         }
     }
 
+    /// Refuses a path key whose value cannot name a file on Linux
+    /// ([`crate::sys::atomic::unnameable`]: empty, a NUL byte, a component or the
+    /// whole too long), before any other check reads it as a path.
+    pub fn nameable<P: AsRef<std::path::Path>>(
+        &self,
+        value: &toml::Spanned<P>,
+        key: &str,
+    ) -> Result<(), ConfigError> {
+        match crate::sys::atomic::unnameable(value.get_ref().as_ref()) {
+            Some(why) => Err(self.value_error(value.span(), key, format!("path {why}"))),
+            None => Ok(()),
+        }
+    }
+
     /// An error for dotted `key` whose value sits at byte range `span`:
     /// `FILE:LINE: KEY = VALUE: MESSAGE`, the value as written.
     pub fn value_error(

@@ -140,6 +140,12 @@ impl MonitorToml {
             Some(v) => duration_key(src, v, "monitor.rolling", window, MAX_ROLLING)?,
             None => parse_default(DEFAULT_ROLLING).max(window),
         };
+        if let Some(d) = &self.dir {
+            src.nameable(d, "monitor.dir")?;
+        }
+        if let Some(p) = &self.prometheus {
+            src.nameable(p, "monitor.prometheus")?;
+        }
         let dir = match &self.dir {
             Some(d) if !d.get_ref().is_absolute() => {
                 return Err(src.value_error(d.span(), "monitor.dir", "expected an absolute path"))

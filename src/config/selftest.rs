@@ -363,12 +363,19 @@ impl OutputToml {
         };
         let absolute = |v: &Option<Spanned<PathBuf>>, key: &str, what: &str, default: &str| match v
         {
-            Some(d) if !d.get_ref().is_absolute() => Err(src.value_error(
-                d.span(),
-                key,
-                format!("expected an absolute {what} (a service has no useful working directory)"),
-            )),
-            Some(d) => Ok(d.get_ref().clone()),
+            Some(d) => {
+                src.nameable(d, key)?;
+                if !d.get_ref().is_absolute() {
+                    return Err(src.value_error(
+                        d.span(),
+                        key,
+                        format!(
+                            "expected an absolute {what} (a service has no useful working directory)"
+                        ),
+                    ));
+                }
+                Ok(d.get_ref().clone())
+            }
             None => Ok(PathBuf::from(default)),
         };
         let results_dir = absolute(

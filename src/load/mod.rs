@@ -220,11 +220,10 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (num, suffix) = t.split_at(split);
     if num.is_empty() {
-        return Err(format!(
-            "size '{s}' must start with a number (e.g. 64M, 1G)"
-        ));
+        return Err("size must start with a number (e.g. 64M, 1G)".into());
     }
-    let too_large = || format!("size '{s}' is out of range: at most {MAX_VM_BYTES} bytes");
+    // The caller names the item (and the flag or key its value).
+    let too_large = || format!("size out of range: at most {MAX_VM_BYTES} bytes");
     let n: u64 = num.parse().map_err(|_| too_large())?;
     let mult: u64 = match suffix.to_ascii_uppercase().as_str() {
         "" | "B" => 1,
@@ -234,7 +233,8 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "T" | "TB" | "TIB" => 1 << 40,
         _ => {
             return Err(format!(
-                "unknown size suffix '{suffix}' in '{s}': expected K, M, G or T (e.g. 64M)"
+                "unknown size suffix '{}': expected K, M, G or T (e.g. 64M)",
+                crate::error::echo_part(suffix)
             ))
         }
     };
@@ -243,7 +243,7 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         .filter(|&b| b <= MAX_VM_BYTES)
         .ok_or_else(too_large)?;
     if bytes < 4096 {
-        return Err(format!("size '{s}' is below one page (4096 bytes)"));
+        return Err("size below one page (4096 bytes)".into());
     }
     Ok(bytes)
 }
@@ -257,7 +257,16 @@ pub fn parse_workers(s: &str) -> Result<Vec<Worker>, String> {
 /// [`parse_workers`], each worker with the item it comes from as written (trimmed).
 pub fn parse_labelled(s: &str) -> Result<Vec<(Worker, String)>, String> {
     let mut v = Vec::new();
+    // An item is named only among several: the caller shows the whole value.
+    let several = s.contains(',');
     for item in s.split(',').map(str::trim) {
+        let named = |m: String| {
+            if several {
+                format!("'{}': {m}", crate::error::echo_part(item))
+            } else {
+                m
+            }
+        };
         if item.is_empty() {
             return Err("empty item; expected cpu:N, vm:N:SIZE or io:N separated by commas".into());
         }
@@ -265,10 +274,10 @@ pub fn parse_labelled(s: &str) -> Result<Vec<(Worker, String)>, String> {
         let count = |p: Option<&&str>| -> Result<usize, String> {
             match p.map(|s| s.parse::<usize>()) {
                 Some(Ok(n)) if (1..=1024).contains(&n) => Ok(n),
-                _ => Err(format!(
-                    "'{item}': expected a worker count of 1..1024 after '{}:'",
-                    parts[0]
-                )),
+                _ => Err(named(format!(
+                    "expected a worker count of 1..1024 after '{}:'",
+                    crate::error::echo_part(parts[0])
+                ))),
             }
         };
         match parts[0] {
@@ -284,16 +293,24 @@ pub fn parse_labelled(s: &str) -> Result<Vec<(Worker, String)>, String> {
             "vm" if parts.len() == 2 || parts.len() == 3 => {
                 let n = count(parts.get(1))?;
                 let bytes = match parts.get(2) {
-                    Some(sz) => parse_size(sz).map_err(|e| format!("'{item}': {e}"))?,
+                    Some(sz) => parse_size(sz).map_err(named)?,
                     None => DEFAULT_VM_BYTES,
                 };
                 v.extend(std::iter::repeat((Worker::Vm { bytes }, item.to_string())).take(n));
             }
             "cpu" | "io" | "vm" => {
-                return Err(format!("'{item}': expected cpu:N, vm:N:SIZE or io:N"));
+                return Err(named("expected cpu:N, vm:N:SIZE or io:N".into()));
             }
             other => {
-                return Err(format!("unknown load kind '{other}' in '{item}': expected cpu, vm or io (use --load-cmd for anything else)"));
+                let within = if several {
+                    format!(" in '{}'", crate::error::echo_part(item))
+                } else {
+                    String::new()
+                };
+                return Err(format!(
+                    "unknown load kind '{}'{within}: expected cpu, vm or io (use --load-cmd for anything else)",
+                    crate::error::echo_part(other)
+                ));
             }
         }
     }

@@ -260,8 +260,14 @@ impl Harness {
                     Some(h)
                 }
                 Err(e) => {
+                    // Out of descriptors: the limit named, as for a refusal.
+                    let cause = e
+                        .raw_os_error()
+                        .and_then(|n| refusal::files::descriptors(root, n, 1))
+                        .map(|c| format!("; {}", c.text))
+                        .unwrap_or_default();
                     progress.warning(&format!(
-                        "# /dev/cpu_dma_latency not set ({e}); C-state exits may add latency"
+                        "# /dev/cpu_dma_latency not set ({e}{cause}); C-state exits may add latency"
                     ));
                     None
                 }

@@ -137,17 +137,25 @@ fn read_limit(name: &str) -> String {
 /// The refusal of `mq_open(name)` for one message of `msg_bytes` with `e`: the errno
 /// and the limit that refused it.
 fn mq_error(name: &str, msg_bytes: usize, e: nix::errno::Errno) -> Error {
+    use crate::sys::refusal;
     use nix::errno::Errno;
     let (limit, why) = match e {
         Errno::ENOSYS => ("CONFIG_POSIX_MQUEUE", "POSIX message queues are not supported by this kernel (CONFIG_POSIX_MQUEUE is off)".to_string()),
+        // EMFILE is either limit (mq_overview(7)): the descriptors decide which.
         Errno::EMFILE => {
-            let mut rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-            // SAFETY: rlimit is a valid out-pointer.
-            unsafe { libc::getrlimit(libc::RLIMIT_MSGQUEUE, &mut rl) };
-            ("RLIMIT_MSGQUEUE", format!(
-                "limit hit: RLIMIT_MSGQUEUE (ulimit -q) is {} bytes, too small for two queues of one {msg_bytes}-byte message (plus overhead) per pair, or the open-file limit (ulimit -n) is reached",
-                rl.rlim_cur
-            ))
+            let fds = refusal::files::Descriptors::read(&crate::sys::SysRoot::host());
+            if fds.exhausted(1) {
+                let c = refusal::files::nofile(&fds, 1);
+                (c.name, c.text)
+            } else {
+                let mut rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+                // SAFETY: rlimit is a valid out-pointer.
+                unsafe { libc::getrlimit(libc::RLIMIT_MSGQUEUE, &mut rl) };
+                ("RLIMIT_MSGQUEUE", format!(
+                    "limit hit: RLIMIT_MSGQUEUE (ulimit -q) is {} bytes, too small for two queues of one {msg_bytes}-byte message (plus overhead) per pair",
+                    rl.rlim_cur
+                ))
+            }
         }
         Errno::ENOSPC => ("fs.mqueue.queues_max", format!(
             "limit hit: {MQ_LIMITS}/queues_max ({}) queues exist already",
@@ -158,7 +166,11 @@ fn mq_error(name: &str, msg_bytes: usize, e: nix::errno::Errno) -> Error {
             read_limit("msg_max"),
             read_limit("msgsize_max")
         )),
-        Errno::ENFILE => ("fs.file-max", "limit hit: the system-wide open-file limit (/proc/sys/fs/file-max)".to_string()),
+        Errno::ENFILE => {
+            let c = refusal::files::descriptors(&crate::sys::SysRoot::host(), libc::ENFILE, 1)
+                .expect("ENFILE has a cause");
+            (c.name, c.text)
+        }
         Errno::ENOMEM => ("memory", "out of memory".to_string()),
         _ => ("", String::new()),
     };
@@ -222,7 +234,11 @@ pub fn pipe() -> Result<(PipeRead, PipeWrite)> {
     // SAFETY: fds is a valid array of two ints.
     let rc = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
     if rc != 0 {
-        return Err(Error::refused("pipe2", io::Error::last_os_error(), None));
+        let e = io::Error::last_os_error();
+        let cause = e.raw_os_error().and_then(|n| {
+            crate::sys::refusal::files::descriptors(&crate::sys::SysRoot::host(), n, 2)
+        });
+        return Err(Error::refused("pipe2", e, cause));
     }
     // SAFETY: pipe2 returned two fresh descriptors that nothing else owns.
     unsafe {

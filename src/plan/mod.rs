@@ -89,6 +89,9 @@ pub fn check_output_path(flag: &str, path: &Path) -> Result<()> {
         return Ok(());
     }
     let shown = path.display();
+    if let Some(why) = atomic::unnameable(path) {
+        return usage(flag, shown, format!("path {why}"));
+    }
     let dir = atomic::parent_dir(path);
     if !dir.is_dir() {
         return usage(

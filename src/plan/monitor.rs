@@ -174,6 +174,9 @@ fn non_directory(path: &Path) -> Option<(&Path, &'static str)> {
 /// or full is not an error here: the run says so once and keeps measuring.
 /// Errors: [`crate::error::Error::Usage`] naming the path and what was expected.
 pub fn check_dir(flag: &str, dir: &Path) -> Result<()> {
+    if let Some(why) = crate::sys::atomic::unnameable(dir) {
+        return usage(flag, dir.display(), format!("path {why}"));
+    }
     if let Some(why) = broken_link(dir) {
         return usage(flag, dir.display(), why);
     }
@@ -221,6 +224,9 @@ fn broken_link(path: &Path) -> Option<String> {
 /// Errors: [`crate::error::Error::Usage`] naming the path and what was expected.
 pub fn check_prometheus(flag: &str, path: &Path) -> Result<()> {
     use std::os::unix::ffi::OsStrExt;
+    if let Some(why) = crate::sys::atomic::unnameable(path) {
+        return usage(flag, path.display(), format!("path {why}"));
+    }
     if path.as_os_str().as_bytes().ends_with(b"/") || path.file_name().is_none() {
         return usage(
             flag,

@@ -26,7 +26,7 @@ use crate::plot::svg::{MAX_X_MAX_US, MIN_X_MAX_US};
 /// `-o` writable ([`super::check_output_path`]).
 pub fn plot(args: &PlotArgs) -> Result<PlotPlan> {
     if let Some(x) = args.x_max_us.filter(|x| !(x.is_finite() && *x > 0.0)) {
-        return usage("--x-max", x, "expected a latency in µs greater than 0");
+        return usage("--x-max", x, "not a finite number of µs greater than 0");
     }
     if let Some(x) = args
         .x_max_us

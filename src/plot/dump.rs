@@ -41,9 +41,12 @@ fn numbers(s: &str, line: usize) -> Result<Vec<u64>, String> {
         .map(|w| {
             w.parse().map_err(|_| {
                 if w.bytes().all(|b| b.is_ascii_digit()) {
-                    format!("line {line}: {w} is out of range (at most 2^64 - 1)")
+                    format!(
+                        "line {line}: {} is out of range (at most 2^64 - 1)",
+                        crate::error::echo(w)
+                    )
                 } else {
-                    format!("line {line}: {w:?} is not a number")
+                    format!("line {line}: \"{}\" is not a number", crate::error::echo(w))
                 }
             })
         })
@@ -102,7 +105,10 @@ pub fn parse(text: &str) -> Result<LatencyPlot, String> {
             continue;
         }
         if !trailer.is_empty() {
-            return Err(format!("line {n}: histogram row after the trailer: {l:?}"));
+            return Err(format!(
+                "line {n}: histogram row after the trailer: \"{}\"",
+                crate::error::echo(l)
+            ));
         }
         let mut w = numbers(l, n)?;
         if w.len() < 2 {

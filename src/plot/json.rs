@@ -64,9 +64,12 @@ fn rt_tests(doc: &Value) -> Result<LatencyPlot, String> {
         .ok_or("\"thread\" is not an object")?;
     let mut threads: Vec<(usize, &Value)> = Vec::new();
     for (k, t) in thread_map {
-        let i = k
-            .parse()
-            .map_err(|_| format!("\"thread\" key {k:?} is not a thread number"))?;
+        let i = k.parse().map_err(|_| {
+            format!(
+                "\"thread\" key \"{}\" is not a thread number",
+                crate::error::echo(k)
+            )
+        })?;
         threads.push((i, t));
     }
     threads.sort_by_key(|t| t.0);

@@ -190,14 +190,19 @@ pub fn parse(input: &str, bytes: &[u8], test: Option<&str>) -> Result<LatencyPlo
     }
     for c in &plot.curves {
         if c.buckets.is_empty() {
-            let why = if c.overflows > 0 {
-                format!(
+            let why = match c.range_ns {
+                _ if c.overflows == 0 => "no samples".to_string(),
+                Some(r) if r >= 1000 => format!(
                     "all {} samples lie beyond the histogram's {} µs (use a larger -h)",
                     c.overflows,
-                    c.range_ns.unwrap_or(0) / 1000
-                )
-            } else {
-                "no samples".to_string()
+                    r / 1000
+                ),
+                // A dump without rows (rt-tests 2.7+ leaves out empty ones) does not
+                // say where its range ends.
+                _ => format!(
+                    "all {} samples are histogram overflows, beyond its last bucket (use a larger -h)",
+                    c.overflows
+                ),
             };
             return Err(bad(format!(
                 "the histogram of thread {} is empty: {why}",

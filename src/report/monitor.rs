@@ -272,33 +272,43 @@ impl Sink<SinceSummary> for SinceTable {
             s.over_limit()
         )?;
         writeln!(out, "from {} to {}", stamp(s.first_s), stamp(s.last_s))?;
-        writeln!(
-            out,
-            "{:>3}{:>8}{:>10}{:>8}{:>21}{:>9}{:>7}{:>9}{:>5}",
-            "cpu",
-            "windows",
-            "samples",
-            "max/us",
-            "max at",
-            "p99.9/us",
-            "p99/us",
-            "overruns",
-            "over"
-        )?;
-        for c in &s.cpus {
-            writeln!(
-                out,
-                "{:>3}{:>8}{:>10}{:>8}{:>21}{:>9}{:>7}{:>9}{:>5}",
-                c.cpu,
-                c.windows,
-                c.samples,
-                us(c.max_ns, UsStyle::Cell),
-                stamp(c.max_at_s),
-                us(c.worst_p999_ns, UsStyle::Cell),
-                us(c.worst_p99_ns, UsStyle::Cell),
-                c.overruns,
-                c.windows_over_limit
-            )?;
+        let header = [
+            "cpu", "windows", "samples", "max/us", "max at", "p99.9/us", "p99/us", "overruns",
+            "over",
+        ]
+        .map(String::from);
+        let rows: Vec<[String; 9]> = s
+            .cpus
+            .iter()
+            .map(|c| {
+                [
+                    c.cpu.to_string(),
+                    c.windows.to_string(),
+                    c.samples.to_string(),
+                    us(c.max_ns, UsStyle::Cell),
+                    stamp(c.max_at_s),
+                    us(c.worst_p999_ns, UsStyle::Cell),
+                    us(c.worst_p99_ns, UsStyle::Cell),
+                    c.overruns.to_string(),
+                    c.windows_over_limit.to_string(),
+                ]
+            })
+            .collect();
+        // The usual widths, wider where a value needs it: a column is always at
+        // least one space from the one before, whatever the numbers.
+        let mut widths = [3, 8, 10, 8, 21, 9, 7, 9, 5];
+        for row in std::iter::once(&header).chain(&rows) {
+            for (i, cell) in row.iter().enumerate() {
+                let gap = usize::from(i > 0);
+                widths[i] = widths[i].max(cell.chars().count() + gap);
+            }
+        }
+        for row in std::iter::once(&header).chain(&rows) {
+            let mut line = String::new();
+            for (cell, w) in row.iter().zip(widths) {
+                line.push_str(&format!("{cell:>w$}"));
+            }
+            writeln!(out, "{line}")?;
         }
         // A column would not fit 80; one late wakeup can miss hundreds of periods.
         let missed: Vec<String> = s
@@ -392,6 +402,46 @@ mod tests {
         assert!(text.contains("rtbench_monitor_window_over_limit{cpu=\"2\"} 0\n"));
         assert!(text.contains("rtbench_monitor_window_missed_periods{cpu=\"2\"} 290\n"));
         assert!(text.contains("rtbench_monitor_explained_total{cpu=\"2\",cause=\"task\"} 3\n"));
+    }
+
+    #[test]
+    fn since_table_columns_stay_apart_for_huge_values() {
+        let cpu = WindowCpu {
+            cpu: 4095,
+            samples: u64::MAX / 2,
+            min_ns: 1,
+            avg_ns: u64::MAX / 2,
+            p99_ns: u64::MAX - 1,
+            p999_ns: u64::MAX,
+            max_ns: u64::MAX,
+            overruns: u64::MAX / 2,
+            missed_periods: Some(0),
+            exceeded: vec![],
+            max_at_ms: Some(250_500),
+            cause: None,
+            cause_kind: None,
+        };
+        let w = |seq| WindowRecord {
+            seq,
+            start_s: 100,
+            end_s: 400,
+            duration_s: 300.0,
+            cpus: vec![cpu.clone()],
+        };
+        let s = SinceSummary::new(vec![w(1), w(2)], 0, 500)
+            .map_err(|e| e.to_string())
+            .unwrap();
+        let mut out = Vec::new();
+        SinceTable.write(&s, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let head = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with("cpu"))
+            .unwrap();
+        assert_eq!(lines[head].split_whitespace().count(), 10, "{text}");
+        assert_eq!(lines[head + 1].split_whitespace().count(), 9, "{text}");
+        assert!(lines[head + 1].starts_with("4095 "), "{text}");
     }
 
     #[test]

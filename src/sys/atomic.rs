@@ -102,6 +102,38 @@ pub fn name_max(dir: &Path) -> usize {
         .unwrap_or(DEFAULT_NAME_MAX)
 }
 
+/// Why `path` cannot name a file on Linux whatever the file system (`None` when it can):
+/// it is empty, holds a NUL byte (every path the kernel takes is a C string,
+/// path_resolution(7)), has a component longer than [`DEFAULT_NAME_MAX`] bytes, or is
+/// `PATH_MAX` (4096) bytes or longer with its terminating NUL. The reason is one short
+/// line that never quotes the path (callers name the key or option and its value).
+pub fn unnameable(path: &Path) -> Option<String> {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = path.as_os_str().as_bytes();
+    if bytes.is_empty() {
+        return Some("is empty, which names no file".into());
+    }
+    if let Some(at) = bytes.iter().position(|&b| b == 0) {
+        return Some(format!(
+            "holds a NUL byte (at byte {at}), which no file name can"
+        ));
+    }
+    if bytes.len() >= libc::PATH_MAX as usize {
+        return Some(format!(
+            "is {} bytes; Linux takes paths of at most {} bytes",
+            bytes.len(),
+            libc::PATH_MAX - 1
+        ));
+    }
+    let longest = bytes.split(|&b| b == b'/').map(<[u8]>::len).max();
+    match longest {
+        Some(n) if n > DEFAULT_NAME_MAX => Some(format!(
+            "has a component of {n} bytes; file names are at most {DEFAULT_NAME_MAX} bytes"
+        )),
+        _ => None,
+    }
+}
+
 fn invalid(msg: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, msg)
 }

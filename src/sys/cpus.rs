@@ -233,14 +233,36 @@ impl CpuTopology {
     /// Parses a CPU list that says where something runs (see the module doc): every
     /// CPU must be online and allowed by this process's cpuset; `all` is every allowed
     /// online CPU and `N` the last of them.
+    ///
+    /// The prefixes of cyclictest's `-a` (rt-tests' `parse_cpumask`, libnuma's
+    /// `numa_parse_cpustring_all`) are read as there: `!LIST` is every allowed online
+    /// CPU except those of `LIST` (`!0`, `!0-1`; libnuma inverts over the configured
+    /// CPUs and cyclictest's `use_current_cpuset` then keeps the allowed ones), and
+    /// `+LIST` numbers CPUs relative to the possible CPUs, which Linux numbers from 0
+    /// without gaps, so `+1-2` is `1-2`. `!` comes before `+` (`!+0`), as in libnuma.
     pub fn where_to_run(&self, s: &str) -> Result<CpuSet, CpuListError> {
         let t = s.trim();
+        let (invert, t) = match t.strip_prefix('!') {
+            Some(rest) => (true, rest.trim_start()),
+            None => (false, t),
+        };
+        let t = t.strip_prefix('+').map_or(t, str::trim_start);
+        if invert && t.is_empty() {
+            return Err(CpuListError::Parse(
+                "'!' needs the CPUs to leave out after it, e.g. !0".into(),
+            ));
+        }
         let set = if t.starts_with("0x") || t.starts_with("0X") {
             CpuSet::parse(t, self.nr_cpu_ids)
         } else {
             CpuSet::parse_list_with(t, self.nr_cpu_ids, Keywords::Within(&self.allowed))
         }
         .map_err(|e| CpuListError::Parse(e.to_string()))?;
+        let set = if invert {
+            self.allowed.intersection(&self.online).difference(&set)
+        } else {
+            set
+        };
         if set.is_empty() {
             return Err(CpuListError::Empty);
         }
@@ -563,6 +585,14 @@ mod tests {
         assert!(!t.smt_active());
         assert_eq!(t.where_to_run("all").unwrap().to_list(), "2,4");
         assert_eq!(t.where_to_run("N").unwrap().to_list(), "4");
+        // cyclictest's -a prefixes: `!` leaves CPUs out of the allowed online ones.
+        assert_eq!(t.where_to_run("!2").unwrap().to_list(), "4");
+        assert_eq!(t.where_to_run("!0-3").unwrap().to_list(), "4");
+        assert_eq!(t.where_to_run("!+0-2").unwrap().to_list(), "4");
+        assert_eq!(t.where_to_run("+2").unwrap().to_list(), "2");
+        assert!(matches!(t.where_to_run("!2,4"), Err(CpuListError::Empty)));
+        assert!(matches!(t.where_to_run("!"), Err(CpuListError::Parse(_))));
+        assert!(matches!(t.where_to_run("!9"), Err(CpuListError::Parse(_))));
         let e = t.where_to_run("3").unwrap_err();
         assert!(
             e.message()

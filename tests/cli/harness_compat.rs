@@ -330,7 +330,7 @@ fn rteval_dump_agrees_with_json_of_the_same_run() {
 /// The argv shapes of README's table that finish on their own (`-l`), by source.
 fn cyclictest_shapes(n: usize, list: &str) -> Vec<(&'static str, Vec<String>)> {
     let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    vec![
+    let shapes = vec![
         (
             "rteval 3.x",
             [
@@ -374,6 +374,22 @@ fn cyclictest_shapes(n: usize, list: &str) -> Vec<(&'static str, Vec<String>)> {
             v(&["-qh", "100", "-p80", "-l", "20"]),
         ),
         (
+            "cyclictest: -h and -H together, the last one's buckets",
+            v(&["-h", "30", "-H", "30", "-t", "2", "-p80", "-l20", "-q"]),
+        ),
+        (
+            "cyclictest: -H then -h",
+            v(&["-H5", "-h8", "-t2", "-p80", "-l20", "-q"]),
+        ),
+        (
+            "libnuma cpu string: all but CPU 0",
+            v(&["-a", "!0", "-t", "-p80", "-l20", "-q"]),
+        ),
+        (
+            "libnuma cpu string: relative, all but 0 attached",
+            v(&["-a!+0", "-t", "-i1000", "-p80", "-l20", "-q"]),
+        ),
+        (
             "getopt: long options with values",
             v(&[
                 "--histogram=100",
@@ -383,7 +399,12 @@ fn cyclictest_shapes(n: usize, list: &str) -> Vec<(&'static str, Vec<String>)> {
                 "--quiet",
             ]),
         ),
-    ]
+    ];
+    // `!0` leaves no CPU on a machine with one.
+    shapes
+        .into_iter()
+        .filter(|(source, _)| n > 1 || !source.starts_with("libnuma"))
+        .collect()
 }
 
 /// What a run printed that depends on how its argv was read: per `T:` line the

@@ -330,7 +330,7 @@ fn plots_rtbench_json_and_current_layout_dump() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).starts_with("rtbench: --x-max 0: expected"),
+        stderr(&o).starts_with("rtbench: --x-max 0: not a finite number of µs greater than 0"),
         "{}",
         stderr(&o)
     );

@@ -1745,3 +1745,97 @@ fn minimal_run() -> rtbench::results::store::StoredRun {
     );
     proptest::strategy::ValueTree::current(&stored_run().new_tree(&mut runner).unwrap())
 }
+
+/// Values of any length made of what must never reach a terminal as itself: control
+/// characters (C0, DEL, C1), bidirectional formatting characters, line separators,
+/// multi-byte characters, and digits and letters in long runs.
+fn hostile_value() -> impl Strategy<Value = String> {
+    let piece = proptest::sample::select(vec![
+        "\u{202e}",
+        "\u{202a}",
+        "\u{2066}",
+        "\u{2069}",
+        "\u{200e}",
+        "\u{200f}",
+        "\u{9b}",
+        "\u{7f}",
+        "\u{1b}[2J",
+        "\n",
+        "\u{2028}",
+        "é",
+        "💥",
+        "0",
+        "1-3",
+        ",",
+        ":",
+        "x",
+        "vm:1:",
+        "d",
+    ]);
+    (
+        proptest::collection::vec(piece, 0..12),
+        proptest::sample::select(vec![0usize, 1, 70, 5000]),
+        proptest::sample::select(vec!["7", "a", "\u{202e}"]),
+    )
+        .prop_map(|(v, n, run)| format!("{}{}", v.concat(), run.repeat(n)))
+}
+
+/// The longest a refusal may be, in characters: a fixed text (up to about 150) and the
+/// value (shortened to
+/// rtbench::error::ECHO_CHARS) with at most two parts of it (PART_CHARS each).
+const REFUSAL_CHARS: usize = 280;
+
+/// Every refusal of a value — a CPU list, a duration, a load spec, and clap's own for a
+/// number or a word — is one line of at most REFUSAL_CHARS characters with no raw
+/// control or bidirectional formatting character, whatever the value's length.
+#[test]
+fn refusals_are_short_and_show_every_character() {
+    use rtbench::sys::cpus::CpuTopology;
+    let topo = CpuTopology::uniform(4, "");
+    let kinds = proptest::sample::select(vec![0u8, 1, 2, 3, 4]);
+    check(
+        "short refusals",
+        2000,
+        (hostile_value(), kinds),
+        |(v, kind)| {
+            let shown = match kind {
+                0 => topo
+                    .where_to_run(&v)
+                    .err()
+                    .map(|e| rtbench::error::Error::usage("-a", &v, e.message()).to_string()),
+                1 => rtbench::duration::parse(&v)
+                    .err()
+                    .map(|e| rtbench::error::Error::usage("-D", &v, e).to_string()),
+                2 => rtbench::load::parse_labelled(&v)
+                    .err()
+                    .map(|e| rtbench::error::Error::usage("--load", &v, e).to_string()),
+                _ => {
+                    use clap::Parser;
+                    let flag = if kind == 3 {
+                        "--interval"
+                    } else {
+                        "--frobnicate"
+                    };
+                    let words = ["rtbench", "monitor", flag, v.as_str()];
+                    rtbench::cli::Cli::try_parse_from(words)
+                        .err()
+                        .map(|e| rtbench::cli::parse::one_line(&e))
+                }
+            };
+            let Some(shown) = shown else {
+                return Ok(());
+            };
+            prop_assert!(
+                shown.chars().count() <= REFUSAL_CHARS,
+                "{} characters: {shown}",
+                shown.chars().count()
+            );
+            let hidden = |c: char| {
+                (c != '\t' && c.is_control())
+                    || matches!(c, '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+            };
+            prop_assert!(!shown.contains(hidden), "raw character in {shown:?}");
+            Ok(())
+        },
+    );
+}

@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod acceptance;
 mod hostile_input;
 mod hostile_props;
 mod kept_files;

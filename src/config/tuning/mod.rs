@@ -343,6 +343,9 @@ pub fn resolve(
             ));
         }
     }
+    if let Some(d) = &t.journal_dir {
+        src.nameable(d, "tuning.journal_dir")?;
+    }
     let journal_dir = match &t.journal_dir {
         Some(d) if !d.get_ref().starts_with('/') => {
             return Err(src.value_error(

@@ -299,27 +299,60 @@ fn tasks_of_uid(root: &SysRoot, uid: u32) -> u64 {
         .sum()
 }
 
-/// The pids cgroup when it is full: `pids.current` ≥ `pids.max`.
+/// The pids cgroup that refused the task: this process's pids cgroup or an ancestor
+/// with a `pids.max` that is full now (`pids.current` ≥ `pids.max`) or, failing that,
+/// whose `pids.events` counts refusals (`max N`, N > 0). The count is what
+/// tells: the tasks of a start that failed (the other threads of a pair, a
+/// responder) may have ended between the refusal and this reading, so `pids.current`
+/// alone can be below the limit again (cgroup-v1/pids.rst, cgroup-v2.rst "PID").
 fn pids_cgroup(root: &SysRoot) -> Option<Cause> {
-    let dir = super::cgroup_dir(root, "pids", true)?;
-    let max: u64 = root
-        .read_trim(&format!("{dir}/pids.max"))
-        .ok()?
-        .parse()
-        .ok()?;
-    let current: u64 = root
-        .read_trim(&format!("{dir}/pids.current"))
-        .ok()?
-        .parse()
-        .ok()?;
-    (current >= max).then(|| {
-        Cause::new(
-            "pids.max",
-            format!(
-                "cgroup {dir} has pids.max = {max} and pids.current = {current}: raise {dir}/pids.max (systemd: TasksMax=)"
-            ),
-        )
-    })
+    let own = super::cgroup_dir(root, "pids", true)?;
+    let num = |dir: &str, file: &str| -> Option<u64> {
+        root.read_trim(&format!("{dir}/{file}")).ok()?.parse().ok()
+    };
+    let refusals = |dir: &str| -> u64 {
+        root.read(&format!("{dir}/pids.events"))
+            .ok()
+            .and_then(|t| {
+                t.lines()
+                    .find_map(|l| l.strip_prefix("max "))
+                    .and_then(|n| n.trim().parse().ok())
+            })
+            .unwrap_or(0)
+    };
+    // This cgroup, then its ancestors while they have a pids.max (the root has none).
+    let mut levels = Vec::new();
+    let mut dir = own.as_str();
+    while root.path(&format!("{dir}/pids.max")).exists() {
+        levels.push(dir.to_string());
+        match dir.rfind('/') {
+            Some(i) if i > 0 => dir = &dir[..i],
+            _ => break,
+        }
+    }
+    let limited: Vec<(String, u64, u64, u64)> = levels
+        .into_iter()
+        .filter_map(|d| {
+            let max = num(&d, "pids.max")?;
+            let current = num(&d, "pids.current").unwrap_or(0);
+            let events = refusals(&d);
+            Some((d, max, current, events))
+        })
+        .collect();
+    let full = limited.iter().find(|(_, max, current, _)| current >= max);
+    let counted = || limited.iter().find(|(_, _, _, events)| *events > 0);
+    let (dir, max, current, events) = full.or_else(counted)?;
+    let counted = if *events > 0 {
+        format!(", and pids.events counts {events} refused fork(s)")
+    } else {
+        String::new()
+    };
+    Some(Cause::new(
+        "pids.max",
+        format!(
+            "cgroup {dir} has pids.max = {max} and pids.current = {current}{counted}: raise {dir}/pids.max (systemd: TasksMax=)"
+        ),
+    ))
 }
 
 /// `kernel.threads-max` when the system's task count (`/proc/loadavg`) reached it.
@@ -458,6 +491,39 @@ mod tests {
             "{}",
             c.text
         );
+        // The tasks of the failed start have ended: pids.events still counts the
+        // refusal, in this cgroup or in the ancestor whose limit it was.
+        for (limit_at, other) in [("small", "small/inner"), ("small/inner", "small")] {
+            let t = tree("0", None, None);
+            t.file(
+                "/proc/self/mountinfo",
+                "35 31 0:32 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids\n",
+            )
+            .file("/proc/thread-self/cgroup", "9:pids:/small/inner\n")
+            .file(&format!("/sys/fs/cgroup/pids/{limit_at}/pids.max"), "4\n")
+            .file(
+                &format!("/sys/fs/cgroup/pids/{limit_at}/pids.current"),
+                "2\n",
+            )
+            .file(
+                &format!("/sys/fs/cgroup/pids/{limit_at}/pids.events"),
+                "max 3\n",
+            )
+            .file(&format!("/sys/fs/cgroup/pids/{other}/pids.max"), "max\n")
+            .file(
+                &format!("/sys/fs/cgroup/pids/{other}/pids.events"),
+                "max 0\n",
+            );
+            let c = new_task(&t.root(), libc::EAGAIN, 0).unwrap();
+            assert!(
+                c.name == "pids.max"
+                    && c.text
+                        .contains(&format!("/sys/fs/cgroup/pids/{limit_at} has pids.max = 4"))
+                    && c.text.contains("pids.events counts 3 refused fork(s)"),
+                "{}",
+                c.text
+            );
+        }
         let t = tree("0", None, None);
         t.file("/proc/sys/kernel/threads-max", "100\n")
             .file("/proc/loadavg", "0.00 0.01 0.05 1/100 4242\n");

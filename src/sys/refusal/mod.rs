@@ -11,6 +11,7 @@
 //! Everything is read through [`SysRoot`], so each diagnosis is tested on generated
 //! trees as well as reproduced for real (tests/cli/refusals.rs).
 
+pub mod files;
 pub mod memory;
 pub mod rtgroup;
 pub mod sched;
