@@ -10,10 +10,12 @@
 //! finds every one of the faults fixed with these tests when its fix is reverted
 //! (docs/TESTING.md has the
 //! figures). `PROPTEST_CASES=N` (proptest's own variable) sets the count for every
-//! property; the long run:
+//! property but those that build files for each case, whose count is
+//! `RTBENCH_PROPTEST_FILE_CASES=N`; the long run:
 //!
 //! ```sh
-//! PROPTEST_CASES=100000 cargo test --release --locked --test hostile hostile_props -- --nocapture
+//! PROPTEST_CASES=100000 RTBENCH_PROPTEST_FILE_CASES=5000 \
+//!     cargo test --release --locked --test hostile hostile_props -- --nocapture
 //! ```
 //!
 //! Each property prints `NAME: N cases, 0 failures` on standard error (`--nocapture`),
@@ -50,10 +52,39 @@ fn check<S: Strategy>(
     strategy: S,
     test: impl Fn(S::Value) -> Result<(), TestCaseError>,
 ) {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|c| c.trim().parse().ok())
-        .unwrap_or(cases);
+    run(
+        name,
+        env_cases("PROPTEST_CASES").unwrap_or(cases),
+        strategy,
+        test,
+    )
+}
+
+/// [`check`] for a property whose every case builds files (a fake `/proc`+`/sys` tree,
+/// a monitor directory with FIFOs, links and devices) and runs tuning, diagnose or the
+/// monitor's file handling on them: tens of milliseconds a case instead of
+/// microseconds, so its count for the long run is `RTBENCH_PROPTEST_FILE_CASES`, not
+/// `PROPTEST_CASES`.
+fn check_on_files<S: Strategy>(
+    name: &str,
+    cases: u32,
+    strategy: S,
+    test: impl Fn(S::Value) -> Result<(), TestCaseError>,
+) {
+    let n = env_cases("RTBENCH_PROPTEST_FILE_CASES").unwrap_or(cases);
+    run(name, n, strategy, test)
+}
+
+fn env_cases(var: &str) -> Option<u32> {
+    std::env::var(var).ok().and_then(|c| c.trim().parse().ok())
+}
+
+fn run<S: Strategy>(
+    name: &str,
+    cases: u32,
+    strategy: S,
+    test: impl Fn(S::Value) -> Result<(), TestCaseError>,
+) {
     let config = Config {
         cases,
         failure_persistence: None,
@@ -1480,7 +1511,7 @@ fn monitor_state_and_store_load_without_loss_or_wrap() {
     use rtbench::monitor::history::State;
     use rtbench::results::window::{WindowStore, CURRENT};
     let base = saved_state();
-    check(
+    check_on_files(
         "monitor_state_and_store_load_without_loss_or_wrap",
         600,
         (state_bytes(base), store_bytes()),
@@ -1587,7 +1618,7 @@ fn tune_and_diagnose_finish_on_trees_with_fifos_links_and_devices() {
     let _no_forks = crate::common::no_forks();
     let files = tree_files(&hostile_tree().join("root"));
     let n = files.len();
-    check(
+    check_on_files(
         "tune_and_diagnose_finish_on_trees_with_fifos_links_and_devices",
         200,
         proptest::collection::vec((0..n, node()), 1..4),
@@ -1640,7 +1671,7 @@ fn kept_files_that_are_fifos_links_or_devices_never_block_or_follow() {
         "monitor.prom",
         "unstored-run.json",
     ];
-    check(
+    check_on_files(
         "kept_files_that_are_fifos_links_or_devices_never_block_or_follow",
         300,
         proptest::collection::vec((0..names.len(), node()), 1..4),
