@@ -7,9 +7,11 @@
 //! (a thread inherits the signal mask of the thread that spawns it) and
 //! taken with `sigtimedwait(2)`, so no asynchronous handler runs and no measuring
 //! thread is interrupted by them. A signal whose disposition rtbench inherited as
-//! ignored (`nohup` ignores SIGHUP) is discarded by the kernel, blocked or not
-//! (signal(7)), so it stays ignored. docs/COMPAT.md has the table of what each signal
-//! does to each command.
+//! ignored (`nohup` ignores SIGHUP, a shell's `trap '' USR2`) is left out of the set:
+//! the kernel queues a blocked signal even when it is ignored (kernel/signal.c,
+//! `sig_ignored`: "Blocked signals are never ignored"), so blocking it would let
+//! `sigtimedwait` take what the caller asked to ignore. docs/COMPAT.md has the table of
+//! what each signal does to each command.
 
 use std::time::Duration;
 
@@ -31,15 +33,22 @@ pub struct Signals {
 
 impl Signals {
     /// Blocks the signals of [`TAKEN`] in the calling thread (and so in every thread
-    /// it spawns afterwards). Call before spawning measuring threads.
+    /// it spawns afterwards), except those whose disposition is `SIG_IGN` (inherited:
+    /// `nohup`), which stay ignored. Call before spawning measuring threads.
     pub fn block() -> Signals {
-        // SAFETY: set is initialised by sigemptyset before use; pthread_sigmask only
-        // changes the calling thread's mask.
+        // SAFETY: set is initialised by sigemptyset before use; sigaction with a null
+        // new action only reads the disposition; pthread_sigmask only changes the
+        // calling thread's mask.
         unsafe {
             let mut set: libc::sigset_t = std::mem::zeroed();
             libc::sigemptyset(&mut set);
             for s in TAKEN {
-                libc::sigaddset(&mut set, s);
+                let mut old: libc::sigaction = std::mem::zeroed();
+                let ignored = libc::sigaction(s, std::ptr::null(), &mut old) == 0
+                    && old.sa_sigaction == libc::SIG_IGN;
+                if !ignored {
+                    libc::sigaddset(&mut set, s);
+                }
             }
             libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
             Signals { set }

@@ -105,6 +105,37 @@ fn sighup_stops_the_run_with_its_results_written() {
     }
 }
 
+/// `nohup`: a SIGHUP ignored by whoever started rtbench stays ignored. Before: the
+/// blocked SIGHUP was queued all the same (the kernel never discards a blocked signal)
+/// and ended the run with 129.
+#[test]
+fn a_hangup_ignored_by_the_caller_stays_ignored() {
+    use std::os::unix::process::CommandExt;
+    let dir = TempDir::new("sig-nohup");
+    let out = dir.join("r.json");
+    let mut cmd = rtbench();
+    cmd.args([
+        "cyclic", "-t", "1", "-i", "1000", "-D", "60s", "-q", "--json",
+    ])
+    .arg(&out);
+    // SAFETY: signal(2) between fork and exec, as nohup does before exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGHUP, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let r = Running::spawn(&mut cmd);
+    wait_samples(r.pid(), "rtbench-T", 1, 10);
+    r.signal(libc::SIGHUP);
+    // Still measuring after the hangup, then stopped by SIGINT.
+    wait_samples(r.pid(), "rtbench-T", 1, 10);
+    r.signal(libc::SIGINT);
+    let o = r.finish();
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert_eq!(json(&out)["rtbench"]["stop"], "sigint");
+}
+
 #[test]
 fn a_stop_and_continue_is_said_without_explain() {
     let r = Running::spawn(rtbench().args(["cyclic", "-t", "1", "-i", "1000", "-D", "60s", "-q"]));
