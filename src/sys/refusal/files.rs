@@ -22,6 +22,12 @@ pub struct Descriptors {
     pub limit: Option<u64>,
 }
 
+/// `rlim_t` as `u64`: 32 bits on armv7, 64 on aarch64 and x86-64.
+#[allow(clippy::useless_conversion)]
+fn widen(v: libc::rlim_t) -> u64 {
+    u64::from(v)
+}
+
 impl Descriptors {
     /// Reads the count and the limit below `root`.
     pub fn read(root: &SysRoot) -> Descriptors {
@@ -33,7 +39,7 @@ impl Descriptors {
             // SAFETY: rl is a valid out-pointer; getrlimit takes no descriptor.
             let ok =
                 root.is_host() && unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) } == 0;
-            (ok && rl.rlim_cur != libc::RLIM_INFINITY).then_some(rl.rlim_cur)
+            (ok && rl.rlim_cur != libc::RLIM_INFINITY).then_some(widen(rl.rlim_cur))
         });
         // Only numbers below the limit count: a new descriptor is the lowest free
         // one below it, and descriptors inherited above it (a lowered limit) take
