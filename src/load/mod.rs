@@ -166,7 +166,7 @@ pub fn validate(
                     LoadField::Cmd,
                     format!(
                         "program '{}' not found (or not executable) in PATH",
-                        argv[0]
+                        crate::error::echo_part(&argv[0])
                     ),
                 ));
             };

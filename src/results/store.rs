@@ -340,15 +340,21 @@ impl Store {
     }
 
     /// Writes `run` atomically (creating the directory if needed), then deletes the
-    /// oldest runs beyond `keep`. Returns the new file's path.
+    /// oldest runs beyond `keep`. Returns the new file's path. Errors: the write, or
+    /// the sequence numbers used up (a file named `run-18446744073709551615-….json`):
+    /// a number that wrapped to 0 would sort first and be deleted as the oldest.
     pub fn save(&self, run: &StoredRun) -> io::Result<PathBuf> {
         create_dir(&self.dir)?;
         self.remove_stale_temps();
-        let next = self
-            .list()?
-            .last()
-            .and_then(|p| sequence(p))
-            .map_or(1, |n| n + 1);
+        let next = match self.list()?.last().and_then(|p| sequence(p)) {
+            None => 1,
+            Some(n) => n.checked_add(1).ok_or_else(|| {
+                io::Error::other(format!(
+                    "run sequence numbers are used up at {n}: move the {PREFIX}*.json \
+                     files aside"
+                ))
+            })?,
+        };
         let name = format!(
             "{PREFIX}{next:06}-{}.json",
             crate::date::utc_stamp(run.start_s)
@@ -436,6 +442,17 @@ mod tests {
             std::fs::read_to_string(d.path().join("victim")).unwrap(),
             "precious\n"
         );
+    }
+
+    #[test]
+    fn used_up_sequence_numbers_are_an_error_never_a_wrap() {
+        let d = crate::config::tempdir::Dir::new("store-seq-max");
+        let last = format!("{PREFIX}{}-20261201T000000Z.json", u64::MAX);
+        d.file(&last, "{}\n");
+        let store = Store::new(d.path(), 10);
+        let e = store.save(&sample_run(0)).unwrap_err();
+        assert!(e.to_string().contains("used up"), "{e}");
+        assert_eq!(store.list().unwrap(), vec![d.path().join(&last)]);
     }
 
     #[test]

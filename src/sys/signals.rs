@@ -6,12 +6,16 @@
 //! does not keep it from continuing the process, signal(7)). They are blocked in every thread
 //! (a thread inherits the signal mask of the thread that spawns it) and
 //! taken with `sigtimedwait(2)`, so no asynchronous handler runs and no measuring
-//! thread is interrupted by them. A signal whose disposition rtbench inherited as
-//! ignored (`nohup` ignores SIGHUP, a shell's `trap '' USR2`) is left out of the set:
-//! the kernel queues a blocked signal even when it is ignored (kernel/signal.c,
-//! `sig_ignored`: "Blocked signals are never ignored"), so blocking it would let
-//! `sigtimedwait` take what the caller asked to ignore. docs/COMPAT.md has the table of
-//! what each signal does to each command.
+//! thread is interrupted by them. A SIGHUP rtbench inherited as ignored (`nohup`) is
+//! left out of the set: the kernel queues a blocked signal even when it is ignored
+//! (kernel/signal.c, `sig_ignored`: "Blocked signals are never ignored"), so blocking
+//! it would let `sigtimedwait` take what the caller asked to ignore. The others are
+//! taken whatever rtbench inherited, as cyclictest and pmqtest install their handlers
+//! for SIGINT, SIGTERM and SIGUSR1/2 with signal(2), which replaces an inherited
+//! `SIG_IGN`: a shell without job control starts `cmd &` with SIGINT and SIGQUIT
+//! ignored (POSIX, Shell Command Language 2.11), and a script's `kill -INT $!` must
+//! still stop the run. docs/COMPAT.md has the table of what each signal does to each
+//! command.
 
 use std::time::Duration;
 
@@ -33,8 +37,8 @@ pub struct Signals {
 
 impl Signals {
     /// Blocks the signals of [`TAKEN`] in the calling thread (and so in every thread
-    /// it spawns afterwards), except those whose disposition is `SIG_IGN` (inherited:
-    /// `nohup`), which stay ignored. Call before spawning measuring threads.
+    /// it spawns afterwards), except a SIGHUP whose disposition is `SIG_IGN` (inherited:
+    /// `nohup`), which stays ignored. Call before spawning measuring threads.
     pub fn block() -> Signals {
         // SAFETY: set is initialised by sigemptyset before use; sigaction with a null
         // new action only reads the disposition; pthread_sigmask only changes the
@@ -44,7 +48,8 @@ impl Signals {
             libc::sigemptyset(&mut set);
             for s in TAKEN {
                 let mut old: libc::sigaction = std::mem::zeroed();
-                let ignored = libc::sigaction(s, std::ptr::null(), &mut old) == 0
+                let ignored = s == libc::SIGHUP
+                    && libc::sigaction(s, std::ptr::null(), &mut old) == 0
                     && old.sa_sigaction == libc::SIG_IGN;
                 if !ignored {
                     libc::sigaddset(&mut set, s);

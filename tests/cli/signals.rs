@@ -136,6 +136,35 @@ fn a_hangup_ignored_by_the_caller_stays_ignored() {
     assert_eq!(json(&out)["rtbench"]["stop"], "sigint");
 }
 
+/// `cmd &` in a shell without job control (a harness script) starts rtbench with
+/// SIGINT ignored, and the script stops it with `kill -INT $!`: as cyclictest, whose
+/// signal(2) handler replaces the inherited SIG_IGN, rtbench stops and writes its
+/// results. Before: the ignored SIGINT was not taken and the run went on to its end.
+#[test]
+fn an_interrupt_ignored_by_the_caller_still_stops_the_run() {
+    use std::os::unix::process::CommandExt;
+    let dir = TempDir::new("sig-bg-int");
+    let out = dir.join("r.json");
+    let mut cmd = rtbench();
+    cmd.args([
+        "cyclic", "-t", "1", "-i", "1000", "-D", "60s", "-q", "--json",
+    ])
+    .arg(&out);
+    // SAFETY: signal(2) between fork and exec, as a shell does for `cmd &`.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let r = Running::spawn(&mut cmd);
+    wait_samples(r.pid(), "rtbench-T", 1, 10);
+    r.signal(libc::SIGINT);
+    let o = r.finish();
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert_eq!(json(&out)["rtbench"]["stop"], "sigint");
+}
+
 #[test]
 fn a_stop_and_continue_is_said_without_explain() {
     let r = Running::spawn(rtbench().args(["cyclic", "-t", "1", "-i", "1000", "-D", "60s", "-q"]));
