@@ -112,11 +112,20 @@ pub fn with_load<R>(
 ) -> Result<(R, Option<LoadInfo>)> {
     crate::sys::signals::ignore_sigpipe();
     // No /dev/shm (a small Buildroot image may not mount it) is no reason for a
-    // warning on every run: SIGUSR2 then prints the status, as SIGUSR1.
-    let snapshot = shown
-        .snapshot
-        .then(ShmSnapshot::create)
-        .and_then(|r| r.ok());
+    // warning on every run: SIGUSR2 then prints the status, as SIGUSR1. Something else
+    // under the file's name (a link, a FIFO: /dev/shm is writable by everyone) is said,
+    // since get_cyclictest_snapshot would show it as this run's snapshot.
+    let snapshot = shown.snapshot.then(ShmSnapshot::create).and_then(|r| {
+        r.map_err(|e| {
+            if e.kind() == std::io::ErrorKind::InvalidInput {
+                crate::report::output::Output::new(None).warn(&format!(
+                    "# rtbench: warning: no snapshot file: {e}; SIGUSR2 prints the status on \
+                     standard error"
+                ));
+            }
+        })
+        .ok()
+    });
     let running = super::load::start(load)?;
     let info = load.map(|s| s.info(running.as_ref()));
     let mut progress = TextProgress {

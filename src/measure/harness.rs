@@ -98,6 +98,17 @@ pub enum StopCause {
 }
 
 impl StopCause {
+    /// The signal that ended the run, as kill(1) names it (`SIGINT`), or `None` when no
+    /// signal did.
+    pub fn signal_name(self) -> Option<&'static str> {
+        match self {
+            StopCause::Sigint => Some("SIGINT"),
+            StopCause::Sigterm => Some("SIGTERM"),
+            StopCause::Sighup => Some("SIGHUP"),
+            _ => None,
+        }
+    }
+
     /// Whether the run was cut short by a signal.
     pub fn interrupted(self) -> bool {
         matches!(
@@ -523,7 +534,10 @@ impl Harness {
                 }
                 Some(libc::SIGUSR1) => progress.status(threads, &snapshot()),
                 Some(libc::SIGUSR2) => progress.snapshot(threads, &snapshot()),
-                Some(libc::SIGCONT) => {
+                // Once a stop is decided, a SIGCONT is the sender's follow-up, not news
+                // of a stop: timeout(1) and systemd (`systemctl stop`) send SIGCONT right
+                // after SIGTERM so that a stopped process can act on it.
+                Some(libc::SIGCONT) if !shared.stopped() => {
                     if let Some(x) = explainer.as_mut() {
                         x.sigcont();
                     }

@@ -114,6 +114,13 @@ impl<'a> Aggregator<'a> {
         now_s: i64,
     ) -> Aggregator<'a> {
         let slot_s = plan.slot_s();
+        // Temporary files of saves cut short by a kill or a power loss in earlier runs.
+        crate::sys::kept::remove_stale_temps(&plan.dir, &[STATE_FILE, "windows."]);
+        if let Some(p) = &plan.prometheus {
+            if let Some(name) = p.file_name().and_then(|n| n.to_str()) {
+                crate::sys::kept::remove_stale_temps(&crate::sys::atomic::parent_dir(p), &[name]);
+            }
+        }
         let (state, note) = load_state(plan, now_s);
         let store = WindowStore::new(&plan.dir, plan.store_bytes);
         let saved = state.as_ref().map_or(0, |s| s.last_window);

@@ -259,8 +259,8 @@ pub fn load(path: &Path, test: Option<&str>) -> Result<(String, Input)> {
 }
 
 /// Reads `path`: `-` is standard input; a directory is a results store (its newest run
-/// that is a regular file; anything else named like a run — a FIFO, a link to a device
-/// — is skipped with a warning on standard error). At most
+/// that is a regular file; anything else named like a run — a FIFO, a symbolic link —
+/// is skipped with a warning on standard error). At most
 /// [`input::MAX_INPUT_BYTES`] are read: a named FIFO (`<(cmd)`) is fine, `/dev/zero`
 /// is not read without end. Returns the name to show in errors and the bytes.
 pub fn read_input(path: &Path) -> Result<(String, Vec<u8>)> {
@@ -275,7 +275,8 @@ pub fn read_input(path: &Path) -> Result<(String, Vec<u8>)> {
         let store = crate::results::store::Store::new(path, 1);
         let files = store.list().map_err(|e| unreadable(e.into()))?;
         for f in files.iter().rev() {
-            match input::read_regular(f, max) {
+            // A file of the store: never through a link (crate::sys::kept).
+            match crate::sys::kept::read(f, max) {
                 Ok(bytes) => return Ok((f.display().to_string(), bytes)),
                 Err(e) => crate::report::output::Output::new(None).warn(&format!(
                     "rtbench: {}: skipped, not a stored result: {e}",

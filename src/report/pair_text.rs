@@ -212,8 +212,8 @@ fn write_summary(r: &PairReport<'_>, out: &mut dyn Write) -> io::Result<()> {
     if r.result.end.stop.interrupted() {
         writeln!(
             out,
-            "# interrupted ({:?}): results cover the run so far",
-            r.result.end.stop
+            "# interrupted ({}): results cover the run so far",
+            r.result.end.stop.signal_name().unwrap_or("signal")
         )?;
     }
     if let Some(b) = r.result.end.break_info {

@@ -39,7 +39,8 @@ impl ShmSnapshot {
     pub fn create() -> std::io::Result<ShmSnapshot> {
         reclaim(Path::new(SHM_DIR));
         let path = PathBuf::from(SHM_DIR).join(format!("cyclictest{}", std::process::id()));
-        crate::sys::kept::replace(&path, NONE_YET.as_bytes())?;
+        crate::sys::kept::replace(&path, NONE_YET.as_bytes())
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{} {e}", path.display())))?;
         Ok(ShmSnapshot { path })
     }
 

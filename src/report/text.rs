@@ -142,8 +142,8 @@ impl Sink<RunReport<'_>> for Summary {
         if r.result.end.stop.interrupted() {
             writeln!(
                 out,
-                "# interrupted ({:?}): results cover the run so far",
-                r.result.end.stop
+                "# interrupted ({}): results cover the run so far",
+                r.result.end.stop.signal_name().unwrap_or("signal")
             )?;
         }
         Ok(())

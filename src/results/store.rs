@@ -375,31 +375,17 @@ impl Store {
     /// Removes temporary files left by a writer that was killed mid-write
     /// (`.run-….json.tmp.<pid>` whose process no longer exists).
     fn remove_stale_temps(&self) {
-        let Ok(entries) = std::fs::read_dir(&self.dir) else {
-            return;
-        };
-        for e in entries.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let Some(pid) = name
-                .strip_prefix(&format!(".{PREFIX}"))
-                .and_then(|rest| rest.rsplit_once(".tmp."))
-                .and_then(|(_, pid)| pid.parse::<i32>().ok())
-            else {
-                continue;
-            };
-            if !crate::sys::signals::pid_alive(pid) {
-                let _ = std::fs::remove_file(e.path());
-            }
-        }
+        crate::sys::kept::remove_stale_temps(&self.dir, &[PREFIX]);
     }
 
     /// Reads one stored run: a regular file of at most
     /// [`crate::sys::input::MAX_INPUT_BYTES`]. Anything else named like a run (a FIFO,
-    /// a link to a device) is an error without waiting or reading
-    /// ([`crate::sys::input::read_regular`]), so the caller can skip it and say so.
+    /// a symbolic link — never followed, as for every file of the store) is an error
+    /// without waiting or reading ([`crate::sys::kept::read`]), so the caller can skip
+    /// it and say so.
     pub fn load(path: &Path) -> io::Result<StoredRun> {
         use crate::sys::input;
-        let text = input::read_regular_text(path, input::MAX_INPUT_BYTES)
+        let text = crate::sys::kept::read_text(path, input::MAX_INPUT_BYTES)
             .map_err(input::InputError::into_io)?;
         serde_json::from_str(&text).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
     }

@@ -196,13 +196,19 @@ impl WindowStore {
         line.push(b'\n');
         let current = self.dir.join(CURRENT);
         let previous = self.dir.join(PREVIOUS);
-        kept::check(&current)?;
+        // The caller names the directory; the error names the file in it.
+        let named = |name: &str, e: io::Error| {
+            let why = e.to_string();
+            let sep = if why.starts_with("is ") { " " } else { ": " };
+            io::Error::new(e.kind(), format!("{name}{sep}{why}"))
+        };
+        kept::check(&current).map_err(|e| named(CURRENT, e))?;
         let size = std::fs::symlink_metadata(&current).map_or(0, |m| m.len());
         if size > 0 && size + line.len() as u64 > self.max_bytes / 2 {
-            kept::check(&previous)?;
-            std::fs::rename(&current, &previous)?;
+            kept::check(&previous).map_err(|e| named(PREVIOUS, e))?;
+            std::fs::rename(&current, &previous).map_err(|e| named(CURRENT, e))?;
         }
-        kept::append(&current, &line)
+        kept::append(&current, &line).map_err(|e| named(CURRENT, e))
     }
 
     /// Every readable record, oldest first, and what was skipped. A missing store is

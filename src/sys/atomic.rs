@@ -266,11 +266,24 @@ pub(super) fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = parent_dir(path);
     let tmp = temp_path(path);
     let result = (|| {
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NOCTTY)
-            .open(&tmp)?;
+        let create = || {
+            OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .custom_flags(libc::O_NOFOLLOW | libc::O_NOCTTY)
+                .open(&tmp)
+        };
+        let mut f = match create() {
+            // The temporary name carries this process's PID, so a file already there
+            // is stale: left by a process of an earlier boot that had the same PID
+            // (boards boot the same way every time) and was killed between create
+            // and rename. Removed (unlink(2) never follows a link) and made afresh.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                fs::remove_file(&tmp)?;
+                create()?
+            }
+            r => r?,
+        };
         f.set_permissions(fs::Permissions::from_mode(FILE_MODE))?;
         f.write_all(bytes)?;
         f.sync_all()?;
@@ -398,6 +411,17 @@ mod tests {
         let mut got = String::new();
         std::io::Read::read_to_string(&mut reader, &mut got).unwrap();
         assert_eq!(got, "whole");
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_stale_temporary_file_of_this_pid_is_replaced() {
+        let d = dir("stale");
+        let p = d.join("state.json");
+        fs::write(temp_path(&p), b"left by an earlier boot").unwrap();
+        write(&p, b"new").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"new");
+        assert_eq!(fs::read_dir(&d).unwrap().count(), 1);
         fs::remove_dir_all(&d).unwrap();
     }
 }

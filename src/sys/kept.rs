@@ -158,6 +158,37 @@ pub fn append(path: &Path, bytes: &[u8]) -> io::Result<()> {
     f.sync_data()
 }
 
+/// Removes the temporary files a writer killed between create and rename left in
+/// `dir` ([`atomic::temp_path`]: `.NAME.tmp.PID`, or `.rtbench.tmp.PID`), for the
+/// names `NAME` that start with one of `prefixes`, whose process no longer exists;
+/// returns how many were removed. A killed writer of an earlier boot leaves one each
+/// time, so a directory rtbench keeps for years would otherwise fill up. Links and
+/// nodes named like that are removed too (unlink(2) never follows a link); anything
+/// the process could not remove is left.
+pub fn remove_stale_temps(dir: &Path, prefixes: &[&str]) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        let Some((stem, pid)) = name.strip_prefix('.').and_then(|n| n.rsplit_once(".tmp.")) else {
+            continue;
+        };
+        let ours = stem == "rtbench" || prefixes.iter().any(|p| stem.starts_with(p));
+        let Ok(pid) = pid.parse::<i32>() else {
+            continue;
+        };
+        if ours && pid > 0 && !super::signals::pid_alive(pid) && fs::remove_file(e.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,6 +244,39 @@ mod tests {
         assert!(why_not_dir(&d.join("real"))
             .unwrap()
             .contains("regular file"));
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn stale_temporary_files_of_gone_processes_are_removed() {
+        let d = std::env::temp_dir().join(format!("rtbench-kept-stale-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        fs::create_dir_all(&d).unwrap();
+        // A PID above pid_max (2^22) exists nowhere.
+        let gone = 4_194_305;
+        let me = std::process::id();
+        for n in [
+            format!(".state.json.tmp.{gone}"),
+            format!(".rtbench.tmp.{gone}"),
+            format!(".state.json.tmp.{me}"),
+            format!(".other.json.tmp.{gone}"),
+            "state.json".to_string(),
+        ] {
+            fs::write(d.join(n), b"x").unwrap();
+        }
+        assert_eq!(remove_stale_temps(&d, &["state.json"]), 2);
+        let mut left: Vec<String> = fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        let mut want = vec![
+            format!(".other.json.tmp.{gone}"),
+            format!(".state.json.tmp.{me}"),
+            "state.json".to_string(),
+        ];
+        want.sort();
+        assert_eq!(left, want);
         fs::remove_dir_all(&d).unwrap();
     }
 }

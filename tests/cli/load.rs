@@ -126,7 +126,7 @@ fn sigterm_during_loaded_pmq_run_stops_and_reaps_the_load() {
         out.contains("#1 -> #0, Min"),
         "partial results printed: {out}"
     );
-    assert!(out.contains("# interrupted (Sigterm)"), "{out}");
+    assert!(out.contains("# interrupted (SIGTERM)"), "{out}");
     assert_nothing_left(&s, &tmp);
 }
 

@@ -342,7 +342,7 @@ fn sigint_stops_with_130_and_partial_results() {
     assert_eq!(o.status.code(), Some(130));
     let s = String::from_utf8_lossy(&o.stdout);
     assert!(
-        s.contains("#1 -> #0, Min") && s.contains("# interrupted (Sigint)"),
+        s.contains("#1 -> #0, Min") && s.contains("# interrupted (SIGINT)"),
         "{s}"
     );
 }

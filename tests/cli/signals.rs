@@ -176,6 +176,22 @@ fn a_stop_and_continue_is_said_without_explain() {
     assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
 }
 
+/// timeout(1) and `systemctl stop` send SIGCONT right after SIGTERM: no stop to warn
+/// of. Before: the warning came with most such stops.
+#[test]
+fn the_sigcont_after_a_sigterm_is_not_a_stop() {
+    for _ in 0..3 {
+        let r =
+            Running::spawn(rtbench().args(["cyclic", "-t", "1", "-i", "1000", "-D", "60s", "-q"]));
+        wait_samples(r.pid(), "rtbench-T", 1, 10);
+        r.signal(libc::SIGTERM);
+        r.signal(libc::SIGCONT);
+        let o = r.finish();
+        assert_eq!(o.status.code(), Some(143), "{}", stderr(&o));
+        assert!(!stderr(&o).contains("SIGCONT received"), "{}", stderr(&o));
+    }
+}
+
 /// The write end of a pipe whose read end is already closed.
 fn closed_pipe() -> OwnedFd {
     let mut fds = [0; 2];
