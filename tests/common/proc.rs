@@ -135,11 +135,13 @@ pub fn tasks(pid: u32) -> Vec<Task> {
 
 /// The system calls a measuring loop sleeps or waits in: `clock_nanosleep` (cyclic,
 /// monitor, a pair's interval), `mq_timedreceive` (pmq), `read` (pipe). The barrier
-/// before the first sample is a `futex`, which is not among them.
+/// before the first sample is a `futex`, which is not among them. (`c_long`: 32 bits on
+/// armv7, where the tests are built too.)
+#[allow(clippy::unnecessary_cast)]
 const LOOP_WAITS: [i64; 3] = [
-    libc::SYS_clock_nanosleep,
-    libc::SYS_mq_timedreceive,
-    libc::SYS_read,
+    libc::SYS_clock_nanosleep as i64,
+    libc::SYS_mq_timedreceive as i64,
+    libc::SYS_read as i64,
 ];
 
 /// Waits until `pid` has the `n` measuring threads `{prefix}0`…`{prefix}{n-1}`

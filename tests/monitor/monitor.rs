@@ -520,6 +520,7 @@ fn a_closed_log_stops_the_monitor_with_the_last_window_stored_and_the_state_save
 
 /// Peak RSS of the finished child `pid` in KiB (`wait4`: this child only, not the
 /// other tests' processes).
+#[allow(clippy::useless_conversion)] // c_long: 32 bits on armv7
 fn wait_peak_rss_kib(pid: u32) -> (i32, i64) {
     let mut status = 0;
     // SAFETY: zeroed rusage is valid.
@@ -527,7 +528,7 @@ fn wait_peak_rss_kib(pid: u32) -> (i32, i64) {
     // SAFETY: valid out-pointers; waiting for our own child.
     let r = unsafe { libc::wait4(pid as i32, &mut status, 0, &mut ru) };
     assert_eq!(r, pid as i32);
-    (libc::WEXITSTATUS(status), ru.ru_maxrss)
+    (libc::WEXITSTATUS(status), i64::from(ru.ru_maxrss))
 }
 
 #[test]

@@ -41,10 +41,11 @@ unsafe impl GlobalAlloc for Counting {
     }
 }
 
+#[allow(clippy::useless_conversion)] // c_long: 32 bits on armv7
 fn count() {
     let watch = WATCH.load(Ordering::Relaxed);
     // SAFETY: gettid has no arguments and cannot fail; it does not allocate.
-    if watch != 0 && unsafe { libc::syscall(libc::SYS_gettid) } == watch {
+    if watch != 0 && i64::from(unsafe { libc::syscall(libc::SYS_gettid) }) == watch {
         ALLOCS.fetch_add(1, Ordering::Relaxed);
     }
 }
