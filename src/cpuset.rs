@@ -456,6 +456,12 @@ impl Region {
             }
         } else {
             match range.split_once('-') {
+                Some((a, _)) if a.trim().is_empty() => {
+                    return err(format!(
+                        "'{}' is negative or has no start (expected e.g. 0-3,5 or 1-7:2/4)",
+                        crate::error::echo_part(range)
+                    ))
+                }
                 Some((a, b)) => (parse_cpu(a, last)?, parse_cpu(b, last)?),
                 None => {
                     let a = parse_cpu(range, last)?;

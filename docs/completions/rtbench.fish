@@ -92,7 +92,7 @@ complete -c rtbench -n "__fish_rtbench_using_subcommand monitor" -s i -l interva
 complete -c rtbench -n "__fish_rtbench_using_subcommand monitor" -s p -l priority -d 'SCHED_FIFO priority 1..99 (default 98)' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand monitor" -l window -d 'Window length: one journal entry per CPU per window (1s..1d; default 5m)' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand monitor" -l dir -d 'State file and window store directory (default /var/lib/rtbench/monitor)' -r -F
-complete -c rtbench -n "__fish_rtbench_using_subcommand monitor" -l prometheus -d 'Prometheus textfile, updated every window' -r -F
+complete -c rtbench -n "__fish_rtbench_using_subcommand monitor" -l prometheus -d 'Prometheus textfile (an absolute path), updated every window' -r -F
 complete -c rtbench -n "__fish_rtbench_using_subcommand monitor" -l log-format -d 'Where the entries go: auto (journald, else text on stderr), journal, logfmt (key=value lines on stderr, for syslog), text' -r -f -a "auto\t''
 journal\t''
 logfmt\t''

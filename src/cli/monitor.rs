@@ -42,7 +42,12 @@ pub struct MonitorArgs {
     pub config: Option<PathBuf>,
 
     /// CPUs to monitor, one thread each (cpu-list; default every online CPU)
-    #[arg(short = 'a', long = "cpus", value_name = "CPUSET")]
+    #[arg(
+        short = 'a',
+        long = "cpus",
+        value_name = "CPUSET",
+        allow_hyphen_values = true
+    )]
     pub cpus: Option<String>,
 
     /// Wakeup interval in µs (50..1000000; default 1000)
@@ -67,7 +72,7 @@ pub struct MonitorArgs {
     #[arg(long = "dir", value_name = "DIR")]
     pub dir: Option<PathBuf>,
 
-    /// Prometheus textfile, updated every window
+    /// Prometheus textfile (an absolute path), updated every window
     #[arg(long = "prometheus", value_name = "FILE")]
     pub prometheus: Option<PathBuf>,
 

@@ -108,7 +108,7 @@ pub fn negative(t: &str) -> bool {
 pub fn whole_u64(s: &str) -> Result<u64, String> {
     let t = s.trim();
     if negative(t) {
-        return Err("is negative; expected a whole number >= 0".into());
+        return Err("is negative; expected a whole number".into());
     }
     if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
         return Err("expected a whole number".into());
@@ -126,7 +126,7 @@ mod tests {
     fn negative_values_of_own_options_are_called_negative() {
         assert_eq!(
             whole_u64("-1"),
-            Err("is negative; expected a whole number >= 0".into())
+            Err("is negative; expected a whole number".into())
         );
         assert_eq!(whole_u64(" 50"), Ok(50));
         assert!(whole_u64("5x").is_err());

@@ -82,6 +82,15 @@ pub fn plan(
     };
     check_dir(dir_flag, &dir)?;
     let (prom_flag, prometheus) = match &args.prometheus {
+        // As `monitor.prometheus` in the file: a unit's working directory is `/`, so a
+        // relative textfile would land wherever the monitor happens to be started.
+        Some(p) if !p.is_absolute() => {
+            return usage(
+                "--prometheus",
+                p.display(),
+                "expected an absolute file path",
+            )
+        }
         Some(p) => ("--prometheus", Some(p.clone())),
         None => ("monitor.prometheus", section.prometheus.clone()),
     };

@@ -222,6 +222,7 @@ fn usage_errors_are_one_line_with_exit_codes() {
         "plot - -o {DIR}/x.svg --x-max -inf",
         "report --since -1d",
         "monitor -i -1",
+        "monitor -a -1",
         "monitor --window -5m",
         "load -D -3s --load cpu:1",
         "tune check --config {DIR}/missing.toml",

@@ -441,6 +441,8 @@ fn a_file_where_a_directory_belongs_or_the_reverse_is_exit_2_before_anything_sta
         (format!("{a}/x.prom"), "is not a directory"),
         (dir.clone(), "is a directory"),
         (format!("{dir}/"), "expected a file name"),
+        // Relative: the unit's working directory is /.
+        ("rtbench.prom".to_string(), "expected an absolute file path"),
     ] {
         check(
             &["--config", &good, "--dir", &mon, "--prometheus", &p],
