@@ -2,10 +2,11 @@
 //! every number with `atoi(3)` (that is `strtol(3)` in base 10), so leading white space
 //! is skipped and anything after the digits is ignored — `-h 3500` passed as one
 //! argument (rteval does that) gives the value `" 3500"`, which is 3500; `-i100us` is
-//! 100. Two deliberate differences, both refusals of what C would silently misread: a
-//! value without any digits is an error instead of 0, and a value outside the target
+//! 100. Three deliberate differences, all refusals of what C would silently misread: a
+//! value without any digits is an error instead of 0, a value outside the target
 //! type is an error instead of being truncated to `int` (glibc's `atoi` returns
-//! `(int) strtol(…)`, so `-i 4294967297` would run with an interval of 1 µs).
+//! `(int) strtol(…)`, so `-i 4294967297` would run with an interval of 1 µs), and a
+//! suffix naming another unit (`-i 1ms`, which `atoi` reads as 1 µs) is an error.
 //!
 //! The functions here are clap value parsers (`value_parser = number::u64_arg`); their
 //! error text follows clap's `invalid value 'V' for '--flag <X>': …`.
@@ -39,11 +40,33 @@ pub fn leading_integer(s: &str) -> Result<i128, String> {
     Ok(if negative { -n } else { n })
 }
 
+/// The unit suffix after the number in `s` when it names a unit other than the
+/// option's (`1ms`, `2s`, `5m`, `10ns`): `atoi` reads `-i 1ms` as 1 µs, a thousand
+/// times the rate meant, at SCHED_FIFO. Refused instead (the one other difference from
+/// `atoi`); `us`/`µs` and any other trailing text are ignored as cyclictest ignores them.
+fn foreign_unit(s: &str) -> Option<&str> {
+    let t = s.trim_start_matches(c_space);
+    let t = t.strip_prefix(['+', '-']).unwrap_or(t);
+    let rest = t
+        .trim_start_matches(|c: char| c.is_ascii_digit())
+        .trim_matches(c_space);
+    ["ns", "ms", "s", "sec", "m", "min", "h", "d"]
+        .iter()
+        .any(|u| rest.eq_ignore_ascii_case(u))
+        .then_some(rest)
+}
+
 macro_rules! c_number_parser {
     ($(#[$doc:meta])* $name:ident, $t:ty) => {
         $(#[$doc])*
         pub fn $name(s: &str) -> Result<$t, String> {
             let n = leading_integer(s)?;
+            if let Some(unit) = foreign_unit(s) {
+                return Err(format!(
+                    "the unit '{unit}' is not read (as atoi, cyclictest would take {n}); \
+                     write the value in the option's unit (µs for times)"
+                ));
+            }
             <$t>::try_from(n).map_err(|_| {
                 format!("{n} is out of range ({}..{})", <$t>::MIN, <$t>::MAX)
             })
@@ -123,6 +146,17 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
+    fn another_unit_after_the_number_is_refused_us_and_other_text_ignored() {
+        assert!(u64_arg("1ms").unwrap_err().contains("'ms'"));
+        assert!(u64_arg(" 2s").is_err());
+        assert!(u64_arg("5 m").is_err());
+        assert!(usize_arg("10NS").is_err());
+        assert_eq!(u64_arg("100us"), Ok(100));
+        assert_eq!(u64_arg(" 3500"), Ok(3500));
+        assert_eq!(u64_arg("1000,"), Ok(1000));
+    }
+
+    #[test]
     fn negative_values_of_own_options_are_called_negative() {
         assert_eq!(
             whole_u64("-1"),
@@ -174,6 +208,8 @@ mod tests {
             junk in "([a-zA-Z%][a-zA-Z0-9 ]{0,4})?",
         ) {
             let s = format!("{ws}{}{}{n}{junk}", if plus { "+" } else { "" }, "0".repeat(zeros));
+            // A unit of another kind is the one junk refused (foreign_unit).
+            prop_assume!(foreign_unit(&s).is_none());
             prop_assert_eq!(u64_arg(&s), Ok(n));
         }
     }

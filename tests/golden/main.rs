@@ -223,6 +223,7 @@ fn usage_errors_are_one_line_with_exit_codes() {
         "report --since -1d",
         "monitor -i -1",
         "monitor -a -1",
+        "cyclic -i 1ms -l 1",
         "monitor --window -5m",
         "load -D -3s --load cpu:1",
         "tune check --config {DIR}/missing.toml",
