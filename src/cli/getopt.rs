@@ -440,6 +440,28 @@ fn histofall_takes_the_last(out: &mut Vec<OsString>) {
     {
         return;
     }
+    let value_of = |a: &OsString| {
+        let b = a.as_bytes();
+        let eq = b.iter().position(|&c| c == b'=').unwrap_or(b.len());
+        b[(eq + 1).min(b.len())..].to_vec()
+    };
+    // cyclictest stops at the first `-h`/`-H` that `atoi` reads as 0 (its usage,
+    // exit 1): that one is kept as written, for the plan to refuse by its own name.
+    let zero = out.iter().position(|a| {
+        either(a)
+            && std::str::from_utf8(&value_of(a))
+                .ok()
+                .and_then(|v| super::number::leading_integer(v).ok())
+                == Some(0)
+    });
+    if let Some(z) = zero {
+        let mut i = 0;
+        out.retain(|a| {
+            i += 1;
+            i - 1 == z || !either(a)
+        });
+        return;
+    }
     let Some(last) = out.iter().rposition(either) else {
         return;
     };

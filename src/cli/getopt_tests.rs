@@ -140,6 +140,9 @@ const CYCLIC_SPELLINGS: &[(&[&str], &[&str])] = &[
     (&["-H5", "-q", "-h8"], &["--quiet", "--histofall=8"]),
     (&["-h", "8", "-H", "5"], &["--histofall=5"]),
     (&["--histofall=5", "--histogram=9"], &["--histofall=9"]),
+    // cyclictest stops at the first 0 (its usage): that one is kept, as written.
+    (&["-H", "0", "-h", "5"], &["--histofall=0"]),
+    (&["-h", "7", "-h", "0", "-H", "5"], &["--histogram=0"]),
 ];
 
 #[test]
