@@ -10,7 +10,8 @@
 use super::commit::Need;
 use super::spec::{CommitReserve, TuningSpec};
 use super::{
-    already, not_applicable, plan_value, Decision, Item, ItemReport, Status, Step, ValueKind,
+    already, not_applicable, plan_value, read_knob, Decision, Item, ItemReport, Status, Step,
+    ValueKind,
 };
 use crate::cpuset::CpuSet;
 use crate::error::Cause;
@@ -118,8 +119,9 @@ impl Item for Printk {
 
     fn plan(&self, root: &SysRoot) -> Decision {
         let path = sysctl_path("kernel.printk");
-        let Ok(text) = root.read(&path) else {
-            return not_applicable(self.name(), &path, "not present in this kernel");
+        let text = match read_knob(root, &self.name(), &path, "not present in this kernel") {
+            Ok(t) => t,
+            Err(d) => return *d,
         };
         let mut fields: Vec<String> = text.split_whitespace().map(str::to_string).collect();
         if fields.is_empty() {
@@ -357,8 +359,14 @@ impl Item for Thp {
     }
 
     fn plan(&self, root: &SysRoot) -> Decision {
-        let Ok(text) = root.read(THP) else {
-            return not_applicable(self.name(), THP, "no transparent hugepages in this kernel");
+        let text = match read_knob(
+            root,
+            &self.name(),
+            THP,
+            "no transparent hugepages in this kernel",
+        ) {
+            Ok(t) => t,
+            Err(d) => return *d,
         };
         let now = ValueKind::Bracketed.normalise(&text);
         if now == self.want {

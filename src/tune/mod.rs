@@ -380,6 +380,29 @@ pub(crate) fn not_applicable(name: String, path: &str, why: &str) -> Decision {
     Decision::Done(ItemReport::new(name, Status::NotApplicable, why).at(path))
 }
 
+/// Reads the knob `path` for the item `name`: its text, or the item's end when it
+/// cannot be read — `not-applicable` with `absent` when the file does not exist (the
+/// kernel lacks the knob), `failed` when it exists but cannot be read (a FIFO, a
+/// device, a link to one, permissions: [`SysRoot::read`] reads regular files only),
+/// which is no reason to call it absent.
+pub(crate) fn read_knob(
+    root: &SysRoot,
+    name: &str,
+    path: &str,
+    absent: &str,
+) -> Result<String, Box<Decision>> {
+    root.read(path).map_err(|e| {
+        Box::new(if e.kind() == std::io::ErrorKind::NotFound {
+            not_applicable(name.to_string(), path, absent)
+        } else {
+            Decision::Done(
+                ItemReport::new(name.to_string(), Status::Failed, format!("unreadable: {e}"))
+                    .at(path),
+            )
+        })
+    })
+}
+
 /// The item ends `ok` at `path`: already as wanted.
 pub(crate) fn already(name: String, path: &str, detail: String) -> Decision {
     Decision::Done(ItemReport::new(name, Status::Ok, detail).at(path))
@@ -411,8 +434,9 @@ pub(crate) fn plan_value(
     kind: ValueKind,
     root: &SysRoot,
 ) -> Decision {
-    let Ok(text) = root.read(path) else {
-        return not_applicable(name, path, "not present in this kernel");
+    let text = match read_knob(root, &name, path, "not present in this kernel") {
+        Ok(t) => t,
+        Err(d) => return *d,
     };
     let now = kind.normalise(&text);
     if now == kind.normalise(want) {
@@ -446,6 +470,31 @@ pub fn errno_name(errno: i32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_knob_that_cannot_be_read_is_failed_not_absent() {
+        use std::os::unix::ffi::OsStrExt;
+        let d = std::env::temp_dir().join(format!("rtbench-knob-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(d.join("proc/sys/kernel")).unwrap();
+        let fifo = d.join("proc/sys/kernel/printk");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+        // SAFETY: a valid C string naming a path in this test's directory.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let root = SysRoot::at(&d);
+        match read_knob(&root, "k", "/proc/sys/kernel/printk", "absent").map_err(|d| *d) {
+            Err(Decision::Done(r)) => {
+                assert_eq!(r.status, Status::Failed, "{r:?}");
+                assert!(r.detail.contains("FIFO"), "{r:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+        match read_knob(&root, "k", "/proc/sys/kernel/none", "absent").map_err(|d| *d) {
+            Err(Decision::Done(r)) => assert_eq!(r.status, Status::NotApplicable, "{r:?}"),
+            other => panic!("{other:?}"),
+        }
+        std::fs::remove_dir_all(&d).unwrap();
+    }
 
     #[test]
     fn normalised_forms() {

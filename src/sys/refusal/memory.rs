@@ -350,7 +350,7 @@ fn pids_cgroup(root: &SysRoot) -> Option<Cause> {
     Some(Cause::new(
         "pids.max",
         format!(
-            "cgroup {dir} has pids.max = {max} and pids.current = {current}{counted}: raise {dir}/pids.max (systemd: TasksMax=)"
+            "cgroup {dir} has pids.max = {max} and pids.current = {current}{counted}: raise it (systemd: TasksMax=)"
         ),
     ))
 }
