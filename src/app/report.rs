@@ -77,21 +77,20 @@ fn since(p: &crate::plan::report::SincePlan) -> Result<i32> {
     // grow with the store).
     let store = WindowStore::new(dir, u64::MAX);
     let (summary, snapshot) = store.since(since_s, now).map_err(|e| Error::io(dir, e))?;
-    // No store file was a regular file (a FIFO, a device where the store should be):
-    // there is nothing to judge, which is bad input (exit 2), not a window over a
-    // limit or a quiet period (exit 1).
+    // A store file that is not a regular file (a FIFO, a device, a link where the
+    // store should be) is bad input (exit 2), not a window over a limit or a quiet
+    // period (exit 1) — nor a pass: a summary without its windows would judge only
+    // the rest of the period.
     if let Some((path, kind)) = snapshot.skipped.files.first() {
-        let none_read = summary.as_ref().is_ok_and(|s| s.windows == 0);
-        if none_read && snapshot.skipped.files.len() >= store.files().len() {
-            return Err(Error::usage(
-                "--since",
-                "",
-                format!(
-                    "{} is a {kind}, not a window store; expected the monitor's directory",
-                    path.display()
-                ),
-            ));
-        }
+        return Err(Error::usage(
+            "--since",
+            "",
+            format!(
+                "{} is a {kind}, not a window store file; expected the monitor's directory \
+                 with regular files",
+                path.display()
+            ),
+        ));
     }
     let out = Output::new(p.json.then_some(&Target::Stdout));
     for line in skipped_lines(dir, &snapshot.skipped, true) {

@@ -116,6 +116,11 @@ fn a2_report_since_with_a_fifo_store_is_bad_input() {
         refused(&o, &["--since", "FIFO", "windows.jsonl"]);
         assert!(stdout(&o).is_empty(), "{}", stdout(&o));
     }
+    // The same when the older file is readable: a summary without the newest
+    // windows would judge only the rest of the period.
+    std::fs::write(d.join("windows.1.jsonl"), "").unwrap();
+    let o = run_bounded(&["report", "--since", "1h", "--dir", s(&d)]);
+    refused(&o, &["--since", "FIFO", "windows.jsonl"]);
 }
 
 // ---- 3. Refusals name the limit that refused ----
