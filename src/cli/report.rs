@@ -22,7 +22,8 @@ missed periods per CPU, from [monitor] dir (default results_dir/monitor):
 Exit codes: 0 this boot's run passed (or was accepted unjudged), 1 it failed, was
 unjudged or invalid (not the system's latency), was not stored, or there is no run of
 this boot, 2 no results or invalid configuration. With --since: 0 no window exceeded [monitor.limits], 1 one did, or no
-window in the period, 2 no monitor windows stored.";
+window in the period, 2 no monitor windows stored, or a store file that is not a regular
+file.";
 
 /// `rtbench report` flags.
 #[derive(Debug, Args)]
