@@ -458,7 +458,7 @@ impl Region {
             match range.split_once('-') {
                 Some((a, _)) if a.trim().is_empty() => {
                     return err(format!(
-                        "'{}' is negative or has no start (expected e.g. 0-3,5 or 1-7:2/4)",
+                        "'{}' is negative or has no start",
                         crate::error::echo_part(range)
                     ))
                 }

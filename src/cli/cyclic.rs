@@ -32,7 +32,7 @@ pub struct CyclicArgs {
     pub affinity: Option<String>,
 
     /// Stop the test (and tracing) when a latency exceeds USEC µs; exit 1
-    #[arg(short = 'b', long = "breaktrace", value_name = "USEC", value_parser = number::u64_arg)]
+    #[arg(short = 'b', long = "breaktrace", value_name = "USEC", value_parser = number::us_arg)]
     pub breaktrace: Option<u64>,
 
     /// Clock: 0|monotonic (default) or 1|realtime
@@ -40,15 +40,15 @@ pub struct CyclicArgs {
     pub clock: String,
 
     /// Distance of thread intervals in µs (thread i: interval + i*DIST; 0 with -h)
-    #[arg(short = 'd', long = "distance", value_name = "DIST", value_parser = number::u64_arg)]
+    #[arg(short = 'd', long = "distance", value_name = "DIST", value_parser = number::us_arg)]
     pub distance: Option<u64>,
 
     /// Latency histogram of US 1-µs buckets, printed at exit (same interval on all threads)
-    #[arg(short = 'h', long = "histogram", value_name = "US", value_parser = number::usize_arg)]
+    #[arg(short = 'h', long = "histogram", value_name = "US", value_parser = number::us_usize_arg)]
     pub histogram: Option<usize>,
 
     /// Like -h, plus a summary column over all threads
-    #[arg(short = 'H', long = "histofall", value_name = "US", value_parser = number::usize_arg)]
+    #[arg(short = 'H', long = "histofall", value_name = "US", value_parser = number::us_usize_arg)]
     pub histofall: Option<usize>,
 
     /// Write the -h/-H histogram to PATH instead of standard output
@@ -66,7 +66,7 @@ pub struct CyclicArgs {
         long = "interval",
         value_name = "INTV",
         default_value_t = 1000,
-        value_parser = number::u64_arg
+        value_parser = number::us_arg
     )]
     pub interval: u64,
 

@@ -435,49 +435,49 @@ fn histofall_takes_the_last(out: &mut Vec<OsString>) {
     const H: &[u8] = b"--histogram=";
     const HALL: &[u8] = b"--histofall=";
     let either = |a: &OsString| a.as_bytes().starts_with(H) || a.as_bytes().starts_with(HALL);
-    if !out.iter().any(|a| a.as_bytes().starts_with(HALL))
-        || !out.iter().any(|a| a.as_bytes().starts_with(H))
-    {
-        return;
-    }
     let value_of = |a: &OsString| {
         let b = a.as_bytes();
         let eq = b.iter().position(|&c| c == b'=').unwrap_or(b.len());
         b[(eq + 1).min(b.len())..].to_vec()
     };
-    // cyclictest stops at the first `-h`/`-H` that `atoi` reads as 0 (its usage,
-    // exit 1): that one is kept as written, for the plan to refuse by its own name.
-    let zero = out.iter().position(|a| {
+    if out.iter().filter(|a| either(a)).count() < 2 {
+        return;
+    }
+    // cyclictest stops at the first `-h`/`-H` whose value it cannot use (`atoi` reads
+    // 0: its usage, exit 1): the first one rtbench cannot use either is kept as
+    // written, the others dropped, for the plan to refuse it by its own name.
+    let unusable = out.iter().position(|a| {
         either(a)
             && std::str::from_utf8(&value_of(a))
                 .ok()
-                .and_then(|v| super::number::leading_integer(v).ok())
-                == Some(0)
+                .and_then(|v| super::number::us_usize_arg(v).ok())
+                .map_or(true, |n| n == 0)
     });
-    if let Some(z) = zero {
+    let keep = |out: &mut Vec<OsString>, k: usize| {
         let mut i = 0;
         out.retain(|a| {
             i += 1;
-            i - 1 == z || !either(a)
+            i - 1 == k || !either(a)
         });
+    };
+    if let Some(z) = unusable {
+        keep(out, z);
+        return;
+    }
+    // Both flags: `-H` anywhere adds its column, the last one sets the buckets (the
+    // same flag repeated is left to clap: the last one wins, as with getopt).
+    if !out.iter().any(|a| a.as_bytes().starts_with(HALL))
+        || !out.iter().any(|a| a.as_bytes().starts_with(H))
+    {
         return;
     }
     let Some(last) = out.iter().rposition(either) else {
         return;
     };
     let mut value = HALL.to_vec();
-    let written = out[last].as_bytes();
-    let eq = written
-        .iter()
-        .position(|&b| b == b'=')
-        .unwrap_or(written.len());
-    value.extend_from_slice(&written[(eq + 1).min(written.len())..]);
+    value.extend_from_slice(&value_of(&out[last]));
     out[last] = OsString::from_vec(value);
-    let mut i = 0;
-    out.retain(|a| {
-        i += 1;
-        i - 1 == last || !either(a)
-    });
+    keep(out, last);
 }
 
 /// `--long` or `--long=VALUE`.

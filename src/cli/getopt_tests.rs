@@ -143,6 +143,11 @@ const CYCLIC_SPELLINGS: &[(&[&str], &[&str])] = &[
     // cyclictest stops at the first 0 (its usage): that one is kept, as written.
     (&["-H", "0", "-h", "5"], &["--histofall=0"]),
     (&["-h", "7", "-h", "0", "-H", "5"], &["--histogram=0"]),
+    (&["-h", "0", "-h", "5"], &["--histogram=0"]),
+    (&["-H", "0", "-H", "5"], &["--histofall=0"]),
+    (&["-h", "x", "-H", "5"], &["--histogram=x"]),
+    (&["-H", "5", "-h", "abc"], &["--histogram=abc"]),
+    (&["-h", "5", "-h", "9"], &["--histogram=5", "--histogram=9"]),
 ];
 
 #[test]

@@ -179,7 +179,7 @@ pub struct PairFlags {
     pub affinity: Option<String>,
 
     /// Stop (and stop tracing) when a latency exceeds USEC µs; exit 1
-    #[arg(short = 'b', long = "breaktrace", value_name = "USEC", value_parser = number::u64_arg)]
+    #[arg(short = 'b', long = "breaktrace", value_name = "USEC", value_parser = number::us_arg)]
     pub breaktrace: Option<u64>,
 
     /// Explain every new maximum over USEC µs from the kernel's trace events: what ran
@@ -189,7 +189,7 @@ pub struct PairFlags {
     pub explain: Option<u64>,
 
     /// Latency histogram of US buckets (1 µs, or 1 ns with -N), printed at exit
-    #[arg(short = 'h', long = "histogram", value_name = "US", value_parser = number::usize_arg)]
+    #[arg(short = 'h', long = "histogram", value_name = "US", value_parser = number::us_usize_arg)]
     pub histogram: Option<usize>,
 
     /// Number of messages (cycles) per pair; 0 = endless

@@ -5,8 +5,9 @@
 //! 100. Three deliberate differences, all refusals of what C would silently misread: a
 //! value without any digits is an error instead of 0, a value outside the target
 //! type is an error instead of being truncated to `int` (glibc's `atoi` returns
-//! `(int) strtol(…)`, so `-i 4294967297` would run with an interval of 1 µs), and a
-//! suffix naming another unit (`-i 1ms`, which `atoi` reads as 1 µs) is an error.
+//! `(int) strtol(…)`, so `-i 4294967297` would run with an interval of 1 µs), and, for
+//! an option in µs ([`us_arg`]), another unit or a fraction after the number (`-i 1ms`,
+//! which `atoi` reads as 1 µs).
 //!
 //! The functions here are clap value parsers (`value_parser = number::u64_arg`); their
 //! error text follows clap's `invalid value 'V' for '--flag <X>': …`.
@@ -40,20 +41,24 @@ pub fn leading_integer(s: &str) -> Result<i128, String> {
     Ok(if negative { -n } else { n })
 }
 
-/// The unit suffix after the number in `s` when it names a unit other than the
-/// option's (`1ms`, `2s`, `5m`, `10ns`): `atoi` reads `-i 1ms` as 1 µs, a thousand
-/// times the rate meant, at SCHED_FIFO. Refused instead (the one other difference from
-/// `atoi`); `us`/`µs` and any other trailing text are ignored as cyclictest ignores them.
-fn foreign_unit(s: &str) -> Option<&str> {
+/// What follows the number in `s` when it cannot be µs: text that starts with a
+/// letter other than `u`/`µ` (`1ms`, `2s`, `1msec`, `5 m`) or a fraction (`1.5`). For
+/// an option in µs, `atoi` reads `-i 1ms` as 1 µs — a thousand times the rate meant,
+/// at SCHED_FIFO — so that is refused ([`us_arg`]); `us`, `usec` and any other
+/// trailing text (`1000,`) are ignored as cyclictest ignores them.
+fn not_micros(s: &str) -> Option<&str> {
     let t = s.trim_start_matches(c_space);
     let t = t.strip_prefix(['+', '-']).unwrap_or(t);
-    let rest = t
-        .trim_start_matches(|c: char| c.is_ascii_digit())
-        .trim_matches(c_space);
-    ["ns", "ms", "s", "sec", "m", "min", "h", "d"]
-        .iter()
-        .any(|u| rest.eq_ignore_ascii_case(u))
-        .then_some(rest)
+    let rest = t.trim_start_matches(|c: char| c.is_ascii_digit());
+    let word = rest.trim_start_matches(c_space);
+    let mut chars = word.chars();
+    let bad = match chars.next() {
+        Some('u' | 'U' | 'µ') => false,
+        Some(c) if c.is_alphabetic() => true,
+        Some('.' | ',') => chars.next().is_some_and(|c| c.is_ascii_digit()),
+        _ => false,
+    };
+    bad.then_some(rest.trim_matches(c_space))
 }
 
 macro_rules! c_number_parser {
@@ -61,12 +66,6 @@ macro_rules! c_number_parser {
         $(#[$doc])*
         pub fn $name(s: &str) -> Result<$t, String> {
             let n = leading_integer(s)?;
-            if let Some(unit) = foreign_unit(s) {
-                return Err(format!(
-                    "the unit '{unit}' is not read (as atoi, cyclictest would take {n}); \
-                     write the value in the option's unit (µs for times)"
-                ));
-            }
             <$t>::try_from(n).map_err(|_| {
                 format!("{n} is out of range ({}..{})", <$t>::MIN, <$t>::MAX)
             })
@@ -95,6 +94,26 @@ c_number_parser!(
     i32_arg,
     i32
 );
+
+/// A time in µs of a cyclictest/pmqtest option (`-i`, `-d`, `-b`, `-h`/`-H` bucket
+/// count in µs) read as `atoi` does, except that another unit or a fraction after the
+/// number is refused ([`not_micros`]).
+pub fn us_arg(s: &str) -> Result<u64, String> {
+    let n = u64_arg(s)?;
+    match not_micros(s) {
+        Some(rest) => Err(format!(
+            "'{}' after {n} is not read (atoi would take {n} µs); write the value in µs",
+            crate::error::echo_part(rest)
+        )),
+        None => Ok(n),
+    }
+}
+
+/// [`us_arg`] for a count of 1-µs buckets (`-h`, `-H`).
+pub fn us_usize_arg(s: &str) -> Result<usize, String> {
+    let n = us_arg(s)?;
+    usize::try_from(n).map_err(|_| format!("{n} is out of range (0..{})", usize::MAX))
+}
 
 /// A threshold of rtbench's own options (`--explain`), **µs**: a whole number, with an
 /// optional `us`/`µs` suffix, and nothing else. Not read as `atoi` does: these options
@@ -146,14 +165,24 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
-    fn another_unit_after_the_number_is_refused_us_and_other_text_ignored() {
-        assert!(u64_arg("1ms").unwrap_err().contains("'ms'"));
-        assert!(u64_arg(" 2s").is_err());
-        assert!(u64_arg("5 m").is_err());
-        assert!(usize_arg("10NS").is_err());
-        assert_eq!(u64_arg("100us"), Ok(100));
-        assert_eq!(u64_arg(" 3500"), Ok(3500));
-        assert_eq!(u64_arg("1000,"), Ok(1000));
+    fn another_unit_after_microseconds_is_refused_us_and_other_text_ignored() {
+        assert!(us_arg("1ms").unwrap_err().contains("'ms'"));
+        for bad in [
+            " 2s", "5 m", "1msec", "1.5ms", "1ms,", "1 ms.", "2secs", "1mins", "1.5",
+        ] {
+            assert!(us_arg(bad).is_err(), "{bad}");
+        }
+        assert!(us_usize_arg("10NS").is_err());
+        for (good, n) in [
+            ("100us", 100),
+            ("100usec", 100),
+            (" 3500", 3500),
+            ("1000,", 1000),
+        ] {
+            assert_eq!(us_arg(good), Ok(n), "{good}");
+        }
+        // Counts and seconds (pmqtest's -T 5s, -l 3s) keep atoi's reading.
+        assert_eq!(u64_arg("5s"), Ok(5));
     }
 
     #[test]
@@ -208,8 +237,6 @@ mod tests {
             junk in "([a-zA-Z%][a-zA-Z0-9 ]{0,4})?",
         ) {
             let s = format!("{ws}{}{}{n}{junk}", if plus { "+" } else { "" }, "0".repeat(zeros));
-            // A unit of another kind is the one junk refused (foreign_unit).
-            prop_assume!(foreign_unit(&s).is_none());
             prop_assert_eq!(u64_arg(&s), Ok(n));
         }
     }

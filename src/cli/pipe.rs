@@ -21,11 +21,11 @@ the switch line gives total round-trip time / (2 x round trips), the figure
 pub struct PipeArgs {
     /// Pause between round trips in µs (default 1000, as pmqtest -i; 0: back to back, as
     /// perf bench sched pipe, which at SCHED_FIFO measures RT throttling)
-    #[arg(short, long, value_name = "INTV", default_value_t = 1000, value_parser = super::number::u64_arg)]
+    #[arg(short, long, value_name = "INTV", default_value_t = 1000, value_parser = super::number::us_arg)]
     pub interval: u64,
 
     /// Distance of pair pauses in µs (pair i: interval + i*DIST)
-    #[arg(short, long, value_name = "DIST", default_value_t = 0, value_parser = super::number::u64_arg)]
+    #[arg(short, long, value_name = "DIST", default_value_t = 0, value_parser = super::number::us_arg)]
     pub distance: u64,
 
     /// Run the receiving end of each pair in a child process (perf's default) instead

@@ -23,11 +23,11 @@ Differences from pmqtest (on purpose):
 #[derive(Debug, Args)]
 pub struct PmqArgs {
     /// Distance of pair intervals in µs (pair i: interval + i*DIST)
-    #[arg(short, long, value_name = "DIST", default_value_t = 500, value_parser = super::number::u64_arg)]
+    #[arg(short, long, value_name = "DIST", default_value_t = 500, value_parser = super::number::us_arg)]
     pub distance: u64,
 
     /// Receiver's delay before it asks for the next message, µs (pmqtest's interval)
-    #[arg(short, long, value_name = "INTV", default_value_t = 1000, value_parser = super::number::u64_arg)]
+    #[arg(short, long, value_name = "INTV", default_value_t = 1000, value_parser = super::number::us_arg)]
     pub interval: u64,
 
     /// Flags shared with `pipe`.

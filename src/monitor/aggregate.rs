@@ -115,7 +115,8 @@ impl<'a> Aggregator<'a> {
     ) -> Aggregator<'a> {
         let slot_s = plan.slot_s();
         // Temporary files of saves cut short by a kill or a power loss in earlier runs.
-        crate::sys::kept::remove_stale_temps(&plan.dir, &[STATE_FILE, "windows."]);
+        // (The window store is appended to and renamed, never through a temporary file.)
+        crate::sys::kept::remove_stale_temps(&plan.dir, &[STATE_FILE]);
         if let Some(p) = &plan.prometheus {
             if let Some(name) = p.file_name().and_then(|n| n.to_str()) {
                 crate::sys::kept::remove_stale_temps(&crate::sys::atomic::parent_dir(p), &[name]);

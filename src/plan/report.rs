@@ -93,13 +93,15 @@ fn configuration(args: &ReportArgs) -> Result<config::Config> {
 /// under a results directory); without `--dir`, the configuration's `[monitor] dir`.
 #[cfg(feature = "monitor")]
 fn since_plan(args: &ReportArgs, since: &str) -> Result<SincePlan> {
-    use crate::results::window::{self, WindowStore, CURRENT};
+    use crate::results::window::{self, WindowStore};
     let period = crate::duration::parse(since).or_else(|e| usage("--since", since, e))?;
     if period.is_zero() {
         return usage("--since", since, "expected a period of at least 1s");
     }
     let dir = match &args.dir {
-        Some(d) if d.join(CURRENT).exists() => d.clone(),
+        // DIR itself when it holds a store file (either, of any kind: what is wrong
+        // with it is said when it is read), else DIR/monitor.
+        Some(d) if !WindowStore::new(d, u64::MAX).files().is_empty() => d.clone(),
         Some(d) => window::default_dir(d),
         None => {
             let cfg = configuration(args)?;

@@ -83,8 +83,12 @@ fn reclaim(dir: &Path) {
 }
 
 impl Drop for ShmSnapshot {
+    /// Removes the file, if it is still a regular file: a link or node someone put
+    /// under the name since is left (and was never written through).
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        if std::fs::symlink_metadata(&self.path).is_ok_and(|m| m.is_file()) {
+            let _ = std::fs::remove_file(&self.path);
+        }
     }
 }
 

@@ -286,7 +286,9 @@ impl WindowStore {
         [PREVIOUS, CURRENT]
             .iter()
             .map(|n| self.dir.join(n))
-            .filter(|p| p.exists())
+            // Named like a store file, whatever it is: a link (dangling too) is
+            // listed, and refused when read.
+            .filter(|p| p.symlink_metadata().is_ok())
             .collect()
     }
 }
@@ -341,13 +343,18 @@ pub const MAX_LINE_BYTES: u64 = 4 << 20;
 /// the open); anything else is not read.
 fn open_regular(path: &Path) -> io::Result<Opened> {
     use std::os::unix::fs::OpenOptionsExt;
+    // A file the monitor keeps (crate::sys::kept): a link is never followed — opening
+    // what it points to may have effects of its own (a device) — and said as a link.
     let f = match std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_NOFOLLOW)
         .open(path)
     {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Opened::Missing),
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return Ok(Opened::Special("symbolic link"))
+        }
         Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
     };
     let meta = f.metadata()?;
@@ -671,14 +678,14 @@ mod tests {
         // SAFETY: a valid C string.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
         std::os::unix::fs::symlink("/dev/zero", dir.path().join(CURRENT)).unwrap();
-        // Neither waits for a writer nor reads /dev/zero until memory runs out.
+        // Neither waits for a writer nor opens the link (a file the monitor keeps).
         let (records, skipped) = WindowStore::new(dir.path(), 1 << 20).read().unwrap();
         assert_eq!((records.len(), skipped.lines), (0, 0));
         assert_eq!(
             skipped.files,
             [
                 (fifo.clone(), "FIFO"),
-                (dir.path().join(CURRENT), "character device")
+                (dir.path().join(CURRENT), "symbolic link")
             ]
         );
         // Appending to a link to a device is refused, not written through.

@@ -160,12 +160,15 @@ pub fn append(path: &Path, bytes: &[u8]) -> io::Result<()> {
 
 /// Removes the temporary files a writer killed between create and rename left in
 /// `dir` ([`atomic::temp_path`]: `.NAME.tmp.PID`, or `.rtbench.tmp.PID`), for the
-/// names `NAME` that start with one of `prefixes`, whose process no longer exists;
-/// returns how many were removed. A killed writer of an earlier boot leaves one each
-/// time, so a directory rtbench keeps for years would otherwise fill up. Links and
-/// nodes named like that are removed too (unlink(2) never follows a link); anything
-/// the process could not remove is left.
-pub fn remove_stale_temps(dir: &Path, prefixes: &[&str]) -> usize {
+/// file names `names` exactly (`run-` alone stands for every stored run,
+/// `.run-….json.tmp.PID`), whose process no longer exists; returns how many were
+/// removed. A killed writer of an earlier boot leaves one each time, so a directory
+/// rtbench keeps for years would otherwise fill up. Only regular files whose PID is
+/// written as the writer writes it (decimal, no sign, no leading zero) are removed:
+/// in a directory shared with other programs (node_exporter's textfile directory)
+/// nothing else is touched. A PID is judged in this PID namespace: a live writer of
+/// the same file in another namespace would look gone.
+pub fn remove_stale_temps(dir: &Path, names: &[&str]) -> usize {
     let Ok(entries) = fs::read_dir(dir) else {
         return 0;
     };
@@ -175,14 +178,25 @@ pub fn remove_stale_temps(dir: &Path, prefixes: &[&str]) -> usize {
         let Some(name) = name.to_str() else {
             continue;
         };
-        let Some((stem, pid)) = name.strip_prefix('.').and_then(|n| n.rsplit_once(".tmp.")) else {
+        let Some((stem, pid_text)) = name.strip_prefix('.').and_then(|n| n.rsplit_once(".tmp."))
+        else {
             continue;
         };
-        let ours = stem == "rtbench" || prefixes.iter().any(|p| stem.starts_with(p));
-        let Ok(pid) = pid.parse::<i32>() else {
+        let ours = stem == "rtbench"
+            || names.iter().any(|n| {
+                stem == *n || (*n == "run-" && stem.starts_with(n) && stem.ends_with(".json"))
+            });
+        let Ok(pid) = pid_text.parse::<i32>() else {
             continue;
         };
-        if ours && pid > 0 && !super::signals::pid_alive(pid) && fs::remove_file(e.path()).is_ok() {
+        let canonical = pid > 0 && pid.to_string() == pid_text;
+        let regular = e.file_type().is_ok_and(|t| t.is_file());
+        if ours
+            && canonical
+            && regular
+            && !super::signals::pid_alive(pid)
+            && fs::remove_file(e.path()).is_ok()
+        {
             removed += 1;
         }
     }
@@ -260,10 +274,18 @@ mod tests {
             format!(".rtbench.tmp.{gone}"),
             format!(".state.json.tmp.{me}"),
             format!(".other.json.tmp.{gone}"),
+            format!(".state.json.bak.tmp.{gone}"),
+            format!(".state.json.tmp.0{gone}"),
+            format!(".state.json.tmp.+{gone}"),
             "state.json".to_string(),
         ] {
             fs::write(d.join(n), b"x").unwrap();
         }
+        std::os::unix::fs::symlink(
+            "state.json",
+            d.join(format!(".state.json.tmp.{}", gone + 1)),
+        )
+        .unwrap();
         assert_eq!(remove_stale_temps(&d, &["state.json"]), 2);
         let mut left: Vec<String> = fs::read_dir(&d)
             .unwrap()
@@ -273,6 +295,10 @@ mod tests {
         let mut want = vec![
             format!(".other.json.tmp.{gone}"),
             format!(".state.json.tmp.{me}"),
+            format!(".state.json.bak.tmp.{gone}"),
+            format!(".state.json.tmp.0{gone}"),
+            format!(".state.json.tmp.+{gone}"),
+            format!(".state.json.tmp.{}", gone + 1),
             "state.json".to_string(),
         ];
         want.sort();

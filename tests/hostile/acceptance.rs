@@ -121,6 +121,12 @@ fn a2_report_since_with_a_fifo_store_is_bad_input() {
     std::fs::write(d.join("windows.1.jsonl"), "").unwrap();
     let o = run_bounded(&["report", "--since", "1h", "--dir", s(&d)]);
     refused(&o, &["--since", "FIFO", "windows.jsonl"]);
+    // A link, dangling or not, is not followed (and, alone, is still found as the
+    // store it stands for).
+    let l = TempDir::new("accept-link-store");
+    std::os::unix::fs::symlink(l.join("gone"), l.join("windows.1.jsonl")).unwrap();
+    let o = run_bounded(&["report", "--since", "1h", "--dir", s(&l)]);
+    refused(&o, &["--since", "symbolic link", "windows.1.jsonl"]);
 }
 
 // ---- 3. Refusals name the limit that refused ----
