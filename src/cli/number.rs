@@ -97,7 +97,7 @@ c_number_parser!(
 
 /// A time in µs of a cyclictest/pmqtest option (`-i`, `-d`, `-b`, `-h`/`-H` bucket
 /// count in µs) read as `atoi` does, except that another unit or a fraction after the
-/// number is refused ([`not_micros`]).
+/// number is refused (`not_micros`).
 pub fn us_arg(s: &str) -> Result<u64, String> {
     let n = u64_arg(s)?;
     match not_micros(s) {
