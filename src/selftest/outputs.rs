@@ -63,6 +63,11 @@ pub fn write(
     if let Some(p) = &plan.prometheus {
         let dir = p.parent().unwrap_or(std::path::Path::new("/"));
         let written = if dir.is_dir() {
+            // A textfile written at every boot: the temporary files of writes cut short by
+            // a power loss in earlier boots go first (crate::sys::kept).
+            if let Some(name) = p.file_name().and_then(|n| n.to_str()) {
+                crate::sys::kept::remove_stale_temps(dir, &[name]);
+            }
             output::write_file(p, &Prometheus, &run).map_err(|e| e.to_string())
         } else {
             Err(format!(

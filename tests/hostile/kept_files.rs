@@ -427,3 +427,39 @@ fn k2_a_fifo_nobody_reads_is_an_error_never_a_wait() {
         "no stored run: {e}"
     );
 }
+
+/// A textfile written at every boot: the temporary files a power loss left in earlier
+/// boots are removed, those of live processes and other programs' files are not.
+/// Before: they stayed for ever, one more for each write cut short.
+#[test]
+fn k3_stale_temporary_files_of_the_textfile_are_removed() {
+    let d = TempDir::new("kept-stale-prom");
+    let prom = d.join("prom");
+    std::fs::create_dir_all(&prom).unwrap();
+    // A PID above pid_max (2^22) exists nowhere; this test's own PID is alive.
+    let stale = prom.join(".rtbench.prom.tmp.4194305");
+    let live = prom.join(format!(".rtbench.prom.tmp.{}", std::process::id()));
+    let other = prom.join(".node.prom.tmp.4194305");
+    for f in [&stale, &live, &other] {
+        std::fs::write(f, "x").unwrap();
+    }
+    let cfg = d.join("c.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[selftest]\nmode = \"off\"\nduration = \"1s\"\nallow_unjudged = true\n\
+             require_preempt_rt = false\n[output]\nresults_dir = \"{0}/results\"\n\
+             fallback_dir = \"{0}/run\"\nprometheus = \"{1}/rtbench.prom\"\n",
+            d.display(),
+            prom.display()
+        ),
+    )
+    .unwrap();
+    let o = bounded(rtbench().args(["selftest", "--config", s(&cfg)]));
+    assert!(prom.join("rtbench.prom").is_file(), "{}", stderr(&o));
+    assert!(!stale.exists(), "the stale temporary file stayed");
+    assert!(
+        live.exists() && other.exists(),
+        "removed more than the stale file"
+    );
+}
