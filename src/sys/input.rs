@@ -72,15 +72,28 @@ pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, InputError> {
             kind: super::atomic::kind_name(meta.file_type()),
         });
     }
-    if meta.len() > max {
+    read_opened_regular(f, max)
+}
+
+/// Reads the regular file `f` already opened (and checked to be one), at most `max`
+/// bytes: larger by its size is [`InputError::TooLarge`] before reading, and since the
+/// size can still grow after `fstat` (`O_NONBLOCK` does nothing for a regular file),
+/// the read is bounded too. Shared with [`super::kept::read`].
+pub(super) fn read_opened_regular(f: std::fs::File, max: u64) -> Result<Vec<u8>, InputError> {
+    let len = f.metadata()?.len();
+    if len > max {
         return Err(InputError::TooLarge {
             max,
-            what: format!("{} bytes", meta.len()),
+            what: format!("{len} bytes"),
         });
     }
-    // O_NONBLOCK has no effect on reads of a regular file; the size can still grow
-    // after fstat, hence the bound on the read too.
     read_at_most(f, max)
+}
+
+/// `bytes` as UTF-8 text, else an `InvalidData` error.
+pub(super) fn utf8(bytes: Vec<u8>) -> Result<String, InputError> {
+    String::from_utf8(bytes)
+        .map_err(|_| InputError::Io(io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text")))
 }
 
 /// Reads `path` whatever it is (a FIFO waits for its writer, as `cat` would), at most
@@ -115,8 +128,7 @@ fn read_at_most(r: impl Read, max: u64) -> Result<Vec<u8>, InputError> {
 
 /// [`read_regular`] as UTF-8 text.
 pub fn read_regular_text(path: &Path, max: u64) -> Result<String, InputError> {
-    String::from_utf8(read_regular(path, max)?)
-        .map_err(|_| InputError::Io(io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text")))
+    utf8(read_regular(path, max)?)
 }
 
 #[cfg(test)]

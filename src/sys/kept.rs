@@ -22,7 +22,7 @@
 use super::atomic::{self, kind_name};
 use super::input::InputError;
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
@@ -109,28 +109,12 @@ pub fn read(path: &Path, max: u64) -> Result<Vec<u8>, InputError> {
         }
         Err(e) => return Err(e.into()),
     };
-    let len = f.metadata()?.len();
-    if len > max {
-        return Err(InputError::TooLarge {
-            max,
-            what: format!("{len} bytes"),
-        });
-    }
-    let mut buf = Vec::new();
-    f.take(max.saturating_add(1)).read_to_end(&mut buf)?;
-    if buf.len() as u64 > max {
-        return Err(InputError::TooLarge {
-            max,
-            what: "more than that".into(),
-        });
-    }
-    Ok(buf)
+    super::input::read_opened_regular(f, max)
 }
 
 /// [`read`] as UTF-8 text.
 pub fn read_text(path: &Path, max: u64) -> Result<String, InputError> {
-    String::from_utf8(read(path, max)?)
-        .map_err(|_| InputError::Io(io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text")))
+    super::input::utf8(read(path, max)?)
 }
 
 /// Replaces the kept file `path` with `bytes` atomically (as [`atomic::write`] does

@@ -23,7 +23,7 @@
 //! revert, and the kernel's refusal (EINVAL for a thread it pins) is `unsupported`.
 
 use super::spec::{IrqbalancePolicy, TuningSpec};
-use super::{Decision, Item, ItemReport, Status, Step, ValueKind};
+use super::{read_knob, Decision, Item, ItemReport, Status, Step, ValueKind};
 use crate::cpuset::CpuSet;
 use crate::sys::envfile::{EnvFile, Value};
 use crate::sys::SysRoot;
@@ -352,15 +352,14 @@ impl Item for DefaultAffinity {
     }
 
     fn plan(&self, root: &SysRoot) -> Decision {
-        let Ok(text) = root.read(DEFAULT_AFFINITY) else {
-            return Decision::Done(
-                ItemReport::new(
-                    self.name(),
-                    Status::NotApplicable,
-                    "no default_smp_affinity",
-                )
-                .at(DEFAULT_AFFINITY),
-            );
+        let text = match read_knob(
+            root,
+            &self.name(),
+            DEFAULT_AFFINITY,
+            "no default_smp_affinity",
+        ) {
+            Ok(t) => t,
+            Err(d) => return *d,
         };
         let now = CpuSet::parse_mask(&text).unwrap_or_default();
         if same_online(&now, &self.housekeeping, &self.online) {

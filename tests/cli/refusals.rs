@@ -6,8 +6,9 @@
 //! cause named with its numbers. Settings changed here are restored on drop, also
 //! when an assertion fails.
 
+use crate::common::cgroup::Cgroup;
 use crate::common::*;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn bin() -> &'static str {
@@ -110,48 +111,14 @@ fn mlockall_names_rlimit_memlock_with_the_mapped_size() {
     );
 }
 
-/// A cgroup of the v1 cpu controller, removed on drop (after its processes ended).
-struct CpuCgroup(PathBuf);
-
-impl CpuCgroup {
-    /// A new child of the root cpu cgroup, which starts with cpu.rt_runtime_us = 0;
-    /// `None` where the kernel has no RT group scheduling.
-    fn new(tag: &str) -> Option<CpuCgroup> {
-        let top = Path::new("/sys/fs/cgroup/cpu");
-        if !top.join("cpu.rt_runtime_us").exists() {
-            return None;
-        }
-        let d = top.join(format!("rtbench-{tag}-{}-{}", std::process::id(), unique()));
-        let _ = std::fs::remove_dir(&d);
-        std::fs::create_dir(&d).unwrap();
-        Some(CpuCgroup(d))
+/// A new child of the root v1 cpu cgroup, which starts with cpu.rt_runtime_us = 0;
+/// `None` where the kernel has no RT group scheduling.
+fn cpu_cgroup(tag: &str) -> Option<Cgroup> {
+    let top = Path::new("/sys/fs/cgroup/cpu");
+    if !top.join("cpu.rt_runtime_us").exists() {
+        return None;
     }
-
-    /// `rtbench ARGS` started inside this cgroup.
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new("sh")
-            .arg("-c")
-            .arg(format!(
-                "echo $$ > {}/cgroup.procs && exec \"$0\" \"$@\"",
-                self.0.display()
-            ))
-            .arg(bin())
-            .args(args)
-            .output()
-            .unwrap()
-    }
-}
-
-impl Drop for CpuCgroup {
-    fn drop(&mut self) {
-        for _ in 0..100 {
-            if std::fs::remove_dir(&self.0).is_ok() {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        eprintln!("could not remove {}", self.0.display());
-    }
+    Some(Cgroup::new(top, tag).expect("a child of the cpu cgroup"))
 }
 
 /// Root with CAP_SYS_NICE in a cpu cgroup without RT runtime (CONFIG_RT_GROUP_SCHED):
@@ -160,12 +127,12 @@ impl Drop for CpuCgroup {
 /// RTBENCH_CAUSE.
 #[test]
 fn a_cgroup_without_rt_runtime_is_named() {
-    let Some(cg) = CpuCgroup::new("nort") else {
+    let Some(cg) = cpu_cgroup("nort") else {
         eprintln!("skipped: no RT group scheduling (cpu.rt_runtime_us) on this kernel");
         return;
     };
     assert_eq!(
-        std::fs::read_to_string(cg.0.join("cpu.rt_runtime_us"))
+        std::fs::read_to_string(cg.path().join("cpu.rt_runtime_us"))
             .unwrap()
             .trim(),
         "0"
@@ -175,7 +142,7 @@ fn a_cgroup_without_rt_runtime_is_named() {
     assert_eq!(code, Some(3), "{line}");
     let want = format!(
         "(os error 1); cgroup {} has cpu.rt_runtime_us = 0 (RT group scheduling, CONFIG_RT_GROUP_SCHED) and the thread holds CAP_SYS_NICE",
-        cg.0.display()
+        cg.path().display()
     );
     assert!(line.contains(&want), "{line}");
     // The self-test: READY first, then the refusal, exit 3.

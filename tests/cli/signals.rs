@@ -105,27 +105,33 @@ fn sighup_stops_the_run_with_its_results_written() {
     }
 }
 
+/// `rtbench cyclic` on one thread to `json`, started with `signal` ignored, as `nohup`
+/// (SIGHUP) or a shell without job control running `cmd &` (SIGINT) start a program.
+fn spawn_ignoring(signal: libc::c_int, json: &std::path::Path) -> Running {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = rtbench();
+    cmd.args([
+        "cyclic", "-t", "1", "-i", "1000", "-D", "60s", "-q", "--json",
+    ])
+    .arg(json);
+    // SAFETY: signal(2) between fork and exec, as nohup and the shell do.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::signal(signal, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    Running::spawn(&mut cmd)
+}
+
 /// `nohup`: a SIGHUP ignored by whoever started rtbench stays ignored. Before: the
 /// blocked SIGHUP was queued all the same (the kernel never discards a blocked signal)
 /// and ended the run with 129.
 #[test]
 fn a_hangup_ignored_by_the_caller_stays_ignored() {
-    use std::os::unix::process::CommandExt;
     let dir = TempDir::new("sig-nohup");
     let out = dir.join("r.json");
-    let mut cmd = rtbench();
-    cmd.args([
-        "cyclic", "-t", "1", "-i", "1000", "-D", "60s", "-q", "--json",
-    ])
-    .arg(&out);
-    // SAFETY: signal(2) between fork and exec, as nohup does before exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::signal(libc::SIGHUP, libc::SIG_IGN);
-            Ok(())
-        });
-    }
-    let r = Running::spawn(&mut cmd);
+    let r = spawn_ignoring(libc::SIGHUP, &out);
     wait_samples(r.pid(), "rtbench-T", 1, 10);
     r.signal(libc::SIGHUP);
     // Still measuring after the hangup, then stopped by SIGINT.
@@ -142,22 +148,9 @@ fn a_hangup_ignored_by_the_caller_stays_ignored() {
 /// results. Before: the ignored SIGINT was not taken and the run went on to its end.
 #[test]
 fn an_interrupt_ignored_by_the_caller_still_stops_the_run() {
-    use std::os::unix::process::CommandExt;
     let dir = TempDir::new("sig-bg-int");
     let out = dir.join("r.json");
-    let mut cmd = rtbench();
-    cmd.args([
-        "cyclic", "-t", "1", "-i", "1000", "-D", "60s", "-q", "--json",
-    ])
-    .arg(&out);
-    // SAFETY: signal(2) between fork and exec, as a shell does for `cmd &`.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::signal(libc::SIGINT, libc::SIG_IGN);
-            Ok(())
-        });
-    }
-    let r = Running::spawn(&mut cmd);
+    let r = spawn_ignoring(libc::SIGINT, &out);
     wait_samples(r.pid(), "rtbench-T", 1, 10);
     r.signal(libc::SIGINT);
     let o = r.finish();

@@ -5,6 +5,7 @@
 //! recorder ([`explain`]) for the tests of more than one file.
 #![allow(dead_code, unused_imports)]
 
+pub mod cgroup;
 pub mod cpuset;
 pub mod explain;
 pub mod isolate;

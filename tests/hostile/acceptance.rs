@@ -15,6 +15,7 @@
 //! cyclictest's `-a '!0'` and `-h N -H N` are compared with the real cyclictest in
 //! `tests/cli/harness_compat.rs`.
 
+use crate::common::cgroup::Cgroup;
 use crate::common::{rtbench, stderr, stdout, Running, TempDir};
 use std::path::Path;
 use std::process::Output;
@@ -131,59 +132,26 @@ fn a2_report_since_with_a_fifo_store_is_bad_input() {
 
 // ---- 3. Refusals name the limit that refused ----
 
-/// A pids cgroup of this machine's pids controller, removed on drop (after its
-/// processes ended), also when an assertion fails: cgroup v1's `pids` hierarchy, or a
-/// child of this process's own cgroup v2 where that delegates `pids`.
-struct PidsCgroup(std::path::PathBuf);
-
-impl PidsCgroup {
-    fn new(tag: &str, max: u32) -> Option<PidsCgroup> {
-        let v1 = Path::new("/sys/fs/cgroup/pids");
-        let parent = if v1.join("cgroup.procs").exists() {
-            v1.to_path_buf()
-        } else {
-            let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
-            let rel = own.lines().find_map(|l| l.strip_prefix("0::"))?;
-            let dir = Path::new("/sys/fs/cgroup").join(rel.trim_start_matches('/'));
-            let delegated = std::fs::read_to_string(dir.join("cgroup.subtree_control")).ok()?;
-            if !delegated.split_whitespace().any(|c| c == "pids") {
-                return None;
-            }
-            dir
-        };
-        let d = parent.join(format!("rtbench-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir(&d);
-        std::fs::create_dir(&d).ok()?;
-        let g = PidsCgroup(d);
-        std::fs::write(g.0.join("pids.max"), max.to_string()).unwrap();
-        Some(g)
-    }
-
-    /// `rtbench ARGS` started inside this cgroup.
-    fn run(&self, args: &[&str]) -> Output {
-        std::process::Command::new("sh")
-            .arg("-c")
-            .arg(format!(
-                "echo $$ > {}/cgroup.procs && exec \"$0\" \"$@\"",
-                self.0.display()
-            ))
-            .arg(crate::common::exe())
-            .args(args)
-            .output()
-            .unwrap()
-    }
-}
-
-impl Drop for PidsCgroup {
-    fn drop(&mut self) {
-        for _ in 0..100 {
-            if std::fs::remove_dir(&self.0).is_ok() {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
+/// A pids cgroup of this machine's pids controller with `pids.max` = `max`: cgroup
+/// v1's `pids` hierarchy, or a child of this process's own cgroup v2 where that
+/// delegates `pids`; `None` where neither is there.
+fn pids_cgroup(tag: &str, max: u32) -> Option<Cgroup> {
+    let v1 = Path::new("/sys/fs/cgroup/pids");
+    let parent = if v1.join("cgroup.procs").exists() {
+        v1.to_path_buf()
+    } else {
+        let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+        let rel = own.lines().find_map(|l| l.strip_prefix("0::"))?;
+        let dir = Path::new("/sys/fs/cgroup").join(rel.trim_start_matches('/'));
+        let delegated = std::fs::read_to_string(dir.join("cgroup.subtree_control")).ok()?;
+        if !delegated.split_whitespace().any(|c| c == "pids") {
+            return None;
         }
-        eprintln!("could not remove {}", self.0.display());
-    }
+        dir
+    };
+    let g = Cgroup::new(&parent, tag)?;
+    std::fs::write(g.path().join("pids.max"), max.to_string()).unwrap();
+    Some(g)
 }
 
 /// The one `rtbench: ` line of a refused run, asserting exit 3.
@@ -201,7 +169,7 @@ fn refusal_line(o: &Output) -> String {
 /// counts the refusal).
 #[test]
 fn a3_a_full_pids_cgroup_is_named_by_every_measuring_command() {
-    let Some(g) = PidsCgroup::new("accept-pids", 4) else {
+    let Some(g) = pids_cgroup("accept-pids", 4) else {
         eprintln!("skipped: no pids cgroup controller to make a child of");
         return;
     };

@@ -388,6 +388,24 @@ fn k5_report_since_json_memory_does_not_grow_with_the_store() {
     assert!(peak < size, "peak {peak} bytes for a store of {size} bytes");
 }
 
+/// A 1-s self-test configuration in `d` (`d/c.toml`; results and fallback below `d`,
+/// any kernel, unjudged accepted) writing its Prometheus textfile to `prometheus`.
+fn selftest_config(d: &Path, prometheus: &Path) -> PathBuf {
+    let cfg = d.join("c.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[selftest]\nmode = \"off\"\nduration = \"1s\"\nallow_unjudged = true\n\
+             require_preempt_rt = false\n[output]\nresults_dir = \"{0}/results\"\n\
+             fallback_dir = \"{0}/run\"\nprometheus = \"{1}\"\n",
+            d.display(),
+            prometheus.display()
+        ),
+    )
+    .unwrap();
+    cfg
+}
+
 /// Outputs written through a FIFO (`--json`, the self-test's `[output] prometheus`)
 /// are an error at once when nobody reads the FIFO — at boot there may never be a
 /// reader. Before: both waited for a reader for ever (the bound killed them).
@@ -403,18 +421,7 @@ fn k2_a_fifo_nobody_reads_is_an_error_never_a_wait() {
     // The measurement's other output, standard output, is still written.
     assert!(stdout(&o).contains("T: 0"), "{}", stdout(&o));
 
-    let cfg = d.join("c.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "[selftest]\nmode = \"off\"\nduration = \"1s\"\nallow_unjudged = true\n\
-             require_preempt_rt = false\n[output]\nresults_dir = \"{0}/results\"\n\
-             fallback_dir = \"{0}/run\"\nprometheus = \"{1}\"\n",
-            d.display(),
-            fifo.display()
-        ),
-    )
-    .unwrap();
+    let cfg = selftest_config(&d, &fifo);
     let o = bounded(rtbench().args(["selftest", "--config", s(&cfg)]));
     let e = stderr(&o);
     assert!(e.contains("nobody reads"), "{e}");
@@ -443,18 +450,7 @@ fn k3_stale_temporary_files_of_the_textfile_are_removed() {
     for f in [&stale, &live, &other] {
         std::fs::write(f, "x").unwrap();
     }
-    let cfg = d.join("c.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "[selftest]\nmode = \"off\"\nduration = \"1s\"\nallow_unjudged = true\n\
-             require_preempt_rt = false\n[output]\nresults_dir = \"{0}/results\"\n\
-             fallback_dir = \"{0}/run\"\nprometheus = \"{1}/rtbench.prom\"\n",
-            d.display(),
-            prom.display()
-        ),
-    )
-    .unwrap();
+    let cfg = selftest_config(&d, &prom.join("rtbench.prom"));
     let o = bounded(rtbench().args(["selftest", "--config", s(&cfg)]));
     assert!(prom.join("rtbench.prom").is_file(), "{}", stderr(&o));
     assert!(!stale.exists(), "the stale temporary file stayed");
