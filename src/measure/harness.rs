@@ -230,6 +230,9 @@ fn enter(spec: &ThreadSpec) -> Result<()> {
     }
     sched::set_scheduler(spec.policy, spec.priority)?;
     sched::prefault_stack(PREFAULT_STACK_BYTES);
+    // The rest of the stack mapping is never used: give it back rather than keep it
+    // locked (failure only costs memory).
+    let _ = sched::trim_stack(PREFAULT_STACK_BYTES);
     Ok(())
 }
 

@@ -1410,10 +1410,8 @@ fn monitor_plan(
 
 /// One window's figures: `n` samples of `v` ns.
 fn window_stats(n: u64, v: u64) -> rtbench::measure::stats::LatencyStats {
-    let mut s = rtbench::measure::stats::LatencyStats::with_sigfig(
-        rtbench::measure::monitor::MONITOR_SIGFIG,
-    );
-    let _ = s.hdr.record_n(v, n);
+    let mut s = rtbench::measure::stats::LatencyStats::new(None);
+    s.hist.record_n(v, n);
     s.count = n;
     s.sum_ns = (v as u128) * n as u128;
     s.min_ns = v;
