@@ -33,6 +33,14 @@ pub const DEFAULT_RT_PRIORITY: i32 = 98;
 /// path a thread may take (setup, an error, debug builds' larger frames); what the
 /// thread does not use is given back after setup ([`crate::sys::sched::trim_stack`]).
 pub const THREAD_STACK_BYTES: usize = 32 * 1024;
+/// The stack mapping glibc makes for a measuring thread, in bytes: what it charges
+/// to the commit limit (the overcommit guard, `tune/commit.rs`) before the unused
+/// part is given back — [`THREAD_STACK_BYTES`] or the C library's
+/// `PTHREAD_STACK_MIN`, whichever is larger (128 KiB on aarch64 glibc).
+pub fn thread_stack_mapping_bytes() -> u64 {
+    THREAD_STACK_BYTES.max(libc::PTHREAD_STACK_MIN) as u64
+}
+
 /// Stack bytes touched before the first sample and kept (locked with `-m`) below the
 /// frame the loop runs from; the loop itself needs a few hundred bytes.
 pub const PREFAULT_STACK_BYTES: usize = 4 * 1024;

@@ -61,7 +61,7 @@ pub struct LatencyStats {
     /// Largest sample.
     pub max_ns: u64,
     /// When the largest sample woke, in the thread's clock, **ns** (0 until noted by
-    /// [`LatencyStats::note_max_at`]): the monitor stamps a window's maximum with its
+    /// [`LatencyStats::record_at`]): the monitor stamps a window's maximum with its
     /// own time.
     pub max_at_ns: i64,
     /// Most recent sample.
@@ -115,15 +115,6 @@ impl LatencyStats {
         }
     }
 
-    /// Notes `now_ns` as the time of the sample just recorded if it is the largest
-    /// (one comparison per sample).
-    #[inline(always)]
-    pub fn note_max_at(&mut self, now_ns: i64) {
-        if self.last_ns == self.max_ns {
-            self.max_at_ns = now_ns;
-        }
-    }
-
     /// Records one latency sample in **ns**. No allocation, no lock.
     #[inline(always)]
     pub fn record(&mut self, latency_ns: u64) {
@@ -135,6 +126,25 @@ impl LatencyStats {
         self.sum_ns += latency_ns as u128;
         self.min_ns = self.min_ns.min(latency_ns);
         self.max_ns = self.max_ns.max(latency_ns);
+        self.hist.record(latency_ns);
+    }
+
+    /// Records one latency sample in **ns** that woke at `now_ns` (the thread's clock),
+    /// noting it as the time of the maximum when it is the largest: [`Self::record`]
+    /// with the time of the maximum in one comparison.
+    #[inline(always)]
+    pub fn record_at(&mut self, latency_ns: u64, now_ns: i64) {
+        if let Some(l) = self.linear.as_mut() {
+            l.record(latency_ns, self.count);
+        }
+        self.count += 1;
+        self.last_ns = latency_ns;
+        self.sum_ns += latency_ns as u128;
+        self.min_ns = self.min_ns.min(latency_ns);
+        if latency_ns >= self.max_ns {
+            self.max_ns = latency_ns;
+            self.max_at_ns = now_ns;
+        }
         self.hist.record(latency_ns);
     }
 

@@ -99,7 +99,9 @@ pub fn kernel_config(root: &SysRoot, release: &str) -> Option<(String, String)> 
 
 /// Whether the kernel configuration `config` sets `key=y`.
 pub fn config_has(config: &str, key: &str) -> bool {
-    config.lines().any(|l| l.trim() == format!("{key}=y"))
+    config
+        .lines()
+        .any(|l| l.trim().strip_prefix(key) == Some("=y"))
 }
 
 /// The PREEMPT_RT evidence (see the module doc): `realtime` is the content of
