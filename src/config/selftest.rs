@@ -339,7 +339,7 @@ pub struct OutputSection {
     /// `histogram_us`: the range of every stored test's 1-µs histogram as `rtbench plot`
     /// draws it, **µs** — cyclictest's `-h US` (rt-tests src/cyclictest/cyclictest.c:
     /// buckets of 1 µs up to US, samples beyond counted as overflows). The stored
-    /// HdrHistogram keeps every sample whatever it is; `None`: the plot covers them all.
+    /// The ns histogram keeps every sample whatever it is; `None`: the plot covers them all.
     pub histogram_us: Option<u64>,
 }
 

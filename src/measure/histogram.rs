@@ -3,9 +3,8 @@
 //! cyclictest's, and cheap enough that recording a sample is a handful of
 //! instructions.
 //!
-//! Layout (HdrHistogram's, with 2 significant binary digits fewer than its usual
-//! 3 decimal ones; Gil Tene, "HdrHistogram: A High Dynamic Range Histogram",
-//! hdrhistogram.org): values below 256 ns have a bucket each (exact to 1 ns); above,
+//! Layout (HdrHistogram's — Gil Tene, hdrhistogram.org — with 128 sub-buckets per
+//! power of two where its usual 3 significant digits take 1,024): values below 256 ns have a bucket each (exact to 1 ns); above,
 //! each power of two `[2^e, 2^(e+1))` is split into 128 equal buckets, so a bucket is
 //! at most 1/128 of its values wide. Samples from 2^32 ns (4.29 s) up are counted
 //! apart ([`Histogram::above`]); the statistics keep the exact maximum beside.

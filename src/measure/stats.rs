@@ -209,7 +209,12 @@ impl LatencyStats {
 
 /// Counters a measuring thread publishes for the main thread (relaxed atomics: each
 /// value is individually current; a reader may see them from different samples).
+///
+/// Aligned to 128 bytes (two cache lines, for the adjacent-line prefetcher) so that
+/// the counters of threads on different CPUs, written every cycle, never share a
+/// cache line.
 #[derive(Debug, Default)]
+#[repr(align(128))]
 pub struct LiveStats {
     /// Kernel thread id of the measuring thread (0 until it starts).
     pub tid: AtomicI32,

@@ -8,7 +8,7 @@
 //! - rt-tests `file_version` 1 JSON: `rtbench cyclic --json` (with its `"rtbench"`
 //!   object: exact p99.9 and max in ns, system snapshot) or `cyclictest --json`;
 //!   see [`json`].
-//! - a stored self-test result (`results::store::StoredRun`; HdrHistogram pairs); see
+//! - a stored self-test result (`results::store::StoredRun`; `[value_ns, count]` histogram pairs); see
 //!   [`stored`].
 //! - a cyclictest `-h`/`-H` dump, rt-tests ≤ 2.6 and 2.7+ layouts; see [`dump`].
 //! - the monitor's window store (`windows.jsonl`), drawn as a timeline; see [`timeline`].
@@ -43,7 +43,7 @@ pub struct Curve {
     pub buckets: Vec<(u64, u64)>,
     /// Samples beyond the histogram's range: counted by cyclictest, never binned.
     pub overflows: u64,
-    /// End of the histogram's range in **ns** (`-h US` × 1 µs); `None` for HdrHistogram
+    /// End of the histogram's range in **ns** (`-h US` × 1 µs); `None` for ns histogram
     /// input, which bins every sample.
     pub range_ns: Option<u64>,
     /// Maximum latency in **ns** (exact where the input has it; from a cyclictest dump

@@ -1,5 +1,5 @@
 //! A stored self-test result (`results::store::StoredRun`) as a latency plot: one test's
-//! HdrHistogram `[value_ns, count]` pairs re-binned into 1-µs classes as cyclictest and
+//! Histogram `[value_ns, count]` pairs re-binned into 1-µs classes as cyclictest and
 //! OSADL use (up to `[output] histogram_us` when the test carries it, the rest counted
 //! as overflows), with that test's own duration, verdict and limits.
 

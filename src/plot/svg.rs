@@ -381,7 +381,7 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
     }
     let _ = writeln!(w, "</g>");
     let exact = if curves.iter().all(|c| c.p999_ns.is_some()) {
-        "exact (HdrHistogram)"
+        "to 0.78 % (log buckets, ns)"
     } else {
         "from the buckets (bucket lower bound)"
     };

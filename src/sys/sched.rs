@@ -395,4 +395,49 @@ mod tests {
         assert_eq!(policy_name(1), Some("FIFO"));
         assert_eq!(policy_name(4), None);
     }
+
+    /// Pages of `[start, start + len)` resident, by mincore(2).
+    fn resident_pages(start: usize, len: usize) -> usize {
+        let page = 4096;
+        let mut vec = vec![0u8; len.div_ceil(page)];
+        // SAFETY: the range is page-aligned and mapped (a thread's own stack); `vec`
+        // has one byte per page of it.
+        let rc = unsafe { libc::mincore(start as *mut libc::c_void, len, vec.as_mut_ptr()) };
+        assert_eq!(rc, 0, "{}", io::Error::last_os_error());
+        vec.iter().filter(|b| **b & 1 != 0).count()
+    }
+
+    #[test]
+    fn trim_stack_gives_back_the_unused_bottom_and_keeps_the_frame() {
+        std::thread::Builder::new()
+            .stack_size(512 * 1024)
+            .spawn(|| {
+                // Touch most of the stack, as MCL_FUTURE's population would.
+                prefault_stack(400 * 1024);
+                let mut attr = std::mem::MaybeUninit::<libc::pthread_attr_t>::uninit();
+                let (mut base, mut size) = (std::ptr::null_mut(), 0usize);
+                // SAFETY: as in trim_stack.
+                unsafe {
+                    assert_eq!(
+                        libc::pthread_getattr_np(libc::pthread_self(), attr.as_mut_ptr()),
+                        0
+                    );
+                    libc::pthread_attr_getstack(attr.as_ptr(), &mut base, &mut size);
+                    libc::pthread_attr_destroy(attr.as_mut_ptr());
+                }
+                let low = base as usize;
+                let probe = low + 128 * 1024;
+                assert_eq!(resident_pages(probe, 128 * 1024), 32, "touched before");
+                let given = trim_stack(8 * 1024).unwrap();
+                assert!(given >= 256 * 1024, "gave back {given} bytes");
+                // The bottom is gone, the frames in use are still there and usable.
+                assert_eq!(resident_pages(probe, 128 * 1024), 0);
+                let here = &given as *const usize as usize & !4095;
+                assert_eq!(resident_pages(here, 4096), 1);
+                prefault_stack(4 * 1024);
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+    }
 }
