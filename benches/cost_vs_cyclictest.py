@@ -7,9 +7,9 @@ fidelity   High-rate A/B: at `-i 100` (10 kHz) and `-i 50` (20 kHz), 1 and 2 thr
            (`-t N -a 0-(N-1)`, so each thread has a CPU of its own), with and without
            `-h`: `-m -p 98 -q -D DURATION`, in PAIRS interleaved ABBA pairs (A B, B A,
            ...). Per run: p99, p99.9 (from the `-h` dump, 1 µs classes, pooled over the
-           threads, linear inside the class — both tools alike) and max (the final
-           `T:` lines' `Max:`, every thread's largest), and CPU time (user + sys,
-           wait4) per cycle. Printed: per configuration the median of the per-pair
+           threads, linear inside the class — both tools alike), max (the dump's
+           `# Max Latencies:`, or without `-h` the final `T:` lines' `Max:`: the largest
+           of every thread), and CPU time (user + sys, wait4) per cycle. Printed: per configuration the median of the per-pair
            rtbench/cyclictest ratios and their scatter (min..max).
 rss        Peak RSS (VmHWM at exit, read while the main thread is stopped there; see
            benches/cyclic_vs_cyclictest.py) of `-m -p 80 -i 10000 -q -t N -D 2` for N = 1,
@@ -121,16 +121,23 @@ def fidelity_run(tool_cmd, interval, threads, hist, duration):
     if hist:
         cmd += ["-h", str(hist)]
     out, cpu, _, _ = run(cmd, duration + 60)
-    tl = T_LINE.findall(out)
-    if not tl:
-        raise RuntimeError(f"no final T: lines: {shlex.join(cmd)}")
-    cycles = sum(int(c) for c, _ in tl)
-    r = {"cycles": cycles, "max_us": max(int(m) for _, m in tl),
-         "cpu_ns_per_cycle": cpu * 1e9 / cycles if cycles else None}
     if hist:
+        # `-q -h`: the dump only (both tools); every thread's maximum on its
+        # `# Max Latencies:` line.
         h = cvc.Histogram.parse(out, hist)
-        r["p99_us"] = h.quantile_us(0.99)
-        r["p999_us"] = h.quantile_us(0.999)
+        m = re.search(r"^# Max Latenc(?:ies|ys):(.*)$", out, re.M)
+        if not m:
+            raise RuntimeError(f"no '# Max Latencies:' line: {shlex.join(cmd)}")
+        cycles = h.cycles()
+        r = {"cycles": cycles, "max_us": max(int(v) for v in m.group(1).split()),
+             "p99_us": h.quantile_us(0.99), "p999_us": h.quantile_us(0.999)}
+    else:
+        tl = T_LINE.findall(out)
+        if not tl:
+            raise RuntimeError(f"no final T: lines: {shlex.join(cmd)}")
+        cycles = sum(int(c) for c, _ in tl)
+        r = {"cycles": cycles, "max_us": max(int(m) for _, m in tl)}
+    r["cpu_ns_per_cycle"] = cpu * 1e9 / cycles if cycles else None
     return r
 
 

@@ -38,7 +38,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
         Ok(i) => i,
         Err(e) => return fail(&Error::Usage(e)),
     };
-    let cli = match crate::cli::parse::parse(&invocation.args) {
+    let cli = match crate::cli::parse::parse(&invocation.args, invocation.tool) {
         Ok(c) => c,
         Err(code) => return code,
     };

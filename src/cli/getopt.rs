@@ -91,6 +91,10 @@ pub struct Invocation {
     pub args: Vec<OsString>,
     /// rtbench was called by the rt-tests program's name (`cyclictest`, `pmqtest`).
     pub as_rt_tests: Option<Tool>,
+    /// The measuring command the arguments are for (`None`: another subcommand, or
+    /// none), so that the parse can build that command alone
+    /// ([`super::parse::parse`]).
+    pub tool: Option<Tool>,
 }
 
 /// argv\[0\] dispatch and getopt normalisation of `args` (argv\[0\] included). Errors
@@ -113,6 +117,7 @@ pub fn prepare(args: &[OsString]) -> Result<Invocation, UsageError> {
                     return Ok(Invocation {
                         args: args.to_vec(),
                         as_rt_tests: None,
+                        tool: None,
                     })
                 }
             };
@@ -124,6 +129,7 @@ pub fn prepare(args: &[OsString]) -> Result<Invocation, UsageError> {
     Ok(Invocation {
         args: out,
         as_rt_tests: called,
+        tool: Some(tool),
     })
 }
 
@@ -180,8 +186,7 @@ pub struct Table {
 impl Table {
     /// The table of `tool`.
     pub fn new(tool: Tool) -> Table {
-        use clap::CommandFactory;
-        let mut cmd = super::Cli::command();
+        let mut cmd = super::parse::measuring_command(tool);
         cmd.build();
         let sub = cmd
             .find_subcommand(tool.subcommand())
