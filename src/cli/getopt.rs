@@ -34,6 +34,7 @@
 
 use super::rt_tests::{self, HasArg, RtOption};
 use crate::error::UsageError;
+use clap::Args;
 use std::ffi::OsString;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
@@ -133,6 +134,29 @@ pub fn prepare(args: &[OsString]) -> Result<Invocation, UsageError> {
     })
 }
 
+/// `rtbench SUBCOMMAND` for one measuring command alone: the subcommand's arguments and
+/// the settings its variant of [`super::Command`] declares (`disable_help_flag`,
+/// `allow_negative_numbers`, `args_override_self`; the version propagated as `Cli`
+/// does), without the other subcommands (parsed by [`super::parse::parse`]). Building the whole tree costs about ten
+/// times the instructions of cyclictest's whole start-up, before the first sample
+/// (`benches/cost_vs_cyclictest.py`); a unit test keeps this tree's arguments equal to
+/// the whole tree's.
+pub fn measuring_command(tool: Tool) -> clap::Command {
+    let sub = clap::Command::new(tool.subcommand())
+        .disable_help_flag(true)
+        .allow_negative_numbers(true)
+        .args_override_self(true);
+    let sub = match tool {
+        Tool::Cyclic => super::cyclic::CyclicArgs::augment_args(sub),
+        Tool::Pmq => super::pmq::PmqArgs::augment_args(sub),
+        Tool::Pipe => super::pipe::PipeArgs::augment_args(sub),
+    };
+    clap::Command::new("rtbench")
+        .version(crate::VERSION)
+        .propagate_version(true)
+        .subcommand(sub)
+}
+
 /// How an option takes its value, as far as normalisation is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Value {
@@ -186,7 +210,7 @@ pub struct Table {
 impl Table {
     /// The table of `tool`.
     pub fn new(tool: Tool) -> Table {
-        let mut cmd = super::parse::measuring_command(tool);
+        let mut cmd = measuring_command(tool);
         cmd.build();
         let sub = cmd
             .find_subcommand(tool.subcommand())

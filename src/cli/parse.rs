@@ -2,34 +2,11 @@
 //! `--help` and `--version` on standard output (exit 0), an error as one line on
 //! standard error (exit 2).
 
-use super::getopt::Tool;
+use super::getopt::{measuring_command, Tool};
 use super::Cli;
 use crate::error::exit;
 use crate::report::output::Output;
-use clap::{Args, FromArgMatches, Parser};
-
-/// `rtbench SUBCOMMAND` for one measuring command alone: the subcommand's arguments and
-/// the settings its variant of [`super::Command`] declares (`disable_help_flag`,
-/// `allow_negative_numbers`, `args_override_self`; the version propagated as `Cli`
-/// does), without the other subcommands. Building the whole tree costs about ten
-/// times the instructions of cyclictest's whole start-up, before the first sample
-/// (`benches/cost_vs_cyclictest.py`); a unit test keeps this tree's arguments equal to
-/// the whole tree's.
-pub fn measuring_command(tool: Tool) -> clap::Command {
-    let sub = clap::Command::new(tool.subcommand())
-        .disable_help_flag(true)
-        .allow_negative_numbers(true)
-        .args_override_self(true);
-    let sub = match tool {
-        Tool::Cyclic => super::cyclic::CyclicArgs::augment_args(sub),
-        Tool::Pmq => super::pmq::PmqArgs::augment_args(sub),
-        Tool::Pipe => super::pipe::PipeArgs::augment_args(sub),
-    };
-    clap::Command::new("rtbench")
-        .version(crate::VERSION)
-        .propagate_version(true)
-        .subcommand(sub)
-}
+use clap::{FromArgMatches, Parser};
 
 /// Parses `args` (argv\[0\] first, already prepared by [`super::getopt::prepare`]);
 /// `tool` is the measuring command they are for, if any: those are parsed by
