@@ -14,6 +14,7 @@
 
 #[cfg(feature = "diagnose")]
 pub mod bundle;
+pub mod conditions;
 pub mod explain;
 pub mod exposition;
 pub mod histogram;

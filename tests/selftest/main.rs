@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod conditions;
 mod config;
 mod diagnose;
 mod explain;
