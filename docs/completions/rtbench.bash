@@ -1191,12 +1191,16 @@ _rtbench() {
             return 0
             ;;
         rtbench__report)
-            opts="-h -V --json --all --since --dir --config --help --version"
+            opts="-h -V --json --format --all --since --dir --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "table json junit" -- "${cur}"))
+                    return 0
+                    ;;
                 --since)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

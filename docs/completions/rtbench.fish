@@ -107,6 +107,9 @@ complete -c rtbench -n "__fish_rtbench_using_subcommand diagnose" -l since -d 'M
 complete -c rtbench -n "__fish_rtbench_using_subcommand diagnose" -l sysroot -d 'Root of /proc and /sys (tests run against a temporary tree)' -r -F
 complete -c rtbench -n "__fish_rtbench_using_subcommand diagnose" -s h -l help -d 'Print help'
 complete -c rtbench -n "__fish_rtbench_using_subcommand diagnose" -s V -l version -d 'Print version'
+complete -c rtbench -n "__fish_rtbench_using_subcommand report" -l format -d 'Output format: table (default), json (as --json) or junit (JUnit XML: one test case per test, CPU or pair and limit, one per tuning item)' -r -f -a "table\t''
+json\t''
+junit\t''"
 complete -c rtbench -n "__fish_rtbench_using_subcommand report" -l since -d 'The monitor\'s windows of the last TIME (s, m, h, d) instead of self-test results: worst max, p99.9, p99, overruns, missed periods per CPU' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand report" -l dir -d 'Results directory (default: [output] results_dir of the configuration)' -r -F
 complete -c rtbench -n "__fish_rtbench_using_subcommand report" -l config -d 'Configuration file to read [output] from (default /etc/rtbench/rtbench.toml; when it is missing the documented defaults are used)' -r -F

@@ -22,6 +22,7 @@ pub mod monitor;
 pub mod pair;
 pub mod selftest;
 pub mod tuning;
+pub mod unit;
 
 pub use locate::{locate, Located, Reader, AUDIT};
 pub use selftest::{CyclicSection, LoadSection, OutputSection, SelftestSection, TuningMode};
@@ -78,6 +79,9 @@ pub struct RawConfig {
     /// (none: one condition, the sections above).
     #[serde(default)]
     pub condition: Vec<condition::ConditionToml>,
+    /// `[unit]`: the factory line's names of the unit.
+    #[serde(default)]
+    pub unit: unit::UnitToml,
 }
 
 /// The validated configuration.
@@ -112,6 +116,8 @@ pub struct Config {
     /// `[[condition]]`s, in the file's order (empty: the self-test measures the
     /// sections above as one unnamed condition, as before conditions existed).
     pub conditions: Vec<condition::Condition>,
+    /// `[unit]`.
+    pub unit: unit::UnitSection,
 }
 
 impl Config {
@@ -166,6 +172,7 @@ pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config, ConfigErr
     let monitor = raw.monitor.resolve(&topo, &src)?;
     let explain = raw.explain.resolve(&src)?;
     let conditions = condition::resolve(&raw, &parts, duration, &topo, root, &src)?;
+    let unit = raw.unit.resolve(&src)?;
     tuning.commit_reserve = conditions
         .iter()
         .map(|c| &c.measure)
@@ -198,6 +205,7 @@ pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config, ConfigErr
         monitor,
         explain,
         conditions,
+        unit,
     })
 }
 

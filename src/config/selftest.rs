@@ -485,6 +485,7 @@ mod tests {
         assert!(!c.tuning.is_empty());
         let names: Vec<&str> = c.conditions.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["idle", "stress", "isolated"]);
+        assert_eq!(c.unit.station.as_deref(), Some("EOL-3"));
         assert!(c.conditions[0].measure.load_spec.is_none());
         assert!(c.conditions[2]
             .measure

@@ -20,6 +20,7 @@ pub mod exposition;
 pub mod histogram;
 pub mod journal;
 pub mod json;
+pub mod junit;
 #[cfg(feature = "monitor")]
 pub mod monitor;
 pub mod output;

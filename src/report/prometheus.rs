@@ -227,6 +227,20 @@ pub fn render(run: &StoredRun) -> String {
             f.sample(&test_labels(t), ex.missed);
         }
     }
+    // The unit, for factory records (absent when neither the hardware nor the line
+    // names it).
+    if let Some(u) = &run.unit {
+        let labels = u
+            .parts()
+            .into_iter()
+            .fold(Labels::new(), |l, (k, v)| l.with(k, v));
+        x.family(
+            "rtbench_unit_info",
+            Kind::Gauge,
+            "The unit the last self-test measured: its serial number (DMI, device tree or /proc/cpuinfo) and the factory line's label, station and order, as labels; always 1.",
+        )
+        .sample(&labels, 1);
+    }
     x.family(
         "rtbench_kernel_preempt_rt",
         Kind::Gauge,

@@ -91,6 +91,9 @@ pub fn render(run: &StoredRun) -> String {
             80
         )
     );
+    if let Some(u) = &run.unit {
+        let _ = writeln!(s, "{}", clip(&format!("unit: {}", u.text()), 80));
+    }
     let _ = writeln!(s, "{}", clip(&run.tuning_state(), 80));
     let load = if run.load.is_empty() {
         "none"
@@ -289,6 +292,7 @@ mod tests {
             results_dir: None,
             hardware: None,
             conditions: Vec::new(),
+            unit: None,
         };
         let t = render(&run);
         for l in t.lines() {

@@ -172,6 +172,10 @@ pub struct StoredRun {
     /// are the [`TestSummary`]s naming it); absent when the configuration has none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<ConditionRecord>,
+    /// The unit measured: its serial number and the factory line's names for it;
+    /// absent when none is known (and in files of older versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<crate::results::unit::UnitRecord>,
 }
 
 /// One condition of a run: its name and the load that ran beside its tests.
@@ -424,6 +428,7 @@ pub(crate) fn sample_run(start_s: i64) -> StoredRun {
         results_dir: None,
         hardware: None,
         conditions: Vec::new(),
+        unit: None,
     }
 }
 

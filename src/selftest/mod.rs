@@ -164,6 +164,9 @@ pub struct SelftestPlan {
     /// Every CPU a test of any condition measures (the hwlat gate's and the SMI
     /// count's CPUs).
     pub measured_cpus: crate::cpuset::CpuSet,
+    /// `[unit]` with the environment's values (`app/selftest.rs`): the factory line's
+    /// names of the unit, stored with its serial number.
+    pub unit: crate::config::unit::UnitSection,
 }
 
 impl SelftestPlan {
@@ -300,6 +303,7 @@ pub fn plan(located: &Located, topo: &CpuTopology) -> SelftestPlan {
         hwlat: cfg.selftest.hwlat,
         hwlat_limit_us: cfg.selftest.hwlat_limit_us,
         measured_cpus,
+        unit: cfg.unit.clone(),
     }
 }
 

@@ -168,6 +168,7 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
                 })
             })
             .collect(),
+        unit: crate::results::unit::UnitRecord::gather(root, &plan.unit),
     };
     let run = super::outputs::write(plan, run, stop, journal);
     let _ = out.text(&Table, &run);

@@ -393,6 +393,7 @@ fn p2_report_shows_a_huge_maximum_as_it_is() {
         results_dir: None,
         hardware: None,
         conditions: Vec::new(),
+        unit: None,
     };
     let json = serde_json::to_string_pretty(&run).unwrap();
     write(&d, "run-000001-20010909T014640Z.json", &json);

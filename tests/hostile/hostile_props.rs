@@ -1080,6 +1080,7 @@ fn stored_run() -> impl Strategy<Value = rtbench::results::store::StoredRun> {
             results_dir: None,
             hardware: None,
             conditions: Vec::new(),
+            unit: None,
         }
     })
 }

@@ -12,6 +12,7 @@ mod conditions;
 mod config;
 mod diagnose;
 mod explain;
+mod factory;
 mod missed;
 mod notify;
 mod prometheus;

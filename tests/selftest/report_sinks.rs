@@ -86,6 +86,7 @@ fn measured_run(max_us: u64) -> StoredRun {
         results_dir: None,
         hardware: None,
         conditions: Vec::new(),
+        unit: None,
     }
 }
 

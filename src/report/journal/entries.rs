@@ -243,11 +243,14 @@ pub fn summary(run: &StoredRun, stop: StopCause, storage: Storage<'_>) -> Entry 
     if run.tuning_changed() > 0 {
         msg.push_str("; the tuning stays applied (rtbench tune revert undoes it)");
     }
+    if let Some(u) = &run.unit {
+        msg.push_str(&format!("; unit {}", u.text()));
+    }
     msg.push_str(&format!("; exit {exit}"));
     if run.verdict.word() == "unjudged" && exit != 0 {
         msg.push_str(" ([selftest] allow_unjudged = true accepts unjudged runs)");
     }
-    Entry::new(
+    let mut e = Entry::new(
         MSG_SUMMARY,
         if run.verdict.pass {
             Priority::Info
@@ -316,7 +319,23 @@ pub fn summary(run: &StoredRun, stop: StopCause, storage: Storage<'_>) -> Entry 
             .map(|h| h.smi_text())
             .filter(|t| !t.is_empty())
             .unwrap_or_else(|| "not counted".into()),
-    )
+    );
+    // The unit, for factory records: one field per name it has.
+    if let Some(u) = &run.unit {
+        for (k, v) in u.parts() {
+            let field = match k {
+                "serial" => "RTBENCH_UNIT_SERIAL",
+                "label" => "RTBENCH_UNIT_LABEL",
+                "station" => "RTBENCH_STATION",
+                _ => "RTBENCH_ORDER",
+            };
+            e = e.field(field, v);
+        }
+        if let Some(src) = &u.serial_source {
+            e = e.field("RTBENCH_UNIT_SERIAL_SOURCE", src);
+        }
+    }
+    e
 }
 
 /// An invalid configuration, its fields taken from the error: `RTBENCH_CONFIG` (the
