@@ -88,6 +88,7 @@ pub fn plot(run: &StoredRun, test: Option<&str>) -> Result<LatencyPlot, String> 
                 range_ns,
                 max_ns: t.max_ns,
                 p999_ns: Some(t.p999_ns),
+                run: None,
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
