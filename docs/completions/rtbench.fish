@@ -121,7 +121,7 @@ complete -c rtbench -n "__fish_rtbench_using_subcommand report" -s V -l version 
 complete -c rtbench -n "__fish_rtbench_using_subcommand plot" -s o -l output -d 'SVG file to write (atomically); - for standard output' -r -F
 complete -c rtbench -n "__fish_rtbench_using_subcommand plot" -l title -d 'Title instead of the one made from the input (host, kernel)' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand plot" -l x-max -d 'End of the latency axis in µs (default: the histogram\'s range or the largest maximum; a self-test result without [output] histogram_us has a log axis); buckets beyond it are left out, maxima beyond it marked at the edge' -r
-complete -c rtbench -n "__fish_rtbench_using_subcommand plot" -l test -d 'Test to plot from a stored self-test result (default: cyclic, else the first)' -r
+complete -c rtbench -n "__fish_rtbench_using_subcommand plot" -l test -d 'Test to plot from a stored self-test result (default: cyclic, else the first; CONDITION/TEST for a test of a [[condition]], e.g. stress/cyclic)' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand plot" -s h -l help -d 'Print help'
 complete -c rtbench -n "__fish_rtbench_using_subcommand plot" -s V -l version -d 'Print version'
 complete -c rtbench -n "__fish_rtbench_using_subcommand compare" -l tolerance -d 'Relative tolerance, %: a larger latency counts as a difference only beyond it (default 100: twice as large)' -r
