@@ -483,5 +483,14 @@ mod tests {
         assert_eq!(c.monitor.pm_qos_us, Some(0));
         assert_eq!(c.output.histogram_us, Some(800));
         assert!(!c.tuning.is_empty());
+        let names: Vec<&str> = c.conditions.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["idle", "stress", "isolated"]);
+        assert_eq!(c.unit.station.as_deref(), Some("EOL-3"));
+        assert!(c.conditions[0].measure.load_spec.is_none());
+        assert!(c.conditions[2]
+            .measure
+            .pmq
+            .as_ref()
+            .is_some_and(|p| !p.enabled));
     }
 }

@@ -153,6 +153,7 @@ fn rt_tests(doc: &Value) -> Result<LatencyPlot, String> {
             range_ns,
             max_ns,
             p999_ns: u64_at(x, "p999_ns"),
+            run: None,
         });
     }
     let si = doc.get("sysinfo");

@@ -52,6 +52,9 @@ pub struct Curve {
     /// 99.9th percentile in **ns** as the input states it (`None`: derive it from the
     /// buckets with [`Curve::p999`]).
     pub p999_ns: Option<u64>,
+    /// Whose curve it is when several runs share one plot (`rtbench compare --plot`:
+    /// `A`, `B`, …), before its label; `None` in a plot of one run.
+    pub run: Option<String>,
 }
 
 /// Where a percentile lies.
@@ -105,6 +108,15 @@ impl Curve {
     /// or `T:1` when the CPU is unknown; for a pair test (`pairs`) `pair 0 CPU 2`, or
     /// `pair 0` when not pinned.
     pub fn label(&self, cpus_unique: bool, pairs: bool) -> String {
+        match &self.run {
+            // The same CPU in several runs: the run tells them apart.
+            Some(run) => format!("{run} {}", self.label_of_run(true, pairs)),
+            None => self.label_of_run(cpus_unique, pairs),
+        }
+    }
+
+    /// [`Curve::label`] without the run.
+    fn label_of_run(&self, cpus_unique: bool, pairs: bool) -> String {
         if pairs {
             return match self.cpu {
                 Some(c) => format!("pair {} CPU {c}", self.thread),
@@ -313,6 +325,7 @@ mod tests {
             range_ns: Some(100_000),
             max_ns: 150_000,
             p999_ns: None,
+            run: None,
         }
     }
 

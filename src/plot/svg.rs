@@ -455,6 +455,7 @@ mod tests {
             range_ns: None,
             max_ns: 6000,
             p999_ns: None,
+            run: None,
         };
         let p = polyline(&c);
         assert_eq!(

@@ -1064,6 +1064,7 @@ fn stored_run() -> impl Strategy<Value = rtbench::results::store::StoredRun> {
             tuning: serde_json::json!([]),
             load: String::new(),
             tests: vec![TestSummary {
+                condition: None,
                 msg_size: None,
                 duration_s: None,
                 histogram_us: None,
@@ -1078,6 +1079,8 @@ fn stored_run() -> impl Strategy<Value = rtbench::results::store::StoredRun> {
             store_error: None,
             results_dir: None,
             hardware: None,
+            conditions: Vec::new(),
+            unit: None,
         }
     })
 }
