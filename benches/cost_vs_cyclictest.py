@@ -268,7 +268,7 @@ def startup(tools, args, log):
 def markdown(meta, res):
     L = [f"# rtbench cyclic vs cyclictest: cost and fidelity ({meta['date']})", "",
          f"Machine: {meta['machine']}; kernel {meta['kernel']}; {meta['cyclictest']}; rtbench {meta['rtbench']}.",
-         f"Command: `{meta['command']}`", ""]
+         f"Command: `{meta['command']}`; load average (1 min) {meta['load1']}.", ""]
     if "fidelity" in res:
         L += ["## Fidelity at high rates (median of per-pair ratios rtbench/cyclictest, min..max)", "",
               "| -i µs | threads | -h | pairs | p99 | p99.9 | max | CPU/cycle |", "|---:|---:|---|---:|---|---|---|---|"]
@@ -326,6 +326,7 @@ def main():
         print(s, flush=True)
 
     res = {}
+    load_before = os.getloadavg()[0]
     try:
         for s in only:
             res[s] = globals()[s](tools, args, log)
@@ -338,7 +339,8 @@ def main():
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     meta = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "machine": f"{os.cpu_count()} CPUs, {cpu}", "kernel": platform.release(), "cyclictest": ctv.strip(),
-            "rtbench": ver, "command": shlex.join(["benches/cost_vs_cyclictest.py"] + sys.argv[1:])}
+            "rtbench": ver, "command": shlex.join(["benches/cost_vs_cyclictest.py"] + sys.argv[1:]),
+            "load1": f"{load_before:.1f} -> {os.getloadavg()[0]:.1f}"}
     md = markdown(meta, res)
     print()
     print(md)

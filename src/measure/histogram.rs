@@ -67,9 +67,16 @@ pub fn highest_equivalent(v: u64) -> u64 {
     }
 }
 
+/// The values `(lowest, highest)` in **ns** of the bucket `v` lands in; `None` from
+/// [`RANGE_NS`] up. For readers of stored `[value_ns, count]` pairs that need the
+/// range a count stands for (the latency plot spreads it over its 1-µs classes).
+pub fn bucket_of(v: u64) -> Option<(u64, u64)> {
+    (v < RANGE_NS).then(|| bounds(index(v)))
+}
+
 /// A latency histogram in **ns** (see the module documentation for its layout,
 /// precision and memory).
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Histogram {
     /// Low 32 bits of each bucket's count.
     counts: Box<[u32]>,
@@ -81,6 +88,21 @@ pub struct Histogram {
     above: u64,
     /// Samples of a wrapped bucket a measuring thread had no room to carry.
     unplaced: u64,
+}
+
+/// A copy keeps the room reserved for carried wraps, so that a measuring thread may
+/// record into it without allocating.
+impl Clone for Histogram {
+    fn clone(&self) -> Self {
+        let mut wraps = Vec::with_capacity(HOT_WRAP_SLOTS.max(self.wraps.len()));
+        wraps.extend_from_slice(&self.wraps);
+        Histogram {
+            counts: self.counts.clone(),
+            wraps,
+            above: self.above,
+            unplaced: self.unplaced,
+        }
+    }
 }
 
 impl Default for Histogram {
@@ -374,6 +396,9 @@ mod tests {
         h.record(5_000);
         assert_eq!(h.count_at(i), (1u64 << 32) + 1);
         assert_eq!(h.len(), (1u64 << 32) + 1);
+        assert!(h.clone().wraps.capacity() >= HOT_WRAP_SLOTS);
+        assert_eq!(bucket_of(5_000), Some(bounds(i)));
+        assert_eq!(bucket_of(RANGE_NS), None);
         assert_eq!(h.value_at_quantile(0.99), highest_equivalent(5_000));
         // Merged twice: the carries add up.
         let mut m = Histogram::new();

@@ -28,8 +28,9 @@ use std::time::Duration;
 /// the kernel's per-CPU threads (migration, watchdog).
 pub const DEFAULT_RT_PRIORITY: i32 = 98;
 
-/// Stack size asked for a measuring thread (glibc raises it to its minimum,
-/// `PTHREAD_STACK_MIN` plus the static TLS: 128 KiB and more on aarch64). Room for any
+/// Stack size asked for a measuring thread (Rust's standard library raises it to
+/// glibc's minimum, `__pthread_get_minstack`: `PTHREAD_STACK_MIN` plus the static TLS,
+/// 128 KiB and more on aarch64). Room for any
 /// path a thread may take (setup, an error, debug builds' larger frames); what the
 /// thread does not use is given back after setup ([`crate::sys::sched::trim_stack`]).
 pub const THREAD_STACK_BYTES: usize = 32 * 1024;

@@ -70,7 +70,7 @@ pub fn plot(run: &StoredRun, test: Option<&str>) -> Result<LatencyPlot, String> 
                 if n > 0 && range_ns.is_some_and(|r| class >= r) {
                     overflows += n;
                 } else if n > 0 && class.checked_add(1000).is_some() {
-                    *classes.entry(class).or_default() += n;
+                    spread(&mut classes, value_ns, n, range_ns, &mut overflows);
                 } else if n > 0 {
                     return Err(format!(
                         "test {}, thread {}: histogram value {value_ns} ns is out of range \
@@ -207,4 +207,74 @@ fn limits_of(run: &StoredRun, t: &TestSummary) -> Vec<(String, u64)> {
         }
     }
     v
+}
+
+/// Adds `n` samples of the stored pair `[value_ns, n]` to the 1-µs `classes`: over the
+/// classes its bucket covers when the bucket is wider than 1 µs
+/// (`measure::histogram::bucket_of`: from 131 µs up), in proportion to the overlap, the rounding remainder in the
+/// class of `value_ns` itself — so that a tail plotted from log buckets has no empty
+/// classes between them. Parts at or beyond the plot's range (`range_ns`) count as
+/// overflows. A value that is not its bucket's upper edge (results of versions with
+/// 0.1 % buckets, which leave no empty classes below 1 ms) stays in its own class.
+fn spread(
+    classes: &mut BTreeMap<u64, u64>,
+    value_ns: u64,
+    n: u64,
+    range_ns: Option<u64>,
+    overflows: &mut u64,
+) {
+    let (lo, hi) = crate::measure::histogram::bucket_of(value_ns)
+        .filter(|&(lo, hi)| hi - lo >= 1000 && hi == value_ns)
+        .unwrap_or((value_ns, value_ns));
+    let width = (hi - lo + 1) as u128;
+    let mut given = 0u64;
+    for c in lo / 1000..=hi / 1000 {
+        let (start, end) = ((c * 1000).max(lo), (c * 1000 + 999).min(hi));
+        let part = (n as u128 * (end - start + 1) as u128 / width) as u64;
+        let part = if c == hi / 1000 { n - given } else { part };
+        given += part;
+        if part == 0 {
+            continue;
+        }
+        if range_ns.is_some_and(|r| c * 1000 >= r) {
+            *overflows += part;
+        } else {
+            *classes.entry(c * 1000).or_default() += part;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wide_bucket_is_spread_over_its_classes_and_keeps_its_count() {
+        // 600 µs lies in a bucket 4096 ns wide: its upper edge as stored.
+        let (lo, hi) = crate::measure::histogram::bucket_of(600_000).unwrap();
+        assert!(hi - lo + 1 == 4096, "{lo}..{hi}");
+        let mut classes = BTreeMap::new();
+        let mut overflows = 0;
+        spread(&mut classes, hi, 1000, None, &mut overflows);
+        assert_eq!(classes.values().sum::<u64>(), 1000);
+        assert_eq!(overflows, 0);
+        assert!(classes.len() >= 4, "{classes:?}");
+        assert!(classes.keys().all(|&c| c >= lo / 1000 * 1000 && c <= hi));
+        // A narrow bucket, and a value that is not an upper edge: one class.
+        let mut one = BTreeMap::new();
+        spread(&mut one, 50_123, 7, None, &mut overflows);
+        spread(&mut one, 600_001, 3, None, &mut overflows);
+        assert_eq!(one, BTreeMap::from([(50_000, 7), (600_000, 3)]));
+        // The part beyond the plot's range is an overflow.
+        let mut cut = BTreeMap::new();
+        spread(
+            &mut cut,
+            hi,
+            1000,
+            Some(lo / 1000 * 1000 + 2000),
+            &mut overflows,
+        );
+        assert_eq!(cut.values().sum::<u64>() + overflows, 1000);
+        assert!(overflows > 0);
+    }
 }

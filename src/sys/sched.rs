@@ -245,7 +245,9 @@ pub fn prefault_stack(bytes: usize) {
 /// and `MCL_FUTURE` locks all of it, for every measuring thread. Sources:
 /// pthread_getattr_np(3) for the stack's bounds, mlock(2), madvise(2).
 ///
-/// Errors: the calls' own (`ENOMEM` for a range not mapped); nothing is changed then.
+/// Errors: the calls' own (`ENOMEM` for a range not mapped); the stack is then left
+/// locked (a failed `madvise` after a good `munlock` leaves it unlocked but resident),
+/// and the alternate signal stack is not touched.
 pub fn trim_stack(keep: usize) -> io::Result<usize> {
     let page = nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
         .ok()
@@ -274,7 +276,8 @@ pub fn trim_stack(keep: usize) -> io::Result<usize> {
     let low = base as usize;
     let end = here.saturating_sub(keep) & !(page - 1);
     if end <= low || here >= low + size {
-        return Ok(0);
+        // Nothing below to give back (or a frame outside the stack glibc reports).
+        return Ok(release_alt_stack(page));
     }
     let len = end - low;
     // SAFETY: [low, end) is the unused bottom of this thread's own stack mapping (below

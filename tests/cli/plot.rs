@@ -13,6 +13,47 @@ use std::path::Path;
 /// Per thread: latency bucket in µs → samples (non-empty buckets only).
 pub(super) type Buckets = Vec<BTreeMap<u64, u64>>;
 
+/// The 1-µs classes (µs → count) a stored thread's `[value_ns, count]` pairs plot as,
+/// and the count at or beyond `range_us`: a pair whose value is the upper edge of a
+/// bucket wider than 1 µs (from 131 µs up) is spread over the classes the bucket
+/// covers in proportion to the overlap, the remainder in its own class; any other
+/// lands in its own class.
+pub(super) fn stored_classes(
+    pairs: &serde_json::Value,
+    range_us: Option<u64>,
+) -> (BTreeMap<u64, u64>, u64) {
+    let mut m = BTreeMap::new();
+    let mut over = 0u64;
+    let mut put = |class_us: u64, n: u64, m: &mut BTreeMap<u64, u64>| {
+        if range_us.is_some_and(|r| class_us >= r) {
+            over += n;
+        } else if n > 0 {
+            *m.entry(class_us).or_insert(0) += n;
+        }
+    };
+    for p in pairs.as_array().unwrap() {
+        let (v, c) = (p[0].as_u64().unwrap(), p[1].as_u64().unwrap());
+        match rtbench::measure::histogram::bucket_of(v) {
+            Some((lo, hi)) if hi == v && hi - lo >= 1000 => {
+                let width = (hi - lo + 1) as u128;
+                let mut given = 0;
+                for us in lo / 1000..=hi / 1000 {
+                    let covered = (us * 1000 + 999).min(hi) - (us * 1000).max(lo) + 1;
+                    let part = if us == hi / 1000 {
+                        c - given
+                    } else {
+                        (c as u128 * covered as u128 / width) as u64
+                    };
+                    given += part;
+                    put(us, part, &mut m);
+                }
+            }
+            _ => put(v / 1000, c, &mut m),
+        }
+    }
+    (m, over)
+}
+
 pub(super) fn attr(n: roxmltree::Node, a: &str) -> f64 {
     n.attribute(a)
         .unwrap_or_else(|| panic!("<{}> without {a}", n.tag_name().name()))
@@ -432,18 +473,10 @@ fn plots_a_stored_self_test_result() {
         .expect("cyclic test stored");
     let threads = cyclic["threads"].as_array().unwrap();
     assert_eq!(threads.len(), online_cpus());
-    // HdrHistogram pairs [value_ns, count] in 1-µs classes, as the plot draws them.
+    // The stored [value_ns, count] pairs in 1-µs classes, as the plot draws them.
     let want: Buckets = threads
         .iter()
-        .map(|t| {
-            let mut m = BTreeMap::new();
-            for p in t["histogram"].as_array().unwrap() {
-                let (v, c) = (p[0].as_u64().unwrap(), p[1].as_u64().unwrap());
-                *m.entry(v / 1000).or_insert(0) += c;
-            }
-            m.retain(|_, c| *c > 0);
-            m
-        })
+        .map(|t| stored_classes(&t["histogram"], None).0)
         .collect();
     let svg = dir.join("store.svg");
     // The results directory stands for its newest run.

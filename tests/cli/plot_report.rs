@@ -10,7 +10,7 @@
 
 #![cfg(feature = "plot")]
 
-use super::plot::{attr, by_id, check_plot, has_class, ticks};
+use super::plot::{attr, by_id, check_plot, has_class, stored_classes, ticks};
 use crate::common::{rtbench, stderr, TempDir};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -178,16 +178,7 @@ fn histogram_us_is_cyclictests_h() {
     let mut want = Vec::new();
     let mut over = Vec::new();
     for t in cyclic["threads"].as_array().unwrap() {
-        let mut m = BTreeMap::new();
-        let mut o = 0u64;
-        for p in t["histogram"].as_array().unwrap() {
-            let (v, c) = (p[0].as_u64().unwrap(), p[1].as_u64().unwrap());
-            if v / 1000 >= 50 {
-                o += c;
-            } else if c > 0 {
-                *m.entry(v / 1000).or_insert(0) += c;
-            }
-        }
+        let (m, o) = stored_classes(&t["histogram"], Some(50));
         want.push(m);
         over.push(o);
     }

@@ -272,6 +272,7 @@ pub fn run(
                 0
             },
             timeout_ns: spec.timeout.map(crate::duration::as_nanos_i64),
+            trim_stack: !spec.fork,
         };
         ends.push(match ch {
             Channels::Pipe { fwd, bwd } if spec.fork => {

@@ -72,6 +72,10 @@ pub(super) struct ResponderCfg {
     pub(super) mlock: bool,
     pub(super) sleep_ns: i64,
     pub(super) timeout_ns: Option<i64>,
+    /// A responder thread (not a forked child, which must stay async-signal-safe):
+    /// gives back its unused stack after setup, as the measuring threads do
+    /// ([`sched::trim_stack`]).
+    pub(super) trim_stack: bool,
 }
 
 /// The responder: report setup, then answer every message until STOP (or an error).
@@ -85,7 +89,12 @@ pub(super) fn respond<T: Tx, R: Rx>(
 ) -> io::Result<()> {
     let tid = sched::gettid() as i64;
     let ready = match responder_setup(cfg.cpu, cfg.policy, cfg.priority, cfg.mlock) {
-        Ok(()) => [READY, 0, 0, tid],
+        Ok(()) => {
+            if cfg.trim_stack {
+                let _ = sched::trim_stack(crate::measure::PREFAULT_STACK_BYTES);
+            }
+            [READY, 0, 0, tid]
+        }
         Err((stage, errno)) => [READY, stage, errno as i64, tid],
     };
     tx.send(&ready, buf)?;
