@@ -194,7 +194,8 @@ done
 mapfile -t br_files < <(find buildroot-package -type f ! -name '*.md')
 bad_ws=$(grep -nE '[[:space:]]+$' "${br_files[@]}"; for f in "${br_files[@]}"; do
 	[ -n "$(tail -c1 "$f")" ] && echo "$f: no newline at end of file"
-	awk -v f="$f" 'prev == "" && $0 == "" && NR > 1 { print f ":" NR ": consecutive empty lines" } { prev = $0 }' "$f"
+	# Python files follow flake8 (two empty lines before a class), as check-package runs it.
+	case $f in *.py) ;; *) awk -v f="$f" 'prev == "" && $0 == "" && NR > 1 { print f ":" NR ": consecutive empty lines" } { prev = $0 }' "$f" ;; esac
 	[ -z "$(tail -n1 "$f")" ] && echo "$f: empty last line"
 done)
 if [ -z "$bad_ws" ]; then pass "Buildroot files: no trailing space, empty last line or double empty lines"; else printf '%s\n' "$bad_ws"; fail "Buildroot whitespace"; fi

@@ -330,8 +330,19 @@ if [ -z "$pass_run$fail_run$unjudged_run$explain_run" ]; then
   "$here/build-image.sh" > /dev/null || { echo "FAIL: building the guest image"; exit 2; }
 fi
 
+# rtbench-ptest's run-ptest (the Yocto package's ptest), run in the pass boot's guest after
+# the self-test: every result line must be PASS (SKIP only for what the build lacks).
+ptest_checks() {
+  local lines bad
+  lines=$(grep -cE '^(PASS|FAIL|SKIP): ' "$run/ptest.txt" 2>/dev/null || true)
+  bad=$(grep -E '^(FAIL|SKIP): ' "$run/ptest.txt" 2>/dev/null | tr '\n' ' ')
+  check "pass: run-ptest (rtbench-ptest) in the guest: every line PASS ($lines lines), exit 0" \
+        "exit $(cat "$run/ptest.rc" 2>/dev/null || echo missing); not PASS: $bad; output: $(grep -vE '^PASS: ' "$run/ptest.txt" 2>/dev/null | head -c 1200)" \
+        test "$(cat "$run/ptest.rc" 2>/dev/null)" = 0 -a "${lines:-0}" -ge 10 -a -z "$bad"
+}
+
 if [ -z "$only" ] || [ "$only" = pass ]; then
-  if boot pass "$here/pass.toml" "$pass_run"; then
+  if boot pass "$here/pass.toml" "$pass_run" --ptest "$repo/meta-rtbench/recipes-rt/rtbench/files/run-ptest"; then
     common_checks pass pass
     check "pass: unit Result=success, ExecMainStatus=0" \
           "Result=$(show Result) ExecMainStatus=$(show ExecMainStatus) ActiveState=$(show ActiveState)" \
@@ -362,6 +373,7 @@ if [ -z "$only" ] || [ "$only" = pass ]; then
     pair_test_checks
     irq_thread_checks
     cpuset_checks
+    ptest_checks
   fi
 fi
 if [ -z "$only" ] || [ "$only" = fail ]; then

@@ -8,6 +8,9 @@ HOMEPAGE = "https://git.example.org/rtbench"
 BUGTRACKER = "https://git.example.org/rtbench/issues"
 SECTION = "benchmark/tests"
 LICENSE = "MIT"
+# No sources: the licence text is oe-core's.
+# nooelint: oelint.var.licenseremotefile
+LIC_FILES_CHKSUM = "file://${COMMON_LICENSE_DIR}/MIT;md5=0835ade698e0bcf8506ecda2f7b4f302"
 
 # rtbench is built per tune (PACKAGE_ARCH), so the group is too.
 PACKAGE_ARCH = "${TUNE_PKGARCH}"
