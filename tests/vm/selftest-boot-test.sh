@@ -21,7 +21,7 @@
 # `rtbench report`'s exit code, and no bare @FIELD@ in `journalctl -x`.
 # Assertions are on journal fields and unit state, never on latency values (TCG emulation).
 #
-#   tests/vm/selftest-boot-test.sh [BIN] [--arch x86_64|aarch64] [--unit PATH] [--catalog PATH]
+#   tests/vm/selftest-boot-test.sh [BIN] [--arch x86_64|aarch64|armv7] [--unit PATH] [--catalog PATH]
 #                                  [--only pass|fail|unjudged|explain] [--timeout S]
 #     BIN        rtbench binary (default target/release/rtbench), built for --arch
 #     --arch     the guest: x86_64 (default; Debian's linux-image-rt-amd64) or aarch64 (arm64
@@ -61,7 +61,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 case $only in "" | pass | fail | unjudged | explain) ;; *) echo "--only $only: expected pass, fail, unjudged or explain" >&2; exit 2 ;; esac
-case $RTBENCH_VM_ARCH in x86_64 | aarch64) ;; *) echo "--arch $RTBENCH_VM_ARCH: expected x86_64 or aarch64" >&2; exit 2 ;; esac
+case $RTBENCH_VM_ARCH in x86_64 | aarch64 | armv7) ;; *) echo "--arch $RTBENCH_VM_ARCH: expected x86_64, aarch64 or armv7" >&2; exit 2 ;; esac
 for f in "$bin" "$unit" ${catalog:+"$catalog"}; do
   [ -f "$f" ] || { echo "selftest-boot-test.sh: $f: no such file" >&2; exit 2; }
 done
@@ -335,7 +335,7 @@ fi
 ptest_checks() {
   local lines bad
   lines=$(grep -cE '^(PASS|FAIL|SKIP): ' "$run/ptest.txt" 2>/dev/null || true)
-  bad=$(grep -E '^(FAIL|SKIP): ' "$run/ptest.txt" 2>/dev/null | tr '\n' ' ')
+  bad=$(grep -E '^(FAIL|SKIP): ' "$run/ptest.txt" 2>/dev/null | tr '\n' ' ' || true)
   check "pass: run-ptest (rtbench-ptest) in the guest: every line PASS ($lines lines), exit 0" \
         "exit $(cat "$run/ptest.rc" 2>/dev/null || echo missing); not PASS: $bad; output: $(grep -vE '^PASS: ' "$run/ptest.txt" 2>/dev/null | head -c 1200)" \
         test "$(cat "$run/ptest.rc" 2>/dev/null)" = 0 -a "${lines:-0}" -ge 10 -a -z "$bad"
