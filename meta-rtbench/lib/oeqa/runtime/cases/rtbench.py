@@ -56,7 +56,7 @@ class RtbenchTest(OERuntimeTestCase):
                         "[ \"$s\" = activating ] || [ \"$s\" = active ] || break; sleep 1; done",
                         timeout=660)
             show = self.run_ok("systemctl show rtbench.service -p Type -p Result -p ExecMainStatus")
-            fields = dict(l.split("=", 1) for l in show.splitlines() if "=" in l)
+            fields = dict(line.split("=", 1) for line in show.splitlines() if "=" in line)
             self.assertEqual(fields.get("Type"), "notify", msg=show)
             status = int(fields.get("ExecMainStatus", "-1"))
             self.assertEqual(fields.get("Result"), "success" if status == 0 else "exit-code", msg=show)
@@ -96,12 +96,12 @@ class RtbenchTest(OERuntimeTestCase):
     def test_rtbench_ptest(self):
         """The package's ptest: every line PASS (or SKIP), none FAIL."""
         status, output = self.target.run("/usr/lib/rtbench/ptest/run-ptest", timeout=600)
-        lines = [l for l in output.splitlines() if l.split(":")[0] in ("PASS", "FAIL", "SKIP")]
+        lines = [line for line in output.splitlines() if line.split(":")[0] in ("PASS", "FAIL", "SKIP")]
         self.assertTrue(lines, msg=output)
-        self.assertFalse([l for l in lines if l.startswith("FAIL:")], msg=output)
+        self.assertFalse([line for line in lines if line.startswith("FAIL:")], msg=output)
         self.assertEqual(status, 0, msg=output)
 
     def journal(self, message_id):
         """This boot's entries with MESSAGE_ID, as dicts (journalctl -o json)."""
         output = self.run_ok("journalctl -b -o json --no-pager MESSAGE_ID=%s" % message_id)
-        return [json.loads(l) for l in output.splitlines() if l.startswith("{")]
+        return [json.loads(line) for line in output.splitlines() if line.startswith("{")]
