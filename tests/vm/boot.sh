@@ -52,7 +52,8 @@ arch=${RTBENCH_VM_ARCH:-x86_64}
 case $arch in
   x86_64) cache=${RTBENCH_VM_DIR:-/var/tmp/rtbench-vm} elf_machine=3e ;;
   aarch64) cache=${RTBENCH_VM_DIR:-/var/tmp/rtbench-vm-aarch64} elf_machine=b7 ;;
-  *) echo "boot.sh: RTBENCH_VM_ARCH=$arch: expected x86_64 or aarch64" >&2; exit 1 ;;
+  armv7) cache=${RTBENCH_VM_DIR:-/var/tmp/rtbench-vm-armv7} elf_machine=28 ;;
+  *) echo "boot.sh: RTBENCH_VM_ARCH=$arch: expected x86_64, aarch64 or armv7" >&2; exit 1 ;;
 esac
 isolation=${RTBENCH_VM_CMDLINE:-isolcpus=1 nohz_full=1 rcu_nocbs=1 irqaffinity=0}
 say() { printf '[boot %3ss] %s\n' "$SECONDS" "$*" >&2; }
@@ -183,7 +184,7 @@ fi
 # one (the console), so there they are virtio-serial ports (named below, udev's symlinks).
 case $arch in
   x86_64) archive_dev=/dev/ttyS1 full_dev=/dev/ttyS2 ;;
-  aarch64) archive_dev=/dev/virtio-ports/rtbench-vm.archive full_dev=/dev/virtio-ports/rtbench-vm.full ;;
+  aarch64 | armv7) archive_dev=/dev/virtio-ports/rtbench-vm.archive full_dev=/dev/virtio-ports/rtbench-vm.full ;;
 esac
 printf 'UNIT=rtbench.service\nWAIT_S=%s\nARCHIVE_DEV=%s\nFULL_DEV=%s\n' $(( timeout - 60 )) \
   "$archive_dev" "$full_dev" > "$out/guest.env"
@@ -234,6 +235,17 @@ case $arch in
     qemu_bin=qemu-system-aarch64 console=ttyAMA0
     qaccel=(-accel tcg,thread=multi,tb-size=512 -cpu max,pauth=off)
     qmachine=(-M virt)
+    channels=(-device virtio-serial-pci
+              -chardev "file,id=archive,path=$out/serial-archive.txt"
+              -device virtserialport,chardev=archive,name=rtbench-vm.archive
+              -chardev "file,id=full,path=$out/serial-full.log"
+              -device virtserialport,chardev=full,name=rtbench-vm.full) ;;
+  armv7)
+    # The armhf guest: Debian's armmp kernel on the same "virt" board, a Cortex-A15 (ARMv7 with
+    # the virtualization extensions, the arch timer), the same virtio-serial channels.
+    qemu_bin=qemu-system-arm console=ttyAMA0
+    qaccel=(-accel tcg,thread=multi,tb-size=512 -cpu cortex-a15)
+    qmachine=(-M virt,highmem=off)
     channels=(-device virtio-serial-pci
               -chardev "file,id=archive,path=$out/serial-archive.txt"
               -device virtserialport,chardev=archive,name=rtbench-vm.archive
