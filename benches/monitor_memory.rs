@@ -19,7 +19,7 @@
 //! Run: `cargo bench --bench monitor_memory [-- CPUS]` (default 4 CPUs).
 
 use rtbench::config::limits::Limits;
-use rtbench::measure::monitor::{MonitorSpec, MONITOR_SIGFIG};
+use rtbench::measure::monitor::MonitorSpec;
 use rtbench::measure::stats::LatencyStats;
 use rtbench::measure::{RunControl, ThreadSpec};
 use rtbench::monitor::aggregate::Aggregator;
@@ -73,7 +73,7 @@ impl Rng {
 fn window(rng: &mut Rng, s: &mut LatencyStats) {
     s.reset();
     let add = |s: &mut LatencyStats, v: u64, n: u64| {
-        let _ = s.hdr.record_n(v, n);
+        s.hist.record_n(v, n);
         s.count += n;
         s.sum_ns += (v * n) as u128;
         s.min_ns = s.min_ns.min(v);
@@ -157,9 +157,7 @@ fn main() {
     let mut journal = Journal::Memory(Vec::new());
     let cpu_list: Vec<usize> = (0..cpus).collect();
     let t0_s = 1_800_000_000i64;
-    let mut stats: Vec<LatencyStats> = (0..cpus)
-        .map(|_| LatencyStats::with_sigfig(MONITOR_SIGFIG))
-        .collect();
+    let mut stats: Vec<LatencyStats> = (0..cpus).map(|_| LatencyStats::new(None)).collect();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let windows_per_day = 86_400 / 300;
     let days = 30;

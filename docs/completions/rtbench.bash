@@ -16,6 +16,9 @@ _rtbench() {
             ",$1")
                 cmd="rtbench"
                 ;;
+            rtbench,compare)
+                cmd="rtbench__compare"
+                ;;
             rtbench,config)
                 cmd="rtbench__config"
                 ;;
@@ -75,6 +78,9 @@ _rtbench() {
                 ;;
             rtbench__config__help,template)
                 cmd="rtbench__config__help__template"
+                ;;
+            rtbench__help,compare)
+                cmd="rtbench__help__compare"
                 ;;
             rtbench__help,config)
                 cmd="rtbench__help__config"
@@ -173,12 +179,42 @@ _rtbench() {
 
     case "${cmd}" in
         rtbench)
-            opts="-h -V --help --version cyclic sysinfo selftest monitor diagnose report plot config tune pmq pipe load load-worker help"
+            opts="-h -V --help --version cyclic sysinfo selftest monitor diagnose report plot compare config tune pmq pipe load load-worker help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        rtbench__compare)
+            opts="-h -V --tolerance --tolerance-us --plot --test --help --version <RUN> <RUN>..."
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tolerance)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tolerance-us)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --plot)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --test)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -473,8 +509,22 @@ _rtbench() {
             return 0
             ;;
         rtbench__help)
-            opts="cyclic sysinfo selftest monitor diagnose report plot config tune pmq pipe load load-worker help"
+            opts="cyclic sysinfo selftest monitor diagnose report plot compare config tune pmq pipe load load-worker help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        rtbench__help__compare)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1191,12 +1241,16 @@ _rtbench() {
             return 0
             ;;
         rtbench__report)
-            opts="-h -V --json --all --since --dir --config --help --version"
+            opts="-h -V --json --format --all --since --dir --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "table json junit" -- "${cur}"))
+                    return 0
+                    ;;
                 --since)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

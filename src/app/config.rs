@@ -27,7 +27,19 @@ fn check(args: &ConfigCheckArgs) -> Result<i32> {
         .as_ref()
         .map_or_else(SysRoot::host, SysRoot::at);
     let located = config::locate(args.file.as_deref(), Reader::ConfigCheck, &root)?;
+    let conditions: Vec<&str> = located
+        .config
+        .conditions
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
     let line = match located.text {
+        Some(_) if !conditions.is_empty() => format!(
+            "{}: ok ({} conditions: {})",
+            located.shown(),
+            conditions.len(),
+            conditions.join(", ")
+        ),
         Some(_) => format!("{}: ok", located.shown()),
         None => format!(
             "{}: no such file; the documented defaults apply (rtbench config template)",

@@ -25,7 +25,6 @@ pub fn run(args: &CyclicArgs, argv: &[String]) -> Result<i32> {
     for w in &plan.warnings {
         out.warn(w);
     }
-    let sysinfo = SysInfo::read(&root);
     let nsecs = plan.output.nsecs;
     let shown = super::progress::Shown {
         out,
@@ -41,6 +40,9 @@ pub fn run(args: &CyclicArgs, argv: &[String]) -> Result<i32> {
     } else {
         result.end.exit_code()
     };
+    // Read after the run: the kernel's facts do not change during it, and reading
+    // them (uname, the decompressed kernel configuration) is not start-up work.
+    let sysinfo = SysInfo::read(&root);
     let report = RunReport {
         result: &result,
         sysinfo: &sysinfo,

@@ -3,6 +3,8 @@
 //! ([`Error::exit_code`](crate::error::Error::exit_code)), except clap's own help and
 //! errors, which [`crate::cli::parse`] prints; nothing else calls `exit`.
 
+#[cfg(feature = "plot")]
+mod compare;
 mod config;
 mod cyclic;
 #[cfg(feature = "diagnose")]
@@ -38,7 +40,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
         Ok(i) => i,
         Err(e) => return fail(&Error::Usage(e)),
     };
-    let cli = match crate::cli::parse::parse(&invocation.args) {
+    let cli = match crate::cli::parse::parse(&invocation.args, invocation.tool) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -55,6 +57,8 @@ pub fn main(args: Vec<OsString>) -> i32 {
         Command::Diagnose(a) => diagnose::run(&a),
         #[cfg(feature = "plot")]
         Command::Plot(a) => plot::run(&a),
+        #[cfg(feature = "plot")]
+        Command::Compare(a) => compare::run(&a),
         Command::Selftest(a) => Ok(selftest::run(&a)),
         Command::Config(a) => config::run(&a),
         Command::Tune(a) => tune::run(&a),

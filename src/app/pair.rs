@@ -37,7 +37,6 @@ fn run_pair(plan: PairPlan, argv: &[String]) -> Result<i32> {
     }
     // Queues and pipes first: a queue the kernel refuses stops us before any load runs.
     let channels = pair::open_channels(&plan.spec)?;
-    let sysinfo = SysInfo::read(&root);
     let nsecs = plan.output.nsecs;
     let shown = super::progress::Shown {
         out,
@@ -53,6 +52,9 @@ fn run_pair(plan: PairPlan, argv: &[String]) -> Result<i32> {
     } else {
         run.end.exit_code()
     };
+    // Read after the run: the kernel's facts do not change during it, and reading
+    // them (uname, the decompressed kernel configuration) is not start-up work.
+    let sysinfo = SysInfo::read(&root);
     let report = PairReport {
         result: &run,
         sysinfo: &sysinfo,

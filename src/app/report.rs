@@ -4,6 +4,7 @@
 use crate::cli::report::ReportArgs;
 use crate::error::{Error, Result};
 use crate::plan::report::{ReportPlan, RunsPlan};
+use crate::report::junit::Junit;
 use crate::report::output::{Output, Target};
 use crate::report::selection::{heading, note_line, this_boot_line};
 use crate::report::table::Table;
@@ -22,7 +23,8 @@ pub fn run(args: &ReportArgs) -> Result<i32> {
 }
 
 fn runs(p: &RunsPlan) -> Result<i32> {
-    let out = Output::new(p.json.then_some(&Target::Stdout));
+    let document = p.json || p.junit;
+    let out = Output::new(document.then_some(&Target::Stdout));
     let boot = store::current_boot_id();
     let mut notes = Vec::new();
     let selected = select::select(&p.dir, &p.fallback_dir, &boot, p.all, &mut notes);
@@ -36,7 +38,10 @@ fn runs(p: &RunsPlan) -> Result<i32> {
         };
         Error::usage(flag, p.dir.display(), e.to_string())
     })?;
-    if p.json {
+    if p.junit {
+        let runs: Vec<&StoredRun> = sel.shown.iter().map(|s| &s.run).collect();
+        out.document(&Target::Stdout, &Junit, &runs[..])?;
+    } else if p.json {
         let runs: Vec<&StoredRun> = sel.shown.iter().map(|s| &s.run).collect();
         if p.all {
             out.document(&Target::Stdout, &PrettyJson, &runs)?;
@@ -50,7 +55,7 @@ fn runs(p: &RunsPlan) -> Result<i32> {
         }
     }
     if let Some(line) = this_boot_line(&sel, &p.dir, &p.fallback_dir) {
-        if p.json {
+        if document {
             out.warn(&format!("rtbench: {line}"));
         } else {
             out.line(&line);

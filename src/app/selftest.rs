@@ -18,7 +18,7 @@ pub fn run(args: &SelftestArgs) -> i32 {
     crate::sys::signals::ignore_sigpipe();
     let root = SysRoot::host();
     let mut journal = super::journal(&args.log_format);
-    let located = match config::locate(args.config.as_deref(), Reader::Selftest, &root) {
+    let mut located = match config::locate(args.config.as_deref(), Reader::Selftest, &root) {
         Ok(l) => l,
         Err(e) => return config_error(&mut journal, &e),
     };
@@ -27,6 +27,12 @@ pub fn run(args: &SelftestArgs) -> i32 {
             &located.shown(),
             "no [limits]: the verdict will be unjudged",
         ));
+    }
+    // The factory line names the unit in the environment too (config::unit).
+    let (unit, warnings) = located.config.unit.with_env(|k| std::env::var(k).ok());
+    located.config.unit = unit;
+    for w in warnings {
+        crate::report::output::Output::new(None).warn(&format!("rtbench: warning: {w}"));
     }
     for a in located.config.advice() {
         crate::report::output::Output::new(None).warn(&format!("rtbench: warning: {a}"));

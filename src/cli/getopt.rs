@@ -34,6 +34,7 @@
 
 use super::rt_tests::{self, HasArg, RtOption};
 use crate::error::UsageError;
+use clap::Args;
 use std::ffi::OsString;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
@@ -91,6 +92,10 @@ pub struct Invocation {
     pub args: Vec<OsString>,
     /// rtbench was called by the rt-tests program's name (`cyclictest`, `pmqtest`).
     pub as_rt_tests: Option<Tool>,
+    /// The measuring command the arguments are for (`None`: another subcommand, or
+    /// none), so that the parse can build that command alone
+    /// ([`super::parse::parse`]).
+    pub tool: Option<Tool>,
 }
 
 /// argv\[0\] dispatch and getopt normalisation of `args` (argv\[0\] included). Errors
@@ -113,6 +118,7 @@ pub fn prepare(args: &[OsString]) -> Result<Invocation, UsageError> {
                     return Ok(Invocation {
                         args: args.to_vec(),
                         as_rt_tests: None,
+                        tool: None,
                     })
                 }
             };
@@ -124,7 +130,31 @@ pub fn prepare(args: &[OsString]) -> Result<Invocation, UsageError> {
     Ok(Invocation {
         args: out,
         as_rt_tests: called,
+        tool: Some(tool),
     })
+}
+
+/// `rtbench SUBCOMMAND` for one measuring command alone: the subcommand's arguments and
+/// the settings its variant of [`super::Command`] declares (`disable_help_flag`,
+/// `allow_negative_numbers`, `args_override_self`; the version propagated as `Cli`
+/// does), without the other subcommands (parsed by [`super::parse::parse`]). Building the whole tree costs about ten
+/// times the instructions of cyclictest's whole start-up, before the first sample
+/// (`benches/cost_vs_cyclictest.py`); a unit test keeps this tree's arguments equal to
+/// the whole tree's.
+pub fn measuring_command(tool: Tool) -> clap::Command {
+    let sub = clap::Command::new(tool.subcommand())
+        .disable_help_flag(true)
+        .allow_negative_numbers(true)
+        .args_override_self(true);
+    let sub = match tool {
+        Tool::Cyclic => super::cyclic::CyclicArgs::augment_args(sub),
+        Tool::Pmq => super::pmq::PmqArgs::augment_args(sub),
+        Tool::Pipe => super::pipe::PipeArgs::augment_args(sub),
+    };
+    clap::Command::new("rtbench")
+        .version(crate::VERSION)
+        .propagate_version(true)
+        .subcommand(sub)
 }
 
 /// How an option takes its value, as far as normalisation is concerned.
@@ -180,8 +210,7 @@ pub struct Table {
 impl Table {
     /// The table of `tool`.
     pub fn new(tool: Tool) -> Table {
-        use clap::CommandFactory;
-        let mut cmd = super::Cli::command();
+        let mut cmd = measuring_command(tool);
         cmd.build();
         let sub = cmd
             .find_subcommand(tool.subcommand())

@@ -330,7 +330,8 @@ fn argv0_dispatch() {
             p(a),
             Invocation {
                 args: os(a),
-                as_rt_tests: None
+                as_rt_tests: None,
+                tool: None,
             }
         );
     }

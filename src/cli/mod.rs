@@ -8,6 +8,8 @@
 //! `[tuning]` or `[output]` there names a section of rtbench.toml, not a Rust item.
 #![allow(rustdoc::broken_intra_doc_links)]
 
+#[cfg(feature = "plot")]
+pub mod compare;
 pub mod config;
 pub mod cyclic;
 #[cfg(feature = "diagnose")]
@@ -72,6 +74,11 @@ pub enum Command {
     #[cfg(feature = "plot")]
     #[command(after_help = plot::EXAMPLES)]
     Plot(plot::PlotArgs),
+    /// Compare runs (stored results, --json, -h dumps): per test, CPU and statistic,
+    /// equivalent, regression, improvement or inconclusive; what differs between them
+    #[cfg(feature = "plot")]
+    #[command(after_help = compare::EXAMPLES)]
+    Compare(compare::CompareArgs),
     /// Print the configuration template, or check a configuration file without running anything
     #[command(subcommand, after_help = config::EXAMPLES)]
     Config(config::ConfigAction),

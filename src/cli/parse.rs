@@ -2,16 +2,30 @@
 //! `--help` and `--version` on standard output (exit 0), an error as one line on
 //! standard error (exit 2).
 
+use super::getopt::{measuring_command, Tool};
 use super::Cli;
 use crate::error::exit;
 use crate::report::output::Output;
-use clap::Parser;
+use clap::{FromArgMatches, Parser};
 
-/// Parses `args` (argv\[0\] first, already prepared by [`super::getopt::prepare`]).
+/// Parses `args` (argv\[0\] first, already prepared by [`super::getopt::prepare`]);
+/// `tool` is the measuring command they are for, if any: those are parsed by
+/// [`measuring_command`] alone first, and anything that parse does not accept (an
+/// error, `--help`, `--version`) is parsed again by the whole tree, so that every
+/// message is the one the whole tree gives.
 /// `Err` carries the exit code after the help, the version or the error was printed:
 /// 0 for `--help`/`--version`, 2 for an error (a missing subcommand prints the help
 /// as clap does, exit 2).
-pub fn parse(args: &[std::ffi::OsString]) -> Result<Cli, i32> {
+pub fn parse(args: &[std::ffi::OsString], tool: Option<Tool>) -> Result<Cli, i32> {
+    if let Some(tool) = tool {
+        let fast = measuring_command(tool)
+            .try_get_matches_from(args)
+            .ok()
+            .and_then(|m| Cli::from_arg_matches(&m).ok());
+        if let Some(cli) = fast {
+            return Ok(cli);
+        }
+    }
     Cli::try_parse_from(args).map_err(|e| {
         use clap::error::ErrorKind;
         if !e.use_stderr() || e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
@@ -115,4 +129,104 @@ pub fn one_line(e: &clap::Error) -> String {
         return "invalid command line".to_string();
     }
     crate::error::one_line(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    const TOOLS: [Tool; 3] = [Tool::Cyclic, Tool::Pmq, Tool::Pipe];
+
+    /// The measuring command alone has the whole tree's arguments and settings.
+    #[test]
+    fn measuring_command_alone_is_the_whole_trees_subcommand() {
+        let mut whole = Cli::command();
+        whole.build();
+        for tool in TOOLS {
+            let mut alone = measuring_command(tool);
+            alone.build();
+            let a = alone.find_subcommand(tool.subcommand()).unwrap();
+            let w = whole.find_subcommand(tool.subcommand()).unwrap();
+            let args = |c: &clap::Command| {
+                c.get_arguments()
+                    .map(|a| format!("{a:?}"))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(args(a), args(w), "{tool:?}");
+            assert_eq!(
+                (
+                    a.is_disable_help_flag_set(),
+                    a.is_allow_negative_numbers_set(),
+                    a.is_args_override_self(),
+                    a.get_version(),
+                ),
+                (
+                    w.is_disable_help_flag_set(),
+                    w.is_allow_negative_numbers_set(),
+                    w.is_args_override_self(),
+                    w.get_version(),
+                ),
+                "{tool:?}"
+            );
+        }
+    }
+
+    /// Both parses give the same result for what the measuring commands accept.
+    #[test]
+    fn both_parses_agree() {
+        let cases: &[&[&str]] = &[
+            &[
+                "rtbench",
+                "cyclic",
+                "--mlockall",
+                "--priority=98",
+                "--interval=100",
+            ],
+            &[
+                "rtbench",
+                "cyclic",
+                "--threads=4",
+                "--histogram=400",
+                "--quiet",
+                "--duration=1m",
+            ],
+            &[
+                "rtbench",
+                "cyclic",
+                "--smp",
+                "--json=-",
+                "--nsecs",
+                "--duration=10",
+            ],
+            &["rtbench", "cyclic", "--priority=80", "--priority=90"],
+            &[
+                "rtbench",
+                "pmq",
+                "--smp",
+                "--priority=80",
+                "--interval=500",
+                "--loops=3000",
+            ],
+            &["rtbench", "pipe", "--loops=10"],
+        ];
+        for case in cases {
+            let args: Vec<std::ffi::OsString> = case.iter().map(Into::into).collect();
+            let tool = match case[1] {
+                "cyclic" => Tool::Cyclic,
+                "pmq" => Tool::Pmq,
+                _ => Tool::Pipe,
+            };
+            let fast = measuring_command(tool)
+                .try_get_matches_from(&args)
+                .map(|m| Cli::from_arg_matches(&m).unwrap());
+            let whole = Cli::try_parse_from(&args);
+            assert_eq!(
+                format!("{:?}", fast.as_ref().map_err(|e| e.kind())),
+                format!("{:?}", whole.as_ref().map_err(|e| e.kind())),
+                "{case:?}"
+            );
+            assert!(whole.is_ok(), "{case:?}");
+        }
+    }
 }

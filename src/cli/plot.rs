@@ -35,7 +35,8 @@ pub struct PlotArgs {
     /// buckets beyond it are left out, maxima beyond it marked at the edge
     #[arg(long = "x-max", value_name = "US", allow_hyphen_values = true)]
     pub x_max_us: Option<f64>,
-    /// Test to plot from a stored self-test result (default: cyclic, else the first)
+    /// Test to plot from a stored self-test result (default: cyclic, else the first;
+    /// CONDITION/TEST for a test of a [[condition]], e.g. stress/cyclic)
     #[arg(long, value_name = "NAME")]
     pub test: Option<String>,
 }

@@ -9,6 +9,9 @@ Examples:
   rtbench report              this boot's self-test: verdict, per-CPU table, what failed
   rtbench report --all        every kept run, oldest first, each with its boot
   rtbench report --json       the run shown, in full (histograms included)
+  rtbench report --format junit > rtbench.xml   JUnit XML for Jenkins, GitLab, a
+                              factory station: a test case per test, CPU and limit,
+                              and per tuning item
 
 The results directory is [output] results_dir of the configuration (--config, default
 /etc/rtbench/rtbench.toml); --dir overrides it. A run that could not be stored is read
@@ -26,11 +29,15 @@ window in the period, 2 no monitor windows stored, or a store file that is not a
 file.";
 
 /// `rtbench report` flags.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct ReportArgs {
     /// Print the stored JSON instead of the table
     #[arg(long)]
     pub json: bool,
+    /// Output format: table (default), json (as --json) or junit (JUnit XML: one test
+    /// case per test, CPU or pair and limit, one per tuning item)
+    #[arg(long, value_name = "FORMAT", value_parser = ["table", "json", "junit"])]
+    pub format: Option<String>,
     /// Every kept run instead of the last one
     #[arg(long)]
     pub all: bool,

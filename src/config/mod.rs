@@ -13,6 +13,7 @@
 //! Adding a section: a raw field in [`RawConfig`] with `#[serde(default)]`, a validated
 //! field in [`Config`], one line in [`parse`].
 
+pub mod condition;
 mod expect;
 pub mod explain;
 pub mod limits;
@@ -21,6 +22,7 @@ pub mod monitor;
 pub mod pair;
 pub mod selftest;
 pub mod tuning;
+pub mod unit;
 
 pub use locate::{locate, Located, Reader, AUDIT};
 pub use selftest::{CyclicSection, LoadSection, OutputSection, SelftestSection, TuningMode};
@@ -73,6 +75,13 @@ pub struct RawConfig {
     /// `[explain]`: why samples over their limit were late.
     #[serde(default)]
     pub explain: explain::ExplainToml,
+    /// `[[condition]]`: the self-test's conditions, measured one after the other
+    /// (none: one condition, the sections above).
+    #[serde(default)]
+    pub condition: Vec<condition::ConditionToml>,
+    /// `[unit]`: the factory line's names of the unit.
+    #[serde(default)]
+    pub unit: unit::UnitToml,
 }
 
 /// The validated configuration.
@@ -104,6 +113,11 @@ pub struct Config {
     pub monitor: monitor::MonitorSection,
     /// `[explain]`.
     pub explain: explain::ExplainSection,
+    /// `[[condition]]`s, in the file's order (empty: the self-test measures the
+    /// sections above as one unnamed condition, as before conditions existed).
+    pub conditions: Vec<condition::Condition>,
+    /// `[unit]`.
+    pub unit: unit::UnitSection,
 }
 
 impl Config {
@@ -147,42 +161,35 @@ pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config, ConfigErr
     let output = raw.output.resolve(&src)?;
     let mut tuning = tuning::resolve(&raw.tuning, &topo, &src)?;
     let (selftest, duration) = raw.selftest.resolve(&src)?;
-    let (cyclic, cyclic_cpus) = raw.cyclic.resolve(&topo, &src)?;
-    let pair = |t: &Option<pair::PairToml>, kind| {
-        t.as_ref()
-            .map(|t| t.resolve(kind, &topo, root, &src))
-            .transpose()
+    let parts = condition::Parts {
+        cyclic: &raw.cyclic,
+        pmq: raw.pmq.as_ref(),
+        pipe: raw.pipe.as_ref(),
+        load: &raw.load,
+        limits: &raw.limits,
     };
-    let pmq = pair(&raw.pmq, crate::measure::pair::PairKind::Pmq)?;
-    let pipe = pair(&raw.pipe, crate::measure::pair::PairKind::Pipe)?;
-    // The tests run one after the other: the most threads at once is the largest test's.
-    let threads = [&pmq, &pipe]
-        .into_iter()
-        .flatten()
-        .filter(|p| p.enabled)
-        .map(|p| 2 * p.pairs())
-        .chain(cyclic.enabled.then_some(cyclic_cpus.len()))
-        .max()
-        .unwrap_or(0);
-    tuning.commit_reserve = tuning::commit_reserve(load_spec.as_ref(), threads);
-    let measured = |written: bool, p: &Option<pair::PairSection>| match p {
-        None => limits::Measured::Absent,
-        Some(p) => match &p.placement {
-            pair::PairPlacement::Unpinned(_) => limits::Measured::Scheduler,
-            pair::PairPlacement::Pinned(set) if written => limits::Measured::Cpus(set.clone()),
-            pair::PairPlacement::Pinned(_) => limits::Measured::Default,
-        },
-    };
-    let pair_cpus = |t: &Option<pair::PairToml>| t.as_ref().is_some_and(|t| t.cpus_written());
-    let written = limits::Written {
-        cyclic: if cyclic.cpus.is_some() {
-            limits::Measured::Cpus(cyclic_cpus.clone())
-        } else {
-            limits::Measured::Default
-        },
-        pmq: measured(pair_cpus(&raw.pmq), &pmq),
-        pipe: measured(pair_cpus(&raw.pipe), &pipe),
-    };
+    let base = condition::measure(&parts, load_spec, duration, &topo, root, &src)?;
+    let monitor = raw.monitor.resolve(&topo, &src)?;
+    let explain = raw.explain.resolve(&src)?;
+    let conditions = condition::resolve(&raw, &parts, duration, &topo, root, &src)?;
+    let unit = raw.unit.resolve(&src)?;
+    tuning.commit_reserve = conditions
+        .iter()
+        .map(|c| &c.measure)
+        .chain([&base])
+        .map(condition::Measure::commit_reserve)
+        .reduce(condition::larger_reserve)
+        .unwrap_or_default();
+    let condition::Measure {
+        duration,
+        cyclic,
+        cyclic_cpus,
+        pmq,
+        pipe,
+        load,
+        load_spec,
+        limits,
+    } = base;
     Ok(Config {
         tuning,
         selftest,
@@ -191,12 +198,14 @@ pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config, ConfigErr
         cyclic_cpus,
         pmq,
         pipe,
-        limits: raw.limits.resolve(&topo, &src, written)?,
-        load: raw.load.as_written(),
+        limits,
+        load,
         load_spec,
         output,
-        monitor: raw.monitor.resolve(&topo, &src)?,
-        explain: raw.explain.resolve(&src)?,
+        monitor,
+        explain,
+        conditions,
+        unit,
     })
 }
 

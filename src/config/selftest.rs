@@ -339,7 +339,7 @@ pub struct OutputSection {
     /// `histogram_us`: the range of every stored test's 1-µs histogram as `rtbench plot`
     /// draws it, **µs** — cyclictest's `-h US` (rt-tests src/cyclictest/cyclictest.c:
     /// buckets of 1 µs up to US, samples beyond counted as overflows). The stored
-    /// HdrHistogram keeps every sample whatever it is; `None`: the plot covers them all.
+    /// The ns histogram keeps every sample whatever it is; `None`: the plot covers them all.
     pub histogram_us: Option<u64>,
 }
 
@@ -483,5 +483,14 @@ mod tests {
         assert_eq!(c.monitor.pm_qos_us, Some(0));
         assert_eq!(c.output.histogram_us, Some(800));
         assert!(!c.tuning.is_empty());
+        let names: Vec<&str> = c.conditions.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["idle", "stress", "isolated"]);
+        assert_eq!(c.unit.station.as_deref(), Some("EOL-3"));
+        assert!(c.conditions[0].measure.load_spec.is_none());
+        assert!(c.conditions[2]
+            .measure
+            .pmq
+            .as_ref()
+            .is_some_and(|p| !p.enabled));
     }
 }

@@ -187,10 +187,14 @@ impl ThreadCtx {
     /// The sample's explain threshold, **ns** (one relaxed load per sample).
     #[inline(always)]
     pub fn explain_threshold_ns(&self) -> u64 {
-        self.trap
-            .slot(self.slot)
-            .threshold_ns
+        self.explain_threshold()
             .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The threshold itself (**ns**), for a loop that looks it up once and then loads
+    /// it each sample (one relaxed load, no index).
+    pub fn explain_threshold(&self) -> &std::sync::atomic::AtomicU64 {
+        &self.trap.slot(self.slot).threshold_ns
     }
 
     /// A sample over [`ThreadCtx::explain_threshold_ns`]: freezes the recorder (see
@@ -230,6 +234,9 @@ fn enter(spec: &ThreadSpec) -> Result<()> {
     }
     sched::set_scheduler(spec.policy, spec.priority)?;
     sched::prefault_stack(PREFAULT_STACK_BYTES);
+    // The rest of the stack mapping is never used: give it back rather than keep it
+    // locked (failure only costs memory).
+    let _ = sched::trim_stack(PREFAULT_STACK_BYTES);
     Ok(())
 }
 

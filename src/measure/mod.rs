@@ -10,6 +10,7 @@
 pub mod breaktrace;
 pub mod cyclic;
 pub mod harness;
+pub mod histogram;
 #[cfg(feature = "monitor")]
 pub mod monitor;
 pub mod pair;
@@ -27,10 +28,22 @@ use std::time::Duration;
 /// the kernel's per-CPU threads (migration, watchdog).
 pub const DEFAULT_RT_PRIORITY: i32 = 98;
 
-/// Stack size of a measuring thread; small, so that `mlockall` locks little.
-pub const THREAD_STACK_BYTES: usize = 256 * 1024;
-/// Stack bytes touched before the first sample.
-pub const PREFAULT_STACK_BYTES: usize = 64 * 1024;
+/// Stack size asked for a measuring thread (glibc raises it to its minimum,
+/// `PTHREAD_STACK_MIN` plus the static TLS: 128 KiB and more on aarch64). Room for any
+/// path a thread may take (setup, an error, debug builds' larger frames); what the
+/// thread does not use is given back after setup ([`crate::sys::sched::trim_stack`]).
+pub const THREAD_STACK_BYTES: usize = 32 * 1024;
+/// The stack mapping glibc makes for a measuring thread, in bytes: what it charges
+/// to the commit limit (the overcommit guard, `tune/commit.rs`) before the unused
+/// part is given back — [`THREAD_STACK_BYTES`] or the C library's
+/// `PTHREAD_STACK_MIN`, whichever is larger (128 KiB on aarch64 glibc).
+pub fn thread_stack_mapping_bytes() -> u64 {
+    THREAD_STACK_BYTES.max(libc::PTHREAD_STACK_MIN) as u64
+}
+
+/// Stack bytes touched before the first sample and kept (locked with `-m`) below the
+/// frame the loop runs from; the loop itself needs a few hundred bytes.
+pub const PREFAULT_STACK_BYTES: usize = 4 * 1024;
 
 /// One measuring thread (cyclic) or pair (pmq, pipe), fully decided by the Plan.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -27,10 +27,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError};
 use std::sync::Arc;
 
-/// Significant digits of the monitor's histograms: < 1 % value error, about a tenth
-/// of the memory of the cyclic test's 3 digits (see [`LatencyStats::with_sigfig`]).
-pub const MONITOR_SIGFIG: u8 = 2;
-
 /// One thread's statistics for one window (or, when the main thread fell behind,
 /// several consecutive windows).
 #[derive(Debug)]
@@ -48,7 +44,7 @@ impl WindowSlot {
         Box::new(WindowSlot {
             first: 0,
             last: 0,
-            stats: LatencyStats::with_sigfig(MONITOR_SIGFIG),
+            stats: LatencyStats::new(None),
         })
     }
 }

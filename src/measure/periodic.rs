@@ -71,6 +71,7 @@ impl Period {
             .duration_ns
             .map_or(i64::MAX, |d| start.saturating_add(d));
         let mut next = start + interval;
+        let threshold = ctx.explain_threshold();
         'run: loop {
             while !clock.sleep_until_ns(next) {
                 if ctx.shared.stopped() {
@@ -80,12 +81,11 @@ impl Period {
             let now = clock.now_ns();
             let Some(stats) = at.stats() else { break };
             let latency = (now - next).max(0) as u64;
-            stats.record(latency);
-            stats.note_max_at(now);
+            stats.record_at(latency, now);
             ctx.live.publish(stats);
             // The flight recorder (`--explain`, the self-test's and monitor's limits):
             // one load per sample, one write(2) when it trips.
-            if latency > ctx.explain_threshold_ns() {
+            if latency > threshold.load(std::sync::atomic::Ordering::Relaxed) {
                 ctx.trip(next, now, spec.cpu);
             }
             if let Some(b) = &ctx.breaks {

@@ -5,15 +5,15 @@
 //! times come in as arguments), so `benches/monitor_memory.rs` can run 30 days of
 //! windows through it in seconds.
 
-use super::history::{self, CpuHistory, CpuState, State};
+use super::history::{CpuHistory, CpuState, State};
 use super::MonitorPlan;
 use crate::config::limits::Limits;
+use crate::measure::histogram::Histogram;
 use crate::measure::stats::LatencyStats;
 use crate::report::journal::{self, Entry, Journal};
 use crate::report::monitor::{CpuLongTerm, MonitorMetrics, MonitorProm};
 use crate::report::output;
 use crate::results::window::{WindowCpu, WindowRecord, WindowStore};
-use hdrhistogram::Histogram;
 use std::path::{Path, PathBuf};
 
 /// The state file in the monitor's directory.
@@ -80,7 +80,7 @@ pub struct Aggregator<'a> {
     history: Vec<CpuHistory>,
     /// CPUs in the state file that this run does not monitor: saved back unchanged.
     others: Vec<CpuState>,
-    scratch: Histogram<u64>,
+    scratch: Histogram,
     store: WindowStore,
     /// Sequence number of the last window summarised (counts on across restarts).
     pub last_seq: u64,
@@ -189,7 +189,7 @@ impl<'a> Aggregator<'a> {
             journal,
             history,
             others,
-            scratch: history::histogram(),
+            scratch: Histogram::new(),
             store,
             last_seq,
             windows: 0,
@@ -382,15 +382,9 @@ impl<'a> Aggregator<'a> {
 }
 
 /// The long-term figures of `h`, its rolling quantiles computed in `scratch`.
-fn long_term(h: &CpuHistory, scratch: &mut Histogram<u64>) -> CpuLongTerm {
+fn long_term(h: &CpuHistory, scratch: &mut Histogram) -> CpuLongTerm {
     let since = h.rolling(scratch);
-    let q = |scratch: &Histogram<u64>, q: f64| {
-        if scratch.is_empty() {
-            0
-        } else {
-            scratch.highest_equivalent(scratch.value_at_quantile(q))
-        }
-    };
+    let q = |scratch: &Histogram, q: f64| scratch.value_at_quantile(q);
     CpuLongTerm {
         cpu: h.cpu,
         alltime: h.alltime,
@@ -400,7 +394,7 @@ fn long_term(h: &CpuHistory, scratch: &mut Histogram<u64>) -> CpuLongTerm {
         rolling_p99_ns: q(scratch, 0.99),
         rolling_p999_ns: q(scratch, 0.999),
         rolling_p9999_ns: q(scratch, 0.9999),
-        rolling_max_ns: if scratch.is_empty() { 0 } else { scratch.max() },
+        rolling_max_ns: scratch.max(),
     }
 }
 

@@ -10,42 +10,15 @@
 //! directory) when a slot finishes and when the monitor stops, and read back at start,
 //! so the all-time maximum and the rolling histogram survive restarts and reboots.
 
-use crate::measure::monitor::MONITOR_SIGFIG;
-use crate::measure::stats::{LatencyStats, HDR_MAX_NS};
+use crate::measure::histogram::Histogram;
+use crate::measure::stats::LatencyStats;
 use crate::results::window::{AllTime, WindowCpu};
-use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// Steps of the rolling histogram: it covers `rolling` in this many slots of
 /// `rolling / SLOTS` (at least one window) each, plus the slot being filled.
 pub const SLOTS: usize = 24;
-
-/// A histogram of the monitor's precision ([`MONITOR_SIGFIG`] digits, 1 ns .. 60 s).
-pub fn histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, HDR_MAX_NS, MONITOR_SIGFIG)
-        .expect("constant HdrHistogram bounds are valid")
-}
-
-/// The recorded buckets of `h` as `[value_ns, count]` (value: the highest value the
-/// bucket stands for).
-pub fn sparse(h: &Histogram<u64>) -> Vec<[u64; 2]> {
-    h.iter_recorded()
-        .map(|v| {
-            [
-                h.highest_equivalent(v.value_iterated_to()),
-                v.count_at_value(),
-            ]
-        })
-        .collect()
-}
-
-/// Adds sparse `[value_ns, count]` buckets to `h`.
-pub fn add_sparse(h: &mut Histogram<u64>, buckets: &[[u64; 2]]) {
-    for &[v, n] in buckets {
-        let _ = h.record_n(v.clamp(1, HDR_MAX_NS), n);
-    }
-}
 
 /// One finished slot of the rolling histogram.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,7 +56,7 @@ pub struct CpuHistory {
     /// The all-time figures.
     pub alltime: AllTime,
     current_start_s: i64,
-    current: Histogram<u64>,
+    current: Histogram,
     slots: VecDeque<Slot>,
     slot_s: i64,
 }
@@ -96,7 +69,7 @@ impl CpuHistory {
             cpu,
             alltime: AllTime::default(),
             current_start_s: now_s,
-            current: histogram(),
+            current: Histogram::new(),
             slots: VecDeque::with_capacity(SLOTS + 1),
             slot_s: slot_s.max(1),
         }
@@ -107,7 +80,7 @@ impl CpuHistory {
     pub fn restore(state: &CpuState, slot_s: i64, now_s: i64) -> CpuHistory {
         let mut h = CpuHistory::new(state.cpu, slot_s, state.current_start_s);
         h.alltime = state.alltime;
-        add_sparse(&mut h.current, &state.current);
+        h.current.add_sparse(&state.current);
         h.slots.extend(state.slots.iter().cloned());
         h.prune(now_s);
         h
@@ -119,7 +92,7 @@ impl CpuHistory {
             cpu: self.cpu,
             alltime: self.alltime,
             current_start_s: self.current_start_s,
-            current: sparse(&self.current),
+            current: self.current.sparse(),
             slots: self.slots.iter().cloned().collect(),
         }
     }
@@ -129,14 +102,14 @@ impl CpuHistory {
     /// finished (the caller saves the state then).
     pub fn add_window(&mut self, stats: &LatencyStats, c: &WindowCpu, end_s: i64) -> bool {
         self.alltime.add_window(c, end_s);
-        let _ = self.current.add(&stats.hdr);
+        self.current.add(&stats.hist);
         if end_s.saturating_sub(self.current_start_s) < self.slot_s {
             return false;
         }
         self.slots.push_back(Slot {
             start_s: self.current_start_s,
             end_s,
-            buckets: sparse(&self.current),
+            buckets: self.current.sparse(),
         });
         self.current.reset();
         self.current_start_s = end_s;
@@ -158,11 +131,11 @@ impl CpuHistory {
 
     /// The rolling histogram (every slot kept plus the current one) into `into`,
     /// which is reset first; returns the start of the oldest slot.
-    pub fn rolling(&self, into: &mut Histogram<u64>) -> i64 {
+    pub fn rolling(&self, into: &mut Histogram) -> i64 {
         into.reset();
-        let _ = into.add(&self.current);
+        into.add(&self.current);
         for s in &self.slots {
-            add_sparse(into, &s.buckets);
+            into.add_sparse(&s.buckets);
         }
         self.slots
             .front()
@@ -200,7 +173,7 @@ mod tests {
     use super::*;
 
     fn window(values: &[u64]) -> LatencyStats {
-        let mut s = LatencyStats::with_sigfig(MONITOR_SIGFIG);
+        let mut s = LatencyStats::new(None);
         for &v in values {
             s.record(v);
         }
@@ -220,7 +193,7 @@ mod tests {
     fn rolling_covers_the_last_slots_and_alltime_survives_a_restart() {
         // Slots of 60 s: 24 of them cover 24 minutes.
         let mut h = CpuHistory::new(3, 60, 0);
-        let mut scratch = histogram();
+        let mut scratch = Histogram::new();
         // Minute 0: one big spike; then 30 minutes of 10 µs.
         assert!(add(&mut h, &[500_000, 10_000], 60, false));
         for m in 2..=31 {

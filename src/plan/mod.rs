@@ -5,6 +5,8 @@
 //! probe creates and removes one empty file). One file per command; the checks several
 //! commands share are here.
 
+#[cfg(feature = "plot")]
+pub mod compare;
 pub mod cyclic;
 #[cfg(feature = "diagnose")]
 pub mod diagnose;

@@ -28,8 +28,10 @@ pub struct RunsPlan {
     pub fallback_dir: PathBuf,
     /// `--all`: every kept run, not only the newest.
     pub all: bool,
-    /// `--json`: the runs as JSON on standard output.
+    /// `--json` (`--format json`): the runs as JSON on standard output.
     pub json: bool,
+    /// `--format junit`: the runs as JUnit XML on standard output.
+    pub junit: bool,
 }
 
 /// `rtbench report --since TIME`.
@@ -49,8 +51,31 @@ pub struct SincePlan {
 /// store where it points; `--dir` that is not an existing directory; the
 /// configuration ([`config::locate()`]).
 pub fn plan(args: &ReportArgs) -> Result<ReportPlan> {
+    let format = args.format.as_deref();
+    if args.json && format.is_some_and(|f| f != "json") {
+        return usage(
+            "--format",
+            format.unwrap_or_default(),
+            "conflicts with --json (which is --format json)",
+        );
+    }
+    if format == Some("json") && !args.json {
+        let args_json = ReportArgs {
+            json: true,
+            format: None,
+            ..args.clone()
+        };
+        return plan(&args_json);
+    }
     #[cfg(feature = "monitor")]
     if let Some(since) = &args.since {
+        if format == Some("junit") {
+            return usage(
+                "--format",
+                "junit",
+                "the monitor's windows have no JUnit form; expected table or json with --since",
+            );
+        }
         return since_plan(args, since).map(ReportPlan::Since);
     }
     let cfg = configuration(args)?;
@@ -78,6 +103,7 @@ pub fn plan(args: &ReportArgs) -> Result<ReportPlan> {
         fallback_dir: cfg.output.fallback_dir,
         all: args.all,
         json: args.json,
+        junit: format == Some("junit"),
     }))
 }
 

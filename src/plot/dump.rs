@@ -248,6 +248,7 @@ pub fn parse(text: &str) -> Result<LatencyPlot, String> {
             range_ns,
             max_ns: us_to_ns(maxs[t], *max_line, "maximum latency")?,
             p999_ns: None,
+            run: None,
         });
     }
     Ok(LatencyPlot {

@@ -6,7 +6,7 @@
 //!   `threads[]` carry exact `p999_ns`/`max_ns`, `histogram_bucket_ns` and
 //!   `histogram_overflows`, and whose `sysinfo` has the preemption model.
 //! - a stored self-test result (`results::store::StoredRun`): per test and thread,
-//!   HdrHistogram `[value_ns, count]` pairs, re-binned into 1-µs classes as cyclictest
+//!   histogram `[value_ns, count]` pairs, re-binned into 1-µs classes as cyclictest
 //!   and OSADL use by [`super::stored`].
 
 pub use super::labels::utc_date;
@@ -153,6 +153,7 @@ fn rt_tests(doc: &Value) -> Result<LatencyPlot, String> {
             range_ns,
             max_ns,
             p999_ns: u64_at(x, "p999_ns"),
+            run: None,
         });
     }
     let si = doc.get("sysinfo");

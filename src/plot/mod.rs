@@ -8,7 +8,7 @@
 //! - rt-tests `file_version` 1 JSON: `rtbench cyclic --json` (with its `"rtbench"`
 //!   object: exact p99.9 and max in ns, system snapshot) or `cyclictest --json`;
 //!   see [`json`].
-//! - a stored self-test result (`results::store::StoredRun`; HdrHistogram pairs); see
+//! - a stored self-test result (`results::store::StoredRun`; `[value_ns, count]` histogram pairs); see
 //!   [`stored`].
 //! - a cyclictest `-h`/`-H` dump, rt-tests ≤ 2.6 and 2.7+ layouts; see [`dump`].
 //! - the monitor's window store (`windows.jsonl`), drawn as a timeline; see [`timeline`].
@@ -43,7 +43,7 @@ pub struct Curve {
     pub buckets: Vec<(u64, u64)>,
     /// Samples beyond the histogram's range: counted by cyclictest, never binned.
     pub overflows: u64,
-    /// End of the histogram's range in **ns** (`-h US` × 1 µs); `None` for HdrHistogram
+    /// End of the histogram's range in **ns** (`-h US` × 1 µs); `None` for ns histogram
     /// input, which bins every sample.
     pub range_ns: Option<u64>,
     /// Maximum latency in **ns** (exact where the input has it; from a cyclictest dump
@@ -52,6 +52,9 @@ pub struct Curve {
     /// 99.9th percentile in **ns** as the input states it (`None`: derive it from the
     /// buckets with [`Curve::p999`]).
     pub p999_ns: Option<u64>,
+    /// Whose curve it is when several runs share one plot (`rtbench compare --plot`:
+    /// `A`, `B`, …), before its label; `None` in a plot of one run.
+    pub run: Option<String>,
 }
 
 /// Where a percentile lies.
@@ -105,6 +108,15 @@ impl Curve {
     /// or `T:1` when the CPU is unknown; for a pair test (`pairs`) `pair 0 CPU 2`, or
     /// `pair 0` when not pinned.
     pub fn label(&self, cpus_unique: bool, pairs: bool) -> String {
+        match &self.run {
+            // The same CPU in several runs: the run tells them apart.
+            Some(run) => format!("{run} {}", self.label_of_run(true, pairs)),
+            None => self.label_of_run(cpus_unique, pairs),
+        }
+    }
+
+    /// [`Curve::label`] without the run.
+    fn label_of_run(&self, cpus_unique: bool, pairs: bool) -> String {
         if pairs {
             return match self.cpu {
                 Some(c) => format!("pair {} CPU {c}", self.thread),
@@ -313,6 +325,7 @@ mod tests {
             range_ns: Some(100_000),
             max_ns: 150_000,
             p999_ns: None,
+            run: None,
         }
     }
 

@@ -1,32 +1,46 @@
 //! A stored self-test result (`results::store::StoredRun`) as a latency plot: one test's
-//! HdrHistogram `[value_ns, count]` pairs re-binned into 1-µs classes as cyclictest and
+//! Histogram `[value_ns, count]` pairs re-binned into 1-µs classes as cyclictest and
 //! OSADL use (up to `[output] histogram_us` when the test carries it, the rest counted
 //! as overflows), with that test's own duration, verdict and limits.
 
 use super::labels::utc_date;
 use super::{Curve, LatencyPlot, Meta};
 use crate::results::store::StoredRun;
-use crate::results::summary::is_pair_test;
+use crate::results::summary::{is_pair_test, TestSummary};
 use std::collections::BTreeMap;
 
-/// The plot of test `test` of `run` (default: `cyclic`, else the first). Errors are
+/// The name `--test` selects a test by: `cyclic`, or with `[[condition]]`s
+/// `CONDITION/TEST` (`stress/cyclic`; the test's name alone is its first condition's).
+fn selector(t: &TestSummary) -> String {
+    match &t.condition {
+        Some(c) => format!("{c}/{}", t.test),
+        None => t.test.clone(),
+    }
+}
+
+/// The plot of test `test` of `run` (default: `cyclic`, else the first; with
+/// conditions `CONDITION/TEST`, one plot per condition and test). Errors are
 /// messages without the input name: no such test (naming those there are), counts or
 /// values past 2^64 - 1.
 pub fn plot(run: &StoredRun, test: Option<&str>) -> Result<LatencyPlot, String> {
     let names = || {
         run.tests
             .iter()
-            .map(|t| t.test.as_str())
+            .map(selector)
             .collect::<Vec<_>>()
             .join(", ")
     };
     let chosen = match test {
-        Some(name) => run.tests.iter().find(|t| t.test == name).ok_or_else(|| {
-            format!(
-                "no test {name:?} in the stored result (it has: {})",
-                names()
-            )
-        })?,
+        Some(name) => run
+            .tests
+            .iter()
+            .find(|t| selector(t) == name || t.test == name)
+            .ok_or_else(|| {
+                format!(
+                    "no test {name:?} in the stored result (it has: {})",
+                    names()
+                )
+            })?,
         None => run
             .tests
             .iter()
@@ -74,15 +88,29 @@ pub fn plot(run: &StoredRun, test: Option<&str>) -> Result<LatencyPlot, String> 
                 range_ns,
                 max_ns: t.max_ns,
                 p999_ns: Some(t.p999_ns),
+                run: None,
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
     let si = &run.sysinfo;
-    let mut name = chosen.test.clone();
+    let mut name = format!(
+        "{}{}",
+        crate::results::summary::condition_prefix(chosen.condition.as_deref()),
+        chosen.test
+    );
     if run.interrupted {
         name.push_str(" (interrupted)");
     }
-    let (verdict, run_verdict) = verdict_lines(run, &chosen.test);
+    let (verdict, run_verdict) = verdict_lines(run, chosen);
+    // The load of the test's condition, else the run's.
+    let load = match &chosen.condition {
+        Some(c) => run
+            .conditions
+            .iter()
+            .find(|r| r.name == *c)
+            .map_or_else(String::new, |r| r.load.clone()),
+        None => run.load.clone(),
+    };
     Ok(LatencyPlot {
         meta: Meta {
             format: "rtbench self-test result".into(),
@@ -96,14 +124,10 @@ pub fn plot(run: &StoredRun, test: Option<&str>) -> Result<LatencyPlot, String> 
             command: None,
             // Files of older versions have only the whole run's duration.
             duration_s: Some(chosen.duration_s.unwrap_or(run.duration_s)),
-            load: Some(if run.load.is_empty() {
-                "none".into()
-            } else {
-                run.load.clone()
-            }),
+            load: Some(if load.is_empty() { "none".into() } else { load }),
             verdict: Some(verdict),
             run_verdict,
-            limits: limits_of(run, &chosen.test),
+            limits: limits_of(run, chosen),
             pairs: is_pair_test(&chosen.test),
             binned_all: range_ns.is_none(),
         },
@@ -115,10 +139,19 @@ pub fn plot(run: &StoredRun, test: Option<&str>) -> Result<LatencyPlot, String> 
 /// failed; …` from its own checks, problems and unjudged threads (each names its test
 /// first, [`crate::results::summary::thread_label`]) — and, when the whole run's verdict
 /// says more, that one: `run: FAIL, 2 more findings outside this test (rtbench report)`.
-fn verdict_lines(run: &StoredRun, test: &str) -> (String, Option<String>) {
+fn verdict_lines(run: &StoredRun, t: &TestSummary) -> (String, Option<String>) {
     let v = &run.verdict;
-    let ours = |s: &str| s.strip_prefix(test).is_some_and(|r| r.starts_with(' '));
-    let checks: Vec<_> = v.checks.iter().filter(|c| c.test == test).collect();
+    let test = format!(
+        "{}{}",
+        crate::results::summary::condition_prefix(t.condition.as_deref()),
+        t.test
+    );
+    let ours = |s: &str| s.strip_prefix(&test).is_some_and(|r| r.starts_with(' '));
+    let checks: Vec<_> = v
+        .checks
+        .iter()
+        .filter(|c| c.test == t.test && c.condition == t.condition)
+        .collect();
     let failed: Vec<String> = checks
         .iter()
         .filter(|c| !c.pass && !c.invalid)
@@ -160,13 +193,13 @@ fn verdict_lines(run: &StoredRun, test: &str) -> (String, Option<String>) {
 }
 
 /// The distinct latency limits (statistic, **ns**) judged for `test`, in check order.
-fn limits_of(run: &StoredRun, test: &str) -> Vec<(String, u64)> {
+fn limits_of(run: &StoredRun, t: &TestSummary) -> Vec<(String, u64)> {
     let mut v: Vec<(String, u64)> = Vec::new();
     for c in run
         .verdict
         .checks
         .iter()
-        .filter(|c| c.test == test && c.is_latency())
+        .filter(|c| c.test == t.test && c.condition == t.condition && c.is_latency())
     {
         let l = (c.statistic().to_string(), c.limit);
         if !v.contains(&l) {

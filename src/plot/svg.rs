@@ -381,7 +381,7 @@ pub fn render(plot: &LatencyPlot, title: Option<&str>, x_max_us: Option<f64>) ->
     }
     let _ = writeln!(w, "</g>");
     let exact = if curves.iter().all(|c| c.p999_ns.is_some()) {
-        "exact (HdrHistogram)"
+        "to 0.78 % (log buckets, ns)"
     } else {
         "from the buckets (bucket lower bound)"
     };
@@ -455,6 +455,7 @@ mod tests {
             range_ns: None,
             max_ns: 6000,
             p999_ns: None,
+            run: None,
         };
         let p = polyline(&c);
         assert_eq!(

@@ -14,11 +14,13 @@
 
 #[cfg(feature = "diagnose")]
 pub mod bundle;
+pub mod conditions;
 pub mod explain;
 pub mod exposition;
 pub mod histogram;
 pub mod journal;
 pub mod json;
+pub mod junit;
 #[cfg(feature = "monitor")]
 pub mod monitor;
 pub mod output;

@@ -14,13 +14,27 @@ use super::Sink;
 use crate::results::store::StoredRun;
 use crate::results::summary::{is_pair_test, Outcome};
 
-/// The labels of one measuring thread of `test` (see the module documentation).
-fn thread_labels(test: &str, thread: usize, cpu: Option<usize>) -> Labels {
+/// The labels of one measuring thread of `test` (see the module documentation), after
+/// `condition` when the test ran in a `[[condition]]`.
+fn thread_labels(condition: Option<&str>, test: &str, thread: usize, cpu: Option<usize>) -> Labels {
     let cpu = cpu.map_or_else(|| "none".to_string(), |c| c.to_string());
-    Labels::new()
+    let labels = match condition {
+        Some(c) => Labels::new().with("condition", c),
+        None => Labels::new(),
+    };
+    labels
         .with("test", test)
         .with(if is_pair_test(test) { "pair" } else { "thread" }, thread)
         .with("cpu", cpu)
+}
+
+/// The labels of a whole test: its condition (when it has one) and name.
+fn test_labels(t: &crate::results::summary::TestSummary) -> Labels {
+    let labels = match &t.condition {
+        Some(c) => Labels::new().with("condition", c),
+        None => Labels::new(),
+    };
+    labels.with("test", &t.test)
 }
 
 /// The four outcomes, in the order the verdict families list them.
@@ -45,9 +59,10 @@ pub fn render(run: &StoredRun) -> String {
     let mut x = Exposition::new();
     let threads = || {
         run.tests.iter().flat_map(|t| {
-            t.threads
-                .iter()
-                .map(move |th| (thread_labels(&t.test, th.thread, th.cpu), th, &t.test))
+            t.threads.iter().map(move |th| {
+                let labels = thread_labels(t.condition.as_deref(), &t.test, th.thread, th.cpu);
+                (labels, th, t)
+            })
         })
     };
     let mut f = x.family(
@@ -110,7 +125,8 @@ pub fn render(run: &StoredRun) -> String {
         "Latency limits ([limits], per test and CPU) the last self-test judged each figure against, by statistic (max, avg, p99, p999, p9999).",
     );
     for c in run.verdict.checks.iter().filter(|c| c.is_latency()) {
-        let labels = thread_labels(&c.test, c.thread, c.cpu).with("statistic", &c.what);
+        let labels = thread_labels(c.condition.as_deref(), &c.test, c.thread, c.cpu)
+            .with("statistic", &c.what);
         f.sample(&labels, Seconds(c.limit));
     }
     let mut f = x.family(
@@ -119,7 +135,8 @@ pub fn render(run: &StoredRun) -> String {
         "Overrun limits ([limits] overruns, per test and CPU) of the last self-test.",
     );
     for c in run.verdict.checks.iter().filter(|c| !c.is_latency()) {
-        f.sample(&thread_labels(&c.test, c.thread, c.cpu), c.limit);
+        let labels = thread_labels(c.condition.as_deref(), &c.test, c.thread, c.cpu);
+        f.sample(&labels, c.limit);
     }
     // Tuning not checked (mode off) has no count: 0 would read as "clean".
     if run.tuning.get("action").is_some() {
@@ -198,12 +215,7 @@ pub fn render(run: &StoredRun) -> String {
         );
         for (t, ex) in &explained {
             for (kind, n) in &ex.counts {
-                f.sample(
-                    &Labels::new()
-                        .with("test", &t.test)
-                        .with("cause", kind.as_str()),
-                    *n,
-                );
+                f.sample(&test_labels(t).with("cause", kind.as_str()), *n);
             }
         }
         let mut f = x.family(
@@ -212,8 +224,22 @@ pub fn render(run: &StoredRun) -> String {
             "Samples over their limit in the last self-test that found the recorder busy with another one, by test.",
         );
         for (t, ex) in &explained {
-            f.sample(&Labels::new().with("test", &t.test), ex.missed);
+            f.sample(&test_labels(t), ex.missed);
         }
+    }
+    // The unit, for factory records (absent when neither the hardware nor the line
+    // names it).
+    if let Some(u) = &run.unit {
+        let labels = u
+            .parts()
+            .into_iter()
+            .fold(Labels::new(), |l, (k, v)| l.with(k, v));
+        x.family(
+            "rtbench_unit_info",
+            Kind::Gauge,
+            "The unit the last self-test measured: its serial number (DMI, device tree or /proc/cpuinfo) and the factory line's label, station and order, as labels; always 1.",
+        )
+        .sample(&labels, 1);
     }
     x.family(
         "rtbench_kernel_preempt_rt",

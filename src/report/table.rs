@@ -25,12 +25,16 @@ fn limits_line(run: &StoredRun) -> String {
         for th in &t.threads {
             let desc = run
                 .verdict
-                .checks_for(&t.test, th.thread)
+                .checks_for(t, th.thread)
                 .map(|c| format!("{} {}", c.statistic(), c.limit_text()))
                 .collect::<Vec<_>>()
                 .join(", ");
             let desc = if desc.is_empty() { "none".into() } else { desc };
-            let who = crate::results::summary::thread_label(&t.test, th.thread, th.cpu);
+            let who = format!(
+                "{}{}",
+                crate::results::summary::condition_prefix(t.condition.as_deref()),
+                crate::results::summary::thread_label(&t.test, th.thread, th.cpu)
+            );
             match groups.iter_mut().find(|(d, _)| *d == desc) {
                 Some((_, v)) => v.push(who),
                 None => groups.push((desc, vec![who])),
@@ -87,6 +91,9 @@ pub fn render(run: &StoredRun) -> String {
             80
         )
     );
+    if let Some(u) = &run.unit {
+        let _ = writeln!(s, "{}", clip(&format!("unit: {}", u.text()), 80));
+    }
     let _ = writeln!(s, "{}", clip(&run.tuning_state(), 80));
     let load = if run.load.is_empty() {
         "none"
@@ -124,9 +131,20 @@ pub fn render(run: &StoredRun) -> String {
         "verdict"
     );
     let us = |ns| crate::duration::us(ns, crate::duration::UsStyle::Cell);
+    let mut condition: Option<&str> = None;
     for t in &run.tests {
+        // With conditions, each condition's rows after a line naming it and its load.
+        if let Some(c) = t.condition.as_deref().filter(|c| condition != Some(*c)) {
+            condition = Some(c);
+            let load = run
+                .conditions
+                .iter()
+                .find(|r| r.name == c)
+                .map_or("none", |r| if r.load.is_empty() { "none" } else { &r.load });
+            let _ = writeln!(s, "{}", clip(&format!("condition {c}, load: {load}"), 80));
+        }
         for th in &t.threads {
-            let checks: Vec<_> = run.verdict.checks_for(&t.test, th.thread).collect();
+            let checks: Vec<_> = run.verdict.checks_for(t, th.thread).collect();
             let verdict = if checks.is_empty() {
                 "unjudged"
             } else if checks.iter().all(|c| c.pass) {
@@ -156,6 +174,7 @@ pub fn render(run: &StoredRun) -> String {
             );
         }
     }
+    s.push_str(&super::conditions::render(run));
     // A failure with its cause is longer than a line: wrapped, never cut. A check
     // whose maximum is not the system's latency says so (the table's INVALID).
     let v = &run.verdict;
@@ -248,6 +267,7 @@ mod tests {
             histogram: vec![],
         };
         let tests = vec![TestSummary {
+            condition: None,
             msg_size: None,
             duration_s: None,
             histogram_us: None,
@@ -271,6 +291,8 @@ mod tests {
             store_error: None,
             results_dir: None,
             hardware: None,
+            conditions: Vec::new(),
+            unit: None,
         };
         let t = render(&run);
         for l in t.lines() {

@@ -10,6 +10,7 @@
 pub mod select;
 pub mod store;
 pub mod summary;
+pub mod unit;
 pub mod verdict;
 #[cfg(feature = "monitor")]
 pub mod window;

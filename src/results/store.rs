@@ -168,6 +168,23 @@ pub struct StoredRun {
     /// The hwlat gate and the SMIs of the run (absent in files of older versions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hardware: Option<crate::explain::hardware::HardwareCheck>,
+    /// The `[[condition]]`s the run measured, in order, each with its load (its tests
+    /// are the [`TestSummary`]s naming it); absent when the configuration has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<ConditionRecord>,
+    /// The unit measured: its serial number and the factory line's names for it;
+    /// absent when none is known (and in files of older versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<crate::results::unit::UnitRecord>,
+}
+
+/// One condition of a run: its name and the load that ran beside its tests.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConditionRecord {
+    /// `[[condition]] name`.
+    pub name: String,
+    /// Its load as configured (empty: none).
+    pub load: String,
 }
 
 impl StoredRun {
@@ -410,6 +427,8 @@ pub(crate) fn sample_run(start_s: i64) -> StoredRun {
         store_error: None,
         results_dir: None,
         hardware: None,
+        conditions: Vec::new(),
+        unit: None,
     }
 }
 

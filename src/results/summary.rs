@@ -44,7 +44,8 @@ pub struct ThreadSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub missed_periods: Option<u64>,
     /// The latency distribution as `[value_ns, count]` pairs, one per non-empty
-    /// HdrHistogram bucket (value = highest value equivalent to the bucket; 0.1 % wide).
+    /// bucket (value = the highest value of the bucket; at most 1/128 wide, see
+    /// `measure/histogram.rs`; results of versions before 0.78 % buckets have 0.1 %).
     pub histogram: Vec<[u64; 2]>,
 }
 
@@ -73,16 +74,7 @@ impl ThreadSummary {
             max_ns: stats.max_ns,
             overruns: stats.overruns,
             missed_periods: Some(stats.missed_periods),
-            histogram: stats
-                .hdr
-                .iter_recorded()
-                .map(|v| {
-                    [
-                        stats.hdr.highest_equivalent(v.value_iterated_to()),
-                        v.count_at_value(),
-                    ]
-                })
-                .collect(),
+            histogram: stats.hist.sparse(),
         }
     }
 
@@ -126,6 +118,11 @@ impl ThreadSummary {
 pub struct TestSummary {
     /// Test name.
     pub test: String,
+    /// The `[[condition]]` it ran in (`idle`, `stress`, …): the self-test measures each
+    /// condition's tests under that condition's load; absent when the configuration
+    /// names no conditions (and in files of older rtbench versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condition: Option<String>,
     /// pmq and pipe: the message size, **bytes** (`[pmq]`/`[pipe]` `msg_size`,
     /// default 32); absent for cyclic and in files of older rtbench versions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -152,6 +149,10 @@ pub struct TestSummary {
 pub struct Check {
     /// Test name (`cyclic`; `pmq`, `pipe` once the self-test runs them).
     pub test: String,
+    /// The `[[condition]]` of the test ([`TestSummary::condition`]); absent without
+    /// conditions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condition: Option<String>,
     /// Thread index.
     pub thread: usize,
     /// CPU, if pinned.
@@ -212,12 +213,14 @@ impl Check {
     }
 
     /// One line naming everything about a failed check, in **µs**:
-    /// `cyclic CPU 1 p99.9 2974.0 µs > limit 50 µs`, `pmq pair 0 CPU 1 max …`, and
-    /// the cause when the sample was explained (`…: thread latency 790 µs, CPU 1 ran
-    /// kworker/1:2 (pid 123, FIFO 99) for 780 µs`).
+    /// `cyclic CPU 1 p99.9 2974.0 µs > limit 50 µs`, `pmq pair 0 CPU 1 max …`, after
+    /// its condition when it has one (`stress: cyclic CPU 1 max 112 µs > limit
+    /// 100 µs`), and the cause when the sample was explained (`…: thread latency
+    /// 790 µs, CPU 1 ran kworker/1:2 (pid 123, FIFO 99) for 780 µs`).
     pub fn failure_text(&self) -> String {
         let mut t = format!(
-            "{} {} {} > limit {}",
+            "{}{} {} {} > limit {}",
+            condition_prefix(self.condition.as_deref()),
             thread_label(&self.test, self.thread, self.cpu),
             self.statistic(),
             self.value_text(),
@@ -229,6 +232,12 @@ impl Check {
         }
         t
     }
+}
+
+/// `stress: ` for a figure of condition `stress`, empty without a condition: how every
+/// line of the verdict names the condition it concerns.
+pub fn condition_prefix(condition: Option<&str>) -> String {
+    condition.map_or_else(String::new, |c| format!("{c}: "))
 }
 
 /// Whether `test` measures sender/receiver pairs (`pmq`, `pipe`) rather than one
@@ -422,12 +431,15 @@ impl Verdict {
         self.outcome.as_str()
     }
 
-    /// Every check of `test` on `thread`.
-    pub fn checks_for(&self, test: &str, thread: usize) -> impl Iterator<Item = &Check> {
-        let test = test.to_string();
+    /// Every check of `test` on `thread` (of `t`'s test and condition).
+    pub fn checks_for<'a>(
+        &'a self,
+        t: &'a TestSummary,
+        thread: usize,
+    ) -> impl Iterator<Item = &'a Check> {
         self.checks
             .iter()
-            .filter(move |c| c.test == test && c.thread == thread)
+            .filter(move |c| c.test == t.test && c.condition == t.condition && c.thread == thread)
     }
 
     /// The outcome of one thread of `test` (a cyclic CPU, a pmq/pipe pair) from its
@@ -436,7 +448,7 @@ impl Verdict {
     /// fail. The per-CPU `RTBENCH_VERDICT` of the result entry and the Prometheus
     /// `rtbench_cpu_verdict`; the run's [`Verdict::outcome`] also weighs tuning and
     /// problems.
-    pub fn thread_outcome(&self, test: &str, thread: usize) -> Outcome {
+    pub fn thread_outcome(&self, test: &TestSummary, thread: usize) -> Outcome {
         let mut checks = self.checks_for(test, thread).peekable();
         if checks.peek().is_none() {
             return Outcome::Unjudged;
@@ -497,6 +509,6 @@ mod tests {
         assert!(t
             .histogram
             .iter()
-            .any(|p| p[0] >= 1_000_000 && p[0] <= 1_001_000));
+            .any(|p| p[0] >= 1_000_000 && p[0] <= 1_000_000 + 1_000_000 / 128));
     }
 }

@@ -132,6 +132,13 @@ pub enum Problem {
         /// `[selftest] hwlat_limit_us`.
         limit_us: u64,
     },
+    /// A problem of one `[[condition]]`'s tests or load: `stress: load: …`.
+    InCondition {
+        /// The condition's name.
+        condition: String,
+        /// What went wrong in it.
+        problem: Box<Problem>,
+    },
     /// The run was cut short by a signal after `after_s` seconds: `interrupted
     /// (sigterm) after 3.2 s`.
     Interrupted {
@@ -162,6 +169,7 @@ impl fmt::Display for Problem {
                 f,
                 "hwlat: CPU {cpu} hardware latency {us} µs > limit {limit_us} µs (time the OS did not have, with interrupts off: SMI, firmware or a hypervisor; no tuning fixes it)"
             ),
+            Problem::InCondition { condition, problem } => write!(f, "{condition}: {problem}"),
             Problem::Interrupted { stop, after_s } => {
                 let stop = format!("{stop:?}").to_lowercase();
                 write!(f, "interrupted ({stop}) after {after_s:.1} s")
@@ -278,18 +286,71 @@ pub fn judge(tests: &[TestSummary], limits: &LimitSet) -> Verdict {
     verdict(tests, limits, RunFacts::default())
 }
 
+/// The tests of one condition and the limits they are judged against: the whole run
+/// without `[[condition]]`s (`condition: None`), else one per condition.
+#[derive(Debug, Clone, Copy)]
+pub struct Judged<'a> {
+    /// The condition's name (every line about its figures starts `NAME: `).
+    pub condition: Option<&'a str>,
+    /// Its tests, as measured.
+    pub tests: &'a [TestSummary],
+    /// Its `[limits]`.
+    pub limits: &'a LimitSet,
+}
+
 /// The verdict of a run: the checks of every thread of every test against `limits`,
 /// then the problems (threads without samples, then `facts.problems`, then the
 /// interruption), the tuning findings and why anything was not judged (no `[limits]`,
 /// threads no limit applies to, no test enabled), each rendered once; the outcome is
 /// derived from them ([`crate::results::summary::Outcome`]).
 pub fn verdict(tests: &[TestSummary], limits: &LimitSet, facts: RunFacts) -> Verdict {
+    verdict_of(
+        &[Judged {
+            condition: None,
+            tests,
+            limits,
+        }],
+        facts,
+    )
+}
+
+/// [`verdict`] of a run of several conditions, each judged against its own limits;
+/// each check carries its condition and each line about a condition's tests starts
+/// with its name (`stress: cyclic thread 0: no samples`).
+pub fn verdict_of(groups: &[Judged<'_>], facts: RunFacts) -> Verdict {
     let mut checks = Vec::new();
+    let mut problems = Vec::new();
+    let mut unjudged = Vec::new();
+    for g in groups {
+        let (p, u) = judge_group(g, facts.config_missing_at.as_deref(), &mut checks);
+        let prefix = crate::results::summary::condition_prefix(g.condition);
+        problems.extend(p.iter().map(|p| format!("{prefix}{p}")));
+        unjudged.extend(u.iter().map(|u| format!("{prefix}{u}")));
+    }
+    if facts.no_test_enabled {
+        unjudged.push(Unjudged::NoTestEnabled.to_string());
+    }
+    if let Some(why) = facts.hwlat_not_run {
+        unjudged.push(Unjudged::HwlatNotRun { why }.to_string());
+    }
+    problems.extend(facts.problems.iter().map(Problem::to_string));
+    problems.extend(facts.interrupted.iter().map(Problem::to_string));
+    Verdict::from_parts(checks, problems, facts.tuning, unjudged)
+}
+
+/// The checks of one condition's threads (appended to `checks`), its threads without
+/// samples and what of it was not judged.
+fn judge_group(
+    g: &Judged<'_>,
+    config_missing_at: Option<&str>,
+    checks: &mut Vec<Check>,
+) -> (Vec<Problem>, Vec<Unjudged>) {
+    let (tests, limits) = (g.tests, g.limits);
     let mut problems = Vec::new();
     let mut unjudged = Vec::new();
     if limits.is_empty() {
         unjudged.push(Unjudged::NoLimits {
-            config_missing_at: facts.config_missing_at,
+            config_missing_at: config_missing_at.map(str::to_string),
         });
     }
     for t in tests {
@@ -321,6 +382,7 @@ pub fn verdict(tests: &[TestSummary], limits: &LimitSet, facts: RunFacts) -> Ver
                     };
                     checks.push(Check {
                         test: t.test.clone(),
+                        condition: t.condition.clone(),
                         thread: th.thread,
                         cpu: th.cpu,
                         what: what.to_string(),
@@ -357,20 +419,7 @@ pub fn verdict(tests: &[TestSummary], limits: &LimitSet, facts: RunFacts) -> Ver
             });
         }
     }
-    if facts.no_test_enabled {
-        unjudged.push(Unjudged::NoTestEnabled);
-    }
-    if let Some(why) = facts.hwlat_not_run {
-        unjudged.push(Unjudged::HwlatNotRun { why });
-    }
-    problems.extend(facts.problems);
-    problems.extend(facts.interrupted);
-    Verdict::from_parts(
-        checks,
-        problems.iter().map(Problem::to_string).collect(),
-        facts.tuning,
-        unjudged.iter().map(Unjudged::to_string).collect(),
-    )
+    (problems, unjudged)
 }
 
 #[cfg(test)]
@@ -406,6 +455,7 @@ mod tests {
             }],
         };
         let tests = vec![TestSummary {
+            condition: None,
             msg_size: None,
             duration_s: None,
             histogram_us: None,
@@ -445,6 +495,7 @@ mod tests {
             per_cpus: vec![rule(1, None), rule(0, Some("pmq")), rule(0, None)],
         };
         let tests = vec![TestSummary {
+            condition: None,
             msg_size: None,
             duration_s: None,
             histogram_us: None,
@@ -503,6 +554,7 @@ mod tests {
             });
         }
         let tests = vec![TestSummary {
+            condition: None,
             msg_size: None,
             duration_s: None,
             histogram_us: None,
@@ -552,6 +604,7 @@ mod tests {
     #[test]
     fn nothing_judged_is_not_a_pass() {
         let tests = vec![TestSummary {
+            condition: None,
             msg_size: None,
             duration_s: None,
             histogram_us: None,
@@ -597,6 +650,7 @@ mod tests {
     #[test]
     fn empty_threads_fail_even_without_limits() {
         let tests = vec![TestSummary {
+            condition: None,
             msg_size: None,
             duration_s: None,
             histogram_us: None,
@@ -619,6 +673,7 @@ mod tests {
     #[test]
     fn facts_are_rendered_in_order_as_the_results_file_always_said() {
         let tests = vec![TestSummary {
+            condition: None,
             msg_size: Some(32),
             duration_s: None,
             histogram_us: None,

@@ -7,6 +7,7 @@
 mod outputs;
 pub mod run;
 
+use crate::config::condition::Measure;
 use crate::config::explain::ExplainSection;
 use crate::config::limits::LimitSet;
 use crate::config::pair::{PairPlacement, PairSection};
@@ -94,6 +95,36 @@ impl TestPlan {
     }
 }
 
+/// One condition of the self-test, ready to run: its tests under its load, judged
+/// against its limits. A configuration without `[[condition]]` is one unnamed
+/// condition.
+#[derive(Debug, Clone)]
+pub struct ConditionPlan {
+    /// `[[condition]] name`; `None` for the one condition of a configuration without
+    /// conditions (its outputs name none).
+    pub name: Option<String>,
+    /// The enabled tests, run one after the other under the same load: cyclic, pmq,
+    /// pipe (empty: every test disabled, an unjudged run).
+    pub tests: Vec<TestPlan>,
+    /// Pass/fail limits.
+    pub limits: LimitSet,
+    /// The load as configured, for reports (empty: none).
+    pub load_label: String,
+    /// The load to run beside the measurement.
+    pub load: Option<crate::load::LoadSpec>,
+    /// The main thread or the load sharing a core with a measured CPU (a warning each).
+    pub sharing: Vec<Sharing>,
+    /// Every CPU a test measures (all online CPUs when a pair is unpinned).
+    pub measured_cpus: crate::cpuset::CpuSet,
+}
+
+impl ConditionPlan {
+    /// `stress: ` (empty for the unnamed condition): how lines about it start.
+    pub fn prefix(&self) -> String {
+        crate::results::summary::condition_prefix(self.name.as_deref())
+    }
+}
+
 /// A validated self-test: everything [`run::execute`] needs.
 #[derive(Debug, Clone)]
 pub struct SelftestPlan {
@@ -109,11 +140,9 @@ pub struct SelftestPlan {
     pub tuning: crate::tune::spec::TuningSpec,
     /// `[selftest] duration`: each test's duration unless its section sets one.
     pub duration: Duration,
-    /// The enabled tests, run one after the other under the same load: cyclic, pmq,
-    /// pipe (empty: every test disabled, an unjudged run).
-    pub tests: Vec<TestPlan>,
-    /// Pass/fail limits.
-    pub limits: LimitSet,
+    /// The conditions, measured one after the other (one, unnamed, without
+    /// `[[condition]]`).
+    pub conditions: Vec<ConditionPlan>,
     /// Results store directory.
     pub results_dir: PathBuf,
     /// Where this boot's result goes when the store fails.
@@ -128,19 +157,51 @@ pub struct SelftestPlan {
     pub histogram_us: Option<u64>,
     /// Prometheus textfile.
     pub prometheus: Option<PathBuf>,
-    /// The load as configured, for reports (empty: none).
-    pub load_label: String,
-    /// The load to run beside the measurement.
-    pub load: Option<crate::load::LoadSpec>,
-    /// The main thread or the load sharing a core with a measured CPU (a warning each).
-    pub sharing: Vec<Sharing>,
     /// `[selftest] hwlat`: the hwlat gate's length, if it runs.
     pub hwlat: Option<Duration>,
     /// `[selftest] hwlat_limit_us`, **µs**.
     pub hwlat_limit_us: u64,
-    /// Every CPU a test measures (the hwlat gate's and the SMI count's CPUs; all
-    /// online CPUs when a pair is unpinned).
+    /// Every CPU a test of any condition measures (the hwlat gate's and the SMI
+    /// count's CPUs).
     pub measured_cpus: crate::cpuset::CpuSet,
+    /// `[unit]` with the environment's values (`app/selftest.rs`): the factory line's
+    /// names of the unit, stored with its serial number.
+    pub unit: crate::config::unit::UnitSection,
+}
+
+impl SelftestPlan {
+    /// Every test of every condition.
+    pub fn tests(&self) -> impl Iterator<Item = &TestPlan> {
+        self.conditions.iter().flat_map(|c| c.tests.iter())
+    }
+
+    /// Whether the configuration names its conditions (`[[condition]]`).
+    pub fn named_conditions(&self) -> bool {
+        self.conditions.iter().any(|c| c.name.is_some())
+    }
+
+    /// The load of the run as the results and reports name it: the load, or with
+    /// conditions each condition's (`idle: none; stress: cpu:2`).
+    pub fn load_label(&self) -> String {
+        if !self.named_conditions() {
+            return self
+                .conditions
+                .first()
+                .map_or_else(String::new, |c| c.load_label.clone());
+        }
+        self.conditions
+            .iter()
+            .map(|c| {
+                let load = if c.load_label.is_empty() {
+                    "none"
+                } else {
+                    &c.load_label
+                };
+                format!("{}{load}", c.prefix())
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
 }
 
 /// The pairs of a `[pmq]`/`[pipe]` section: one per CPU (both ends pinned to it), or
@@ -197,14 +258,71 @@ fn explain_spec(
 /// Builds the plan from a validated configuration and the file it came from.
 pub fn plan(located: &Located, topo: &CpuTopology) -> SelftestPlan {
     let cfg = &located.config;
+    let conditions: Vec<ConditionPlan> = if cfg.conditions.is_empty() {
+        let top = Measure {
+            duration: cfg.duration,
+            cyclic: cfg.cyclic.clone(),
+            cyclic_cpus: cfg.cyclic_cpus.clone(),
+            pmq: cfg.pmq.clone(),
+            pipe: cfg.pipe.clone(),
+            load: cfg.load.clone(),
+            load_spec: cfg.load_spec.clone(),
+            limits: cfg.limits.clone(),
+        };
+        vec![condition_plan(cfg, &top, None, topo)]
+    } else {
+        cfg.conditions
+            .iter()
+            .map(|c| condition_plan(cfg, &c.measure, Some(c.name.clone()), topo))
+            .collect()
+    };
+    let measured_cpus = conditions
+        .iter()
+        .fold(crate::cpuset::CpuSet::default(), |a, c| {
+            a.union(&c.measured_cpus)
+        });
+    SelftestPlan {
+        config_path: if located.text.is_some() {
+            located.shown()
+        } else {
+            String::new()
+        },
+        config_shown: located.shown(),
+        config_text: located.text.clone().unwrap_or_default(),
+        mode: cfg.selftest.mode,
+        tuning: cfg.tuning.clone(),
+        duration: cfg.duration,
+        conditions,
+        results_dir: cfg.output.results_dir.clone(),
+        fallback_dir: cfg.output.fallback_dir.clone(),
+        allow_unjudged: cfg.selftest.allow_unjudged,
+        require_preempt_rt: cfg.selftest.require_preempt_rt,
+        keep: cfg.output.keep,
+        histogram_us: cfg.output.histogram_us,
+        prometheus: cfg.output.prometheus.clone(),
+        hwlat: cfg.selftest.hwlat,
+        hwlat_limit_us: cfg.selftest.hwlat_limit_us,
+        measured_cpus,
+        unit: cfg.unit.clone(),
+    }
+}
+
+/// The plan of one condition: the tests of `m` on their CPUs, the main thread and the
+/// load beside them, `[explain]` of `cfg`.
+fn condition_plan(
+    cfg: &crate::config::Config,
+    m: &Measure,
+    name: Option<String>,
+    topo: &CpuTopology,
+) -> ConditionPlan {
     let mut load = Vec::new();
-    if let Some(s) = &cfg.load.spec {
+    if let Some(s) = &m.load.spec {
         load.push(s.clone());
     }
-    if let Some(c) = &cfg.load.cmd {
+    if let Some(c) = &m.load.cmd {
         load.push(format!("cmd: {c}"));
     }
-    let pairs: Vec<&PairSection> = [&cfg.pmq, &cfg.pipe]
+    let pairs: Vec<&PairSection> = [&m.pmq, &m.pipe]
         .into_iter()
         .flatten()
         .filter(|p| p.enabled)
@@ -213,29 +331,29 @@ pub fn plan(located: &Located, topo: &CpuTopology) -> SelftestPlan {
     // SMT siblings).
     // `None` when a pair is unpinned: its threads may run on any CPU.
     let mut measured = Some(crate::cpuset::CpuSet::default());
-    if cfg.cyclic.enabled {
-        measured = measured.map(|m| m.union(&cfg.cyclic_cpus));
+    if m.cyclic.enabled {
+        measured = measured.map(|x| x.union(&m.cyclic_cpus));
     }
     for p in &pairs {
         measured = match &p.placement {
-            PairPlacement::Pinned(c) => measured.map(|m| m.union(c)),
+            PairPlacement::Pinned(c) => measured.map(|x| x.union(c)),
             PairPlacement::Unpinned(_) => None,
         };
     }
-    let measured = measured.filter(|m| !m.is_empty());
+    let measured = measured.filter(|x| !x.is_empty());
     let measured_cpus = measured.clone().unwrap_or_else(|| topo.online.clone());
     let placed = topo.companions(measured.as_ref());
     let mut sharing: Vec<Sharing> = placed.main_shares.into_iter().collect();
-    let mut load_spec = cfg.load_spec.clone();
+    let mut load_spec = m.load_spec.clone();
     if let Some(l) = load_spec.as_mut().filter(|l| !l.cpus_given) {
         l.cpus = placed.load;
         sharing.extend(placed.load_shares);
     }
     let explain = |test: &str, kind: SpikeKind, threads: &[ThreadSpec]| {
-        explain_spec(&cfg.explain, &cfg.limits, test, kind, threads)
+        explain_spec(&cfg.explain, &m.limits, test, kind, threads)
     };
     let control = |duration: Option<Duration>| RunControl {
-        duration: Some(duration.unwrap_or(cfg.duration)),
+        duration: Some(duration.unwrap_or(m.duration)),
         loops: None,
         mlockall: true,
         pm_qos_us: Some(0),
@@ -247,8 +365,8 @@ pub fn plan(located: &Located, topo: &CpuTopology) -> SelftestPlan {
         explain: None,
     };
     let mut tests = Vec::new();
-    if cfg.cyclic.enabled {
-        let threads: Vec<ThreadSpec> = cfg
+    if m.cyclic.enabled {
+        let threads: Vec<ThreadSpec> = m
             .cyclic_cpus
             .iter()
             .enumerate()
@@ -256,11 +374,11 @@ pub fn plan(located: &Located, topo: &CpuTopology) -> SelftestPlan {
                 index: i,
                 cpu: Some(cpu),
                 policy: Policy::Fifo,
-                priority: cfg.cyclic.priority,
-                interval_us: cfg.cyclic.interval_us,
+                priority: m.cyclic.priority,
+                interval_us: m.cyclic.interval_us,
             })
             .collect();
-        let mut control = control(cfg.cyclic.duration);
+        let mut control = control(m.cyclic.duration);
         control.explain = explain("cyclic", SpikeKind::Timer, &threads);
         tests.push(TestPlan::Cyclic(CyclicSpec {
             threads,
@@ -286,31 +404,13 @@ pub fn plan(located: &Located, topo: &CpuTopology) -> SelftestPlan {
             control,
         }));
     }
-    SelftestPlan {
-        config_path: if located.text.is_some() {
-            located.shown()
-        } else {
-            String::new()
-        },
-        config_shown: located.shown(),
-        config_text: located.text.clone().unwrap_or_default(),
-        mode: cfg.selftest.mode,
-        tuning: cfg.tuning.clone(),
-        duration: cfg.duration,
+    ConditionPlan {
+        name,
         tests,
-        limits: cfg.limits.clone(),
-        results_dir: cfg.output.results_dir.clone(),
-        fallback_dir: cfg.output.fallback_dir.clone(),
-        allow_unjudged: cfg.selftest.allow_unjudged,
-        require_preempt_rt: cfg.selftest.require_preempt_rt,
-        keep: cfg.output.keep,
-        histogram_us: cfg.output.histogram_us,
-        prometheus: cfg.output.prometheus.clone(),
+        limits: m.limits.clone(),
         load_label: load.join("; "),
         load: load_spec,
         sharing,
-        hwlat: cfg.selftest.hwlat,
-        hwlat_limit_us: cfg.selftest.hwlat_limit_us,
         measured_cpus,
     }
 }

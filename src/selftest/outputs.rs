@@ -29,7 +29,7 @@ pub fn write(
             }
         }
         for th in &t.threads {
-            journal.send(&entries::thread_result(&t.test, th, &run.verdict));
+            journal.send(&entries::thread_result(t, th, &run.verdict));
         }
     }
     let stored = Store::new(&plan.results_dir, plan.keep).save(&run);

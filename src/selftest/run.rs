@@ -20,7 +20,7 @@ use crate::report::output::Output;
 use crate::report::table::Table;
 use crate::report::text::LiveLines;
 use crate::report::Live;
-use crate::results::store::{Origin, StoredRun};
+use crate::results::store::{ConditionRecord, Origin, StoredRun};
 use crate::results::summary::{Outcome, TestSummary, ThreadSummary, Verdict};
 use crate::results::verdict::{self, Problem, RunFacts};
 use crate::sys::clock::Clock;
@@ -112,7 +112,7 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         out,
         noticed: Vec::new(),
     };
-    for s in &plan.sharing {
+    for s in plan.conditions.iter().flat_map(|c| &c.sharing) {
         journal.send(&entries::placement(s));
     }
     let stages = tuning(plan, root, journal).and_then(|tuned| {
@@ -149,7 +149,7 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         tuning: tuned.report.as_ref().map_or(serde_json::Value::Null, |r| {
             serde_json::to_value(r).unwrap_or_default()
         }),
-        load: plan.load_label.clone(),
+        load: plan.load_label(),
         tests: measured.tests,
         verdict,
         interrupted: stop.interrupted(),
@@ -158,6 +158,17 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         store_error: None,
         results_dir: None,
         hardware: Some(measured.hardware),
+        conditions: plan
+            .conditions
+            .iter()
+            .filter_map(|c| {
+                c.name.as_ref().map(|name| ConditionRecord {
+                    name: name.clone(),
+                    load: c.load_label.clone(),
+                })
+            })
+            .collect(),
+        unit: crate::results::unit::UnitRecord::gather(root, &plan.unit),
     };
     let run = super::outputs::write(plan, run, stop, journal);
     let _ = out.text(&Table, &run);
@@ -276,16 +287,24 @@ fn hwlat_gate(plan: &SelftestPlan, root: &SysRoot, notify: &mut Notify) -> Optio
 
 /// Stage 2, READY: units ordered After=rtbench.service start on a tuned system now.
 fn ready(plan: &SelftestPlan, tuned: &Tuned, journal: &mut Journal, notify: &mut Notify) {
-    let measuring = if plan.tests.is_empty() {
+    let measuring = if plan.tests().next().is_none() {
         "measuring nothing: every test is disabled".to_string()
     } else {
         format!(
             "measuring {}",
-            plan.tests
+            plan.conditions
                 .iter()
-                .map(super::TestPlan::describe)
+                .map(|c| format!(
+                    "{}{}",
+                    c.prefix(),
+                    c.tests
+                        .iter()
+                        .map(super::TestPlan::describe)
+                        .collect::<Vec<_>>()
+                        .join(", then ")
+                ))
                 .collect::<Vec<_>>()
-                .join(", then ")
+                .join("; then ")
         )
     };
     let changed = tuned.changed();
@@ -321,17 +340,18 @@ struct Measured {
     hardware: HardwareCheck,
 }
 
-/// Stage 3, measuring: the pair tests' queues and pipes, then the load, then every test one
-/// after the other under it. A test the system refuses is a problem and the others
-/// still run; the self-test stops when a channel or the load is refused, or when no
-/// test could measure at all.
+/// Stage 3, measuring: the pair tests' queues and pipes of every condition, then each
+/// condition in turn: its load, every test one after the other under it, the load
+/// stopped. A test the system refuses is a problem and the others still run; the
+/// self-test stops when a channel or a load is refused, or when no test could measure
+/// at all.
 fn measure(plan: &SelftestPlan, root: &SysRoot, notify: &mut Notify) -> Result<Measured, Abort> {
     let usec = crate::sys::notify::watchdog_interval().map_or(0, |w| w.as_micros() as u64);
     let watchdog = usec > 0;
-    let mut specs = plan.tests.clone();
+    let mut conditions = plan.conditions.clone();
     if watchdog && usec > 0 {
         let half = Duration::from_micros(usec / 2).max(Duration::from_millis(100));
-        for t in &mut specs {
+        for t in conditions.iter_mut().flat_map(|c| c.tests.iter_mut()) {
             let c = t.control_mut();
             c.report_every = Some(c.report_every.map_or(half, |r| r.min(half)));
         }
@@ -339,20 +359,22 @@ fn measure(plan: &SelftestPlan, root: &SysRoot, notify: &mut Notify) -> Result<M
     // Queues and pipes of the pair tests first: one the kernel refuses stops the
     // self-test before any load runs.
     let mut armed = Vec::new();
-    for t in &specs {
-        armed.push(match t {
-            TestPlan::Pair(p) => Armed::Pair(
-                p,
-                pair::open_channels(p)
-                    .map_err(Abort::at(t.name(), "message queue or pipe refused"))?,
-            ),
-            TestPlan::Cyclic(c) => Armed::Cyclic(c),
-        });
+    for c in &conditions {
+        let mut tests = Vec::new();
+        for t in &c.tests {
+            tests.push(match t {
+                TestPlan::Pair(p) => Armed::Pair(
+                    p,
+                    pair::open_channels(p).map_err(Abort::at(
+                        &format!("{}{}", c.prefix(), t.name()),
+                        "message queue or pipe refused",
+                    ))?,
+                ),
+                TestPlan::Cyclic(c) => Armed::Cyclic(c),
+            });
+        }
+        armed.push(tests);
     }
-    let mut load = match &plan.load {
-        Some(l) => Some(crate::load::start(l).map_err(Abort::at("load", "load not started"))?),
-        None => None,
-    };
     let start_s = Clock::wall_secs();
     let t0 = Instant::now();
     let mut m = Measured {
@@ -365,59 +387,85 @@ fn measure(plan: &SelftestPlan, root: &SysRoot, notify: &mut Notify) -> Result<M
         hardware: HardwareCheck::default(),
     };
     // The first test the system refused, if any.
-    let mut refused: Option<(&'static str, Error)> = None;
-    for (t, a) in specs.iter().zip(armed) {
+    let mut refused: Option<(String, Error)> = None;
+    for (c, armed) in conditions.iter().zip(armed) {
+        let in_condition = |p: Problem| match &c.name {
+            Some(name) => Problem::InCondition {
+                condition: name.clone(),
+                problem: Box::new(p),
+            },
+            None => p,
+        };
         if m.stop.interrupted() {
-            m.problems.push(Problem::Skipped {
-                test: t.name().into(),
-            });
+            for t in &c.tests {
+                m.problems.push(in_condition(Problem::Skipped {
+                    test: t.name().into(),
+                }));
+            }
             continue;
         }
-        let mut progress = NotifyProgress {
-            test: t.name(),
-            out: notify.out,
-            started: Instant::now(),
-            duration: t.duration(),
-            watchdog,
-            notify,
+        let mut load = match &c.load {
+            Some(l) => Some(crate::load::start(l).map_err(Abort::at(
+                &format!("{}load", c.prefix()),
+                "load not started",
+            ))?),
+            None => None,
         };
-        let started = Instant::now();
-        match measure_one(t.name(), a, root, &mut progress) {
-            Ok((mut summary, stop)) => {
-                // Its measuring time: the configured duration when it ran to the end
-                // (the elapsed time adds thread setup and the explanation), else the
-                // time until it was stopped.
-                summary.duration_s = Some(if stop.interrupted() {
-                    started.elapsed().as_secs_f64()
-                } else {
-                    t.duration().as_secs_f64()
-                });
-                summary.histogram_us = plan.histogram_us;
-                m.stop = stop;
-                m.tests.push(summary);
-            }
-            Err(e) => {
-                // A test that could not run is not a pass; the others still run.
-                m.problems.push(Problem::NotRun {
+        for (t, a) in c.tests.iter().zip(armed) {
+            if m.stop.interrupted() {
+                m.problems.push(in_condition(Problem::Skipped {
                     test: t.name().into(),
-                    why: e.to_string(),
-                });
-                refused.get_or_insert((t.name(), e));
+                }));
+                continue;
+            }
+            let mut progress = NotifyProgress {
+                test: t.name(),
+                out: notify.out,
+                started: Instant::now(),
+                duration: t.duration(),
+                watchdog,
+                notify,
+            };
+            let started = Instant::now();
+            match measure_one(t.name(), a, root, &mut progress) {
+                Ok((mut summary, stop)) => {
+                    // Its measuring time: the configured duration when it ran to the end
+                    // (the elapsed time adds thread setup and the explanation), else the
+                    // time until it was stopped.
+                    summary.duration_s = Some(if stop.interrupted() {
+                        started.elapsed().as_secs_f64()
+                    } else {
+                        t.duration().as_secs_f64()
+                    });
+                    summary.histogram_us = plan.histogram_us;
+                    summary.condition = c.name.clone();
+                    m.stop = stop;
+                    m.tests.push(summary);
+                }
+                Err(e) => {
+                    // A test that could not run is not a pass; the others still run.
+                    m.problems.push(in_condition(Problem::NotRun {
+                        test: t.name().into(),
+                        why: e.to_string(),
+                    }));
+                    refused.get_or_insert((format!("{}{}", c.prefix(), t.name()), e));
+                }
             }
         }
-    }
-    if let Some(l) = load.as_mut() {
-        m.problems.extend(l.stop().into_iter().map(Problem::Load));
+        if let Some(l) = load.as_mut() {
+            m.problems
+                .extend(l.stop().into_iter().map(|l| in_condition(Problem::Load(l))));
+        }
     }
     if let Some((name, e)) = refused {
         if m.tests.is_empty() {
             // Nothing measured at all: stopped before a verdict, as before any test ran.
-            let stage = if specs.len() == 1 {
-                "measurement"
+            let stage = if plan.tests().count() == 1 {
+                "measurement".to_string()
             } else {
                 name
             };
-            return Err(Abort::at(stage, "measurement refused")(e));
+            return Err(Abort::at(&stage, "measurement refused")(e));
         }
         m.refused = Some(e.exit_code());
     }
@@ -443,6 +491,7 @@ fn measure_one(
         Armed::Cyclic(c) => {
             let r = cyclic::run(c, root, progress)?;
             let summary = TestSummary {
+                condition: None,
                 test: name.into(),
                 msg_size: None,
                 duration_s: None,
@@ -455,6 +504,7 @@ fn measure_one(
         Armed::Pair(p, channels) => {
             let r = pair::run(p, channels, root, progress)?;
             let summary = TestSummary {
+                condition: None,
                 test: name.into(),
                 msg_size: Some(r.msg_size),
                 duration_s: None,
@@ -500,7 +550,7 @@ fn judge(plan: &SelftestPlan, tuned: &Tuned, m: &Measured, si: &SysInfo) -> (Ver
             .chain(m.problems.iter().cloned())
             .collect(),
         tuning: findings,
-        no_test_enabled: plan.tests.is_empty(),
+        no_test_enabled: plan.tests().next().is_none(),
         config_missing_at: plan
             .config_path
             .is_empty()
@@ -515,7 +565,33 @@ fn judge(plan: &SelftestPlan, tuned: &Tuned, m: &Measured, si: &SysInfo) -> (Ver
             .as_ref()
             .and_then(|h| h.unsupported.clone()),
     };
-    let verdict = verdict::verdict(&m.tests, &plan.limits, facts);
+    // Each condition's tests against its own limits.
+    let groups: Vec<(
+        Option<&str>,
+        Vec<TestSummary>,
+        &crate::config::limits::LimitSet,
+    )> = plan
+        .conditions
+        .iter()
+        .map(|c| {
+            let tests = m
+                .tests
+                .iter()
+                .filter(|t| t.condition == c.name)
+                .cloned()
+                .collect();
+            (c.name.as_deref(), tests, &c.limits)
+        })
+        .collect();
+    let judged: Vec<verdict::Judged<'_>> = groups
+        .iter()
+        .map(|(condition, tests, limits)| verdict::Judged {
+            condition: *condition,
+            tests,
+            limits,
+        })
+        .collect();
+    let verdict = verdict::verdict_of(&judged, facts);
     let refused = m.refused.or(tuned.refused().then_some(exit::ENV));
     let code = exit_code(
         &verdict,

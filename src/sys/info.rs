@@ -74,6 +74,35 @@ pub struct SysInfo {
     /// The SMT sibling groups with more than one online CPU, e.g. `["0,4", "1,5"]`.
     #[serde(default)]
     pub smt_siblings: Vec<String>,
+    /// The CPU model: `/proc/cpuinfo`'s first `model name` (x86), else `Model` or
+    /// `Hardware` (arm); `null` when none (absent in files of older versions).
+    #[serde(default)]
+    pub cpu_model: Option<String>,
+    /// A fingerprint of the kernel configuration ([`kernel_config`]): `fnv1a64:` and
+    /// the 64-bit FNV-1a hash of its text in hex, so two runs say whether their kernels
+    /// were configured alike; `null` when the configuration is not readable.
+    #[serde(default)]
+    pub kernel_config_hash: Option<String>,
+}
+
+/// The 64-bit FNV-1a hash of `bytes` as `fnv1a64:` and 16 hex digits
+/// (<http://www.isthe.com/chongo/tech/comp/fnv/>: offset basis 0xcbf29ce484222325,
+/// prime 0x100000001b3).
+pub fn fnv1a64(bytes: &[u8]) -> String {
+    let h = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    format!("fnv1a64:{h:016x}")
+}
+
+/// The CPU model from `/proc/cpuinfo` text (see [`SysInfo::cpu_model`]).
+pub fn cpu_model(cpuinfo: &str) -> Option<String> {
+    ["model name", "Model", "Hardware"].iter().find_map(|key| {
+        cpuinfo.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            (k.trim() == *key && !v.trim().is_empty()).then(|| v.trim().to_string())
+        })
+    })
 }
 
 /// The kernel configuration and where it was read: `/proc/config.gz`
@@ -99,7 +128,9 @@ pub fn kernel_config(root: &SysRoot, release: &str) -> Option<(String, String)> 
 
 /// Whether the kernel configuration `config` sets `key=y`.
 pub fn config_has(config: &str, key: &str) -> bool {
-    config.lines().any(|l| l.trim() == format!("{key}=y"))
+    config
+        .lines()
+        .any(|l| l.trim().strip_prefix(key) == Some("=y"))
 }
 
 /// The PREEMPT_RT evidence (see the module doc): `realtime` is the content of
@@ -156,6 +187,7 @@ impl SysInfo {
             config.as_ref().map(|(t, s)| (t.as_str(), s.as_str())),
         );
         let config = config.map(|(t, _)| t);
+        let kernel_config_hash = config.as_deref().map(|c| fnv1a64(c.as_bytes()));
         let tokens: Vec<&str> = version.split_whitespace().collect();
         let realtime = !evidence.is_empty();
         let model = if realtime {
@@ -211,6 +243,12 @@ impl SysInfo {
                 .filter(|c| c.len() > 1)
                 .map(|c| c.to_list())
                 .collect(),
+            cpu_model: root
+                .read("/proc/cpuinfo")
+                .ok()
+                .as_deref()
+                .and_then(cpu_model),
+            kernel_config_hash,
         }
     }
 }

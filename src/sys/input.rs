@@ -18,7 +18,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 /// The most rtbench reads of a stored result or a plot input, in bytes (256 MiB): far
-/// above a stored run of 1024 CPUs (a few MiB of HdrHistogram pairs) or a cyclictest
+/// above a stored run of 1024 CPUs (a few MiB of histogram pairs) or a cyclictest
 /// `-h` dump of 100,000 buckets for 64 threads (about 50 MiB).
 pub const MAX_INPUT_BYTES: u64 = 256 << 20;
 

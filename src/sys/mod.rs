@@ -17,6 +17,7 @@ pub mod power;
 pub mod refusal;
 pub mod root;
 pub mod sched;
+pub mod serial;
 pub mod signals;
 pub mod tracefs;
 

@@ -197,7 +197,20 @@ pub fn get_affinity() -> Result<CpuSet> {
 /// Locks current and future pages of the process (`mlockall(MCL_CURRENT|MCL_FUTURE)`,
 /// cyclictest `-m`). A refusal names its cause: `RLIMIT_MEMLOCK` below the mapped size
 /// without `CAP_IPC_LOCK`, or the memory state ([`refusal::memory::mlockall`]).
+///
+/// Before locking, glibc's malloc is limited to one arena (`mallopt(M_ARENA_MAX, 1)`,
+/// mallopt(3)): otherwise the first allocation of each new thread (a channel block,
+/// the standard library's thread-local bookkeeping) makes it a 132 KiB arena heap of
+/// its own, up to 8 per CPU, which `MCL_FUTURE` locks whole (cyclictest `-t 256` locks
+/// 2 MiB that way). Nothing allocates on a measuring thread's hot path, so sharing the
+/// arena's lock costs nothing there. musl has a single heap already.
 pub fn lock_memory() -> Result<()> {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes a malloc tunable; no memory is touched, and it runs
+    // before the measuring threads exist.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
     use nix::sys::mman::{mlockall, MlockAllFlags};
     mlockall(MlockAllFlags::MCL_CURRENT | MlockAllFlags::MCL_FUTURE).map_err(|e| {
         let e = io::Error::from(e);
@@ -217,6 +230,109 @@ pub fn prefault_stack(bytes: usize) {
     std::hint::black_box(&mut buf);
     if bytes > CHUNK {
         prefault_stack(bytes - CHUNK);
+    }
+}
+
+/// Gives back the calling thread's stack pages more than `keep` bytes below the
+/// current frame, and its alternate signal stack, after [`prefault_stack`] has touched
+/// what the thread uses: `munlock`
+/// (so that `mlockall(MCL_FUTURE)`, which locked the whole mapping when the thread was
+/// made, no longer holds them) and `madvise(MADV_DONTNEED)` (so that they are freed).
+/// A page touched again later is faulted in, unlocked. Returns the bytes given back.
+///
+/// Why: glibc's smallest thread stack is `PTHREAD_STACK_MIN` plus the static TLS —
+/// 16 KiB on x86_64 and armv7 but 128 KiB on aarch64 (`bits/pthread_stack_min.h`) —
+/// and `MCL_FUTURE` locks all of it, for every measuring thread. Sources:
+/// pthread_getattr_np(3) for the stack's bounds, mlock(2), madvise(2).
+///
+/// Errors: the calls' own (`ENOMEM` for a range not mapped); nothing is changed then.
+pub fn trim_stack(keep: usize) -> io::Result<usize> {
+    let page = nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
+        .ok()
+        .flatten()
+        .map_or(4096, |p| p as usize);
+    let mut attr = std::mem::MaybeUninit::<libc::pthread_attr_t>::uninit();
+    let mut base: *mut libc::c_void = std::ptr::null_mut();
+    let mut size: libc::size_t = 0;
+    // SAFETY: pthread_getattr_np fills the attr object it is given (initialising it);
+    // pthread_attr_getstack reads it and writes the two out-pointers, which are valid
+    // locals; the object is destroyed exactly once, after a successful init.
+    let rc = unsafe {
+        let rc = libc::pthread_getattr_np(libc::pthread_self(), attr.as_mut_ptr());
+        if rc == 0 {
+            let got = libc::pthread_attr_getstack(attr.as_ptr(), &mut base, &mut size);
+            libc::pthread_attr_destroy(attr.as_mut_ptr());
+            got
+        } else {
+            rc
+        }
+    };
+    if rc != 0 {
+        return Err(io::Error::from_raw_os_error(rc));
+    }
+    let here = std::hint::black_box(&rc) as *const i32 as usize;
+    let low = base as usize;
+    let end = here.saturating_sub(keep) & !(page - 1);
+    if end <= low || here >= low + size {
+        return Ok(0);
+    }
+    let len = end - low;
+    // SAFETY: [low, end) is the unused bottom of this thread's own stack mapping (below
+    // the current frame by more than `keep`), which no live object occupies; munlock
+    // and madvise(MADV_DONTNEED) leave the mapping in place, and a later touch reads
+    // zero-filled pages as a fresh stack page would.
+    let rc = unsafe {
+        let rc = libc::munlock(low as *const libc::c_void, len);
+        if rc == 0 {
+            libc::madvise(low as *mut libc::c_void, len, libc::MADV_DONTNEED)
+        } else {
+            rc
+        }
+    };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(len + release_alt_stack(page))
+}
+
+/// The calling thread's alternate signal stack (sigaltstack(2); Rust's standard
+/// library gives every thread one for its stack-overflow message) is used only when a
+/// signal arrives on an overflowing stack: its pages are unlocked and freed like the
+/// stack's unused bottom. Returns the bytes given back (0 when there is none).
+fn release_alt_stack(page: usize) -> usize {
+    let mut ss = std::mem::MaybeUninit::<libc::stack_t>::uninit();
+    // SAFETY: with a null new stack, sigaltstack only writes the current one into
+    // `ss`, a valid local.
+    let rc = unsafe { libc::sigaltstack(std::ptr::null(), ss.as_mut_ptr()) };
+    if rc != 0 {
+        return 0;
+    }
+    // SAFETY: sigaltstack returned 0, so it filled `ss`.
+    let ss = unsafe { ss.assume_init() };
+    let start = ss.ss_sp as usize;
+    if ss.ss_flags & (libc::SS_DISABLE | libc::SS_ONSTACK) != 0
+        || start == 0
+        || start % page != 0
+        || ss.ss_size < page
+    {
+        return 0;
+    }
+    let len = ss.ss_size & !(page - 1);
+    // SAFETY: [start, start + len) is this thread's registered alternate signal stack,
+    // not in use (SS_ONSTACK is clear); munlock and MADV_DONTNEED keep it mapped and
+    // zero-filled for a signal that needs it.
+    let rc = unsafe {
+        let rc = libc::munlock(start as *const libc::c_void, len);
+        if rc == 0 {
+            libc::madvise(start as *mut libc::c_void, len, libc::MADV_DONTNEED)
+        } else {
+            rc
+        }
+    };
+    if rc == 0 {
+        len
+    } else {
+        0
     }
 }
 
@@ -278,5 +394,50 @@ mod tests {
         assert!(TaskStat::parse("garbage").is_none());
         assert_eq!(policy_name(1), Some("FIFO"));
         assert_eq!(policy_name(4), None);
+    }
+
+    /// Pages of `[start, start + len)` resident, by mincore(2).
+    fn resident_pages(start: usize, len: usize) -> usize {
+        let page = 4096;
+        let mut vec = vec![0u8; len.div_ceil(page)];
+        // SAFETY: the range is page-aligned and mapped (a thread's own stack); `vec`
+        // has one byte per page of it.
+        let rc = unsafe { libc::mincore(start as *mut libc::c_void, len, vec.as_mut_ptr()) };
+        assert_eq!(rc, 0, "{}", io::Error::last_os_error());
+        vec.iter().filter(|b| **b & 1 != 0).count()
+    }
+
+    #[test]
+    fn trim_stack_gives_back_the_unused_bottom_and_keeps_the_frame() {
+        std::thread::Builder::new()
+            .stack_size(512 * 1024)
+            .spawn(|| {
+                // Touch most of the stack, as MCL_FUTURE's population would.
+                prefault_stack(400 * 1024);
+                let mut attr = std::mem::MaybeUninit::<libc::pthread_attr_t>::uninit();
+                let (mut base, mut size) = (std::ptr::null_mut(), 0usize);
+                // SAFETY: as in trim_stack.
+                unsafe {
+                    assert_eq!(
+                        libc::pthread_getattr_np(libc::pthread_self(), attr.as_mut_ptr()),
+                        0
+                    );
+                    libc::pthread_attr_getstack(attr.as_ptr(), &mut base, &mut size);
+                    libc::pthread_attr_destroy(attr.as_mut_ptr());
+                }
+                let low = base as usize;
+                let probe = low + 128 * 1024;
+                assert_eq!(resident_pages(probe, 128 * 1024), 32, "touched before");
+                let given = trim_stack(8 * 1024).unwrap();
+                assert!(given >= 256 * 1024, "gave back {given} bytes");
+                // The bottom is gone, the frames in use are still there and usable.
+                assert_eq!(resident_pages(probe, 128 * 1024), 0);
+                let here = &given as *const usize as usize & !4095;
+                assert_eq!(resident_pages(here, 4096), 1);
+                prefault_stack(4 * 1024);
+            })
+            .unwrap()
+            .join()
+            .unwrap();
     }
 }

@@ -105,7 +105,7 @@ impl Need {
 
     /// `Committed_AS 887012 kB + the largest process that may fork, cc1plus (pid 7)
     /// 812345 kB + the self-test 530000 kB (vm load 512 MiB, 1 load process, 2
-    /// measuring threads × 256 KiB stacks, rtbench's own 4000 kB, locked) = … kB`.
+    /// measuring threads × their stack mapping, rtbench's own 4000 kB, locked) = … kB`.
     pub fn describe(&self) -> String {
         let r = &self.reserve;
         let mut s = format!("Committed_AS {} kB", self.committed_kb);

@@ -65,6 +65,8 @@ mod fixtures {
             cpus_housekeeping: "0-1".into(),
             smt_control: "notsupported".into(),
             smt_siblings: Vec::new(),
+            cpu_model: None,
+            kernel_config_hash: None,
         }
     }
 

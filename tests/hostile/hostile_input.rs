@@ -377,6 +377,7 @@ fn p2_report_shows_a_huge_maximum_as_it_is() {
         tuning: serde_json::json!([]),
         load: String::new(),
         tests: vec![TestSummary {
+            condition: None,
             msg_size: None,
             duration_s: None,
             histogram_us: None,
@@ -391,6 +392,8 @@ fn p2_report_shows_a_huge_maximum_as_it_is() {
         store_error: None,
         results_dir: None,
         hardware: None,
+        conditions: Vec::new(),
+        unit: None,
     };
     let json = serde_json::to_string_pretty(&run).unwrap();
     write(&d, "run-000001-20010909T014640Z.json", &json);

@@ -1064,6 +1064,7 @@ fn stored_run() -> impl Strategy<Value = rtbench::results::store::StoredRun> {
             tuning: serde_json::json!([]),
             load: String::new(),
             tests: vec![TestSummary {
+                condition: None,
                 msg_size: None,
                 duration_s: None,
                 histogram_us: None,
@@ -1078,6 +1079,8 @@ fn stored_run() -> impl Strategy<Value = rtbench::results::store::StoredRun> {
             store_error: None,
             results_dir: None,
             hardware: None,
+            conditions: Vec::new(),
+            unit: None,
         }
     })
 }
@@ -1410,10 +1413,8 @@ fn monitor_plan(
 
 /// One window's figures: `n` samples of `v` ns.
 fn window_stats(n: u64, v: u64) -> rtbench::measure::stats::LatencyStats {
-    let mut s = rtbench::measure::stats::LatencyStats::with_sigfig(
-        rtbench::measure::monitor::MONITOR_SIGFIG,
-    );
-    let _ = s.hdr.record_n(v, n);
+    let mut s = rtbench::measure::stats::LatencyStats::new(None);
+    s.hist.record_n(v, n);
     s.count = n;
     s.sum_ns = (v as u128) * n as u128;
     s.min_ns = v;

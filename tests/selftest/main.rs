@@ -8,9 +8,12 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod compare;
+mod conditions;
 mod config;
 mod diagnose;
 mod explain;
+mod factory;
 mod missed;
 mod notify;
 mod prometheus;

@@ -53,6 +53,7 @@ fn measured_run(max_us: u64) -> StoredRun {
     let start_s = Clock::wall_secs();
     let r = cyclic::run(&spec, &SysRoot::host(), &mut Quiet).unwrap();
     let tests = vec![TestSummary {
+        condition: None,
         msg_size: None,
         duration_s: None,
         histogram_us: None,
@@ -84,6 +85,8 @@ fn measured_run(max_us: u64) -> StoredRun {
         store_error: None,
         results_dir: None,
         hardware: None,
+        conditions: Vec::new(),
+        unit: None,
     }
 }
 

@@ -233,10 +233,14 @@ fn every_command(name: &str, t: &Tree) -> Planned {
     };
     let st = rtbench::selftest::plan(&located, &topo);
     let st_planned = Planned {
-        cpus: st.tests[0].threads().iter().map(|t| t.cpu).collect(),
-        main: st.tests[0].control().main_cpus.clone(),
-        load: st.load.as_ref().map(|l| l.cpus.clone()),
-        warnings: st.sharing.iter().map(|s| s.line()).collect(),
+        cpus: st.conditions[0].tests[0]
+            .threads()
+            .iter()
+            .map(|t| t.cpu)
+            .collect(),
+        main: st.conditions[0].tests[0].control().main_cpus.clone(),
+        load: st.conditions[0].load.as_ref().map(|l| l.cpus.clone()),
+        warnings: st.conditions[0].sharing.iter().map(|s| s.line()).collect(),
     };
     check_rules(&format!("{name}: selftest"), &topo, &st_planned);
     if let Some(c) = outside.first() {
@@ -519,4 +523,51 @@ proptest! {
         }
         every_command(&format!("{s:?}"), &t);
     }
+}
+
+#[test]
+fn conditions_plan_their_own_cpus_and_load_on_an_isolated_shape() {
+    // 4 CPUs, 2-3 isolated: the vendors' third condition measures the isolated CPUs
+    // while the load runs on the housekeeping ones.
+    let mut s = Shape::plain(4);
+    s.isolated = set("2-3");
+    let t = Tree::new(&s);
+    let topo = t.topo();
+    let text = "[limits]\nmax_us = 100\n\
+                [[condition]]\nname = \"idle\"\n\
+                [[condition]]\nname = \"stress\"\n[condition.load]\nspec = \"cpu:2\"\n\
+                [[condition]]\nname = \"isolated\"\n[condition.cyclic]\ncpus = \"2-3\"\n\
+                [condition.load]\nspec = \"cpu:2\"\n[condition.limits]\nmax_us = 50\n";
+    let cfg = rtbench::config::parse(text, "t.toml", &t.root()).unwrap();
+    let located = rtbench::config::Located {
+        path: "t.toml".into(),
+        text: Some(text.into()),
+        config: cfg,
+    };
+    let st = rtbench::selftest::plan(&located, &topo);
+    let names: Vec<_> = st.conditions.iter().map(|c| c.name.as_deref()).collect();
+    assert_eq!(names, [Some("idle"), Some("stress"), Some("isolated")]);
+    let cpus = |i: usize| -> Vec<Option<usize>> {
+        st.conditions[i].tests[0]
+            .threads()
+            .iter()
+            .map(|t| t.cpu)
+            .collect()
+    };
+    // Every CPU, isolated ones included, idle and under load.
+    assert_eq!(cpus(0), [Some(0), Some(1), Some(2), Some(3)]);
+    assert!(st.conditions[0].load.is_none());
+    assert_eq!(cpus(1), cpus(0));
+    assert!(st.conditions[1].load.is_some());
+    // The isolated CPUs alone, the load and the main thread on the housekeeping CPUs.
+    let iso = &st.conditions[2];
+    assert_eq!(cpus(2), [Some(2), Some(3)]);
+    assert_eq!(iso.load.as_ref().map(|l| l.cpus.clone()), Some(set("0-1")));
+    let main = iso.tests[0].control().main_cpus.clone().unwrap();
+    assert!(main.intersection(&set("2-3")).is_empty(), "{main}");
+    assert!(iso.sharing.is_empty(), "{:?}", iso.sharing);
+    // Each judged against its own limits; the hwlat gate covers them all.
+    assert_eq!(st.conditions[0].limits.default.max_us, Some(100));
+    assert_eq!(iso.limits.default.max_us, Some(50));
+    assert_eq!(st.measured_cpus, set("0-3"));
 }

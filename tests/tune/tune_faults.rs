@@ -215,13 +215,18 @@ fn overcommit_guard_counts_the_largest_fork_and_the_selftest() {
             .unwrap()
             .clone()
     };
-    // 700000 + 4 measuring threads × 256 KiB = 701024 kB fits.
+    // 700000 + 4 measuring threads × their stack mapping (glibc's: 32 KiB here, 128 KiB
+    // on aarch64) fits.
+    let stack_kib = rtbench::measure::thread_stack_mapping_bytes() / 1024;
+    let threads_kib = 4 * stack_kib;
     let c = tune::check(&t.root(), &t.spec(""));
     let i = item(&c);
     assert_eq!(i.status, Status::Deviation, "{}", i.detail);
     assert!(
-        i.detail
-            .contains("CommitLimit 800000 kB covers 701024 kB (Committed_AS 700000 + largest fork 0 + self-test 1024)"),
+        i.detail.contains(&format!(
+            "CommitLimit 800000 kB covers {} kB (Committed_AS 700000 + largest fork 0 + self-test {threads_kib})",
+            700_000 + threads_kib
+        )),
         "{}",
         i.detail
     );
@@ -230,8 +235,13 @@ fn overcommit_guard_counts_the_largest_fork_and_the_selftest() {
     let i = item(&tune::check(&t.root(), &spec));
     assert_eq!(i.status, Status::Failed, "{}", i.detail);
     assert!(
-        i.detail.starts_with("refused: CommitLimit would be 800000 kB, below Committed_AS 700000 kB + the self-test 132096 kB (vm load 131072 kB, 1 load process(es), 4 measuring thread(s) × 256 KiB stack")
-            && i.detail.contains("= 832096 kB (fork and mmap would fail); raise overcommit_ratio to 84 or more"),
+        i.detail.starts_with(&format!(
+            "refused: CommitLimit would be 800000 kB, below Committed_AS 700000 kB + the self-test {} kB (vm load 131072 kB, 1 load process(es), 4 measuring thread(s) × {stack_kib} KiB stack",
+            131_072 + threads_kib
+        )) && i.detail.contains(&format!(
+            "= {} kB (fork and mmap would fail); raise overcommit_ratio to 84 or more",
+            700_000 + 131_072 + threads_kib
+        )),
         "{}",
         i.detail
     );
@@ -251,7 +261,8 @@ fn overcommit_guard_counts_the_largest_fork_and_the_selftest() {
     assert!(
         i.detail
             .contains("+ the largest process that may fork, java (pid 77), 150000 kB")
-            && i.detail.contains("= 851024 kB"),
+            && i.detail
+                .contains(&format!("= {} kB", 850_000 + threads_kib)),
         "{}",
         i.detail
     );

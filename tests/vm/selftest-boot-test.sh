@@ -13,6 +13,9 @@
 #   fail  tests/vm/fail.toml (max_us = 1): verdict fail, unit failed with exit status 1, the
 #         failed check named (test, CPU, statistic, µs) in the summary and in `rtbench report`
 #   unjudged  tests/vm/unjudged.toml (no [limits]): verdict unjudged with its reason, exit 1
+#   conditions  tests/vm/conditions.toml ([[condition]] idle, stress, isolated; only stress has
+#         max_us = 1): verdict fail, each per-CPU entry with its RTBENCH_CONDITION, the summary
+#         naming only the stress condition's failures, the report's vendors' table
 #   explain   tests/vm/explain.toml with a culprit (tests/vm/culprit/vendord: 300 ms busy at
 #         SCHED_FIFO 99 on CPU 1 every 2 s): the failure and a "late sample explained" entry
 #         name the culprit task (vendord-burn, kind task, CPU 1), the results file has
@@ -22,7 +25,7 @@
 # Assertions are on journal fields and unit state, never on latency values (TCG emulation).
 #
 #   tests/vm/selftest-boot-test.sh [BIN] [--arch x86_64|aarch64|armv7] [--unit PATH] [--catalog PATH]
-#                                  [--only pass|fail|unjudged|explain] [--timeout S]
+#                                  [--only pass|fail|unjudged|explain|conditions] [--timeout S]
 #     BIN        rtbench binary (default target/release/rtbench), built for --arch
 #     --arch     the guest: x86_64 (default; Debian's linux-image-rt-amd64) or aarch64 (arm64
 #                guest, linux-image-rt-arm64, qemu-system-aarch64 -M virt); the same assertions
@@ -30,7 +33,7 @@
 #     --catalog  default systemd/rtbench.catalog when it exists; its MESSAGE_IDs are checked
 #     --only     run one of the boots
 #     --timeout  per boot, default 600 s
-#     --pass-run DIR, --fail-run DIR, --unjudged-run DIR, --explain-run DIR   check an existing run directory of
+#     --pass-run DIR, --fail-run DIR, --unjudged-run DIR, --explain-run DIR, --conditions-run DIR   check an existing run directory of
 #                boot.sh instead of booting (for working on the assertions)
 # Run as root from anywhere in the repository. One PASS/FAIL line per assertion on stdout;
 # exit 0 when all pass, 1 when any fails, 2 when the test could not run.
@@ -42,7 +45,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 bin=$repo/target/release/rtbench unit=$repo/systemd/rtbench.service catalog="" only="" timeout=600
 export RTBENCH_VM_ARCH=${RTBENCH_VM_ARCH:-x86_64}
-pass_run="" fail_run="" unjudged_run="" explain_run=""
+pass_run="" fail_run="" unjudged_run="" explain_run="" conditions_run=""
 [ -f "$repo/systemd/rtbench.catalog" ] && catalog=$repo/systemd/rtbench.catalog
 while [ $# -gt 0 ]; do
   case $1 in
@@ -55,12 +58,13 @@ while [ $# -gt 0 ]; do
     --fail-run) fail_run=$(cd "$2" && pwd); shift 2 ;;
     --unjudged-run) unjudged_run=$(cd "$2" && pwd); shift 2 ;;
     --explain-run) explain_run=$(cd "$2" && pwd); shift 2 ;;
+    --conditions-run) conditions_run=$(cd "$2" && pwd); shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "selftest-boot-test.sh: unknown option '$1'" >&2; exit 2 ;;
     *) bin=$1; shift ;;
   esac
 done
-case $only in "" | pass | fail | unjudged | explain) ;; *) echo "--only $only: expected pass, fail, unjudged or explain" >&2; exit 2 ;; esac
+case $only in "" | pass | fail | unjudged | explain | conditions) ;; *) echo "--only $only: expected pass, fail, unjudged, explain or conditions" >&2; exit 2 ;; esac
 case $RTBENCH_VM_ARCH in x86_64 | aarch64 | armv7) ;; *) echo "--arch $RTBENCH_VM_ARCH: expected x86_64, aarch64 or armv7" >&2; exit 2 ;; esac
 for f in "$bin" "$unit" ${catalog:+"$catalog"}; do
   [ -f "$f" ] || { echo "selftest-boot-test.sh: $f: no such file" >&2; exit 2; }
@@ -326,7 +330,7 @@ explain_checks() {  # explain boot: the culprit named, timerlat beside, hwlat ra
         bash -c "grep -qx 'Result=success' '$run/monitor-show.txt' && test -f '$run/monitor-instances.txt' && ! grep -q '^rtbench-' '$run/monitor-instances.txt'"
 }
 
-if [ -z "$pass_run$fail_run$unjudged_run$explain_run" ]; then
+if [ -z "$pass_run$fail_run$unjudged_run$explain_run$conditions_run" ]; then
   "$here/build-image.sh" > /dev/null || { echo "FAIL: building the guest image"; exit 2; }
 fi
 
@@ -404,6 +408,22 @@ if [ -z "$only" ] || [ "$only" = unjudged ]; then
     check "unjudged: fails closed: unit Result=exit-code, ExecMainStatus=1" \
           "Result=$(show Result) ExecMainStatus=$(show ExecMainStatus) ActiveState=$(show ActiveState)" \
           test "$(show Result)" = exit-code -a "$(show ExecMainStatus)" = 1 -a "$(show ActiveState)" = failed
+  fi
+fi
+
+if [ -z "$only" ] || [ "$only" = conditions ]; then
+  if boot conditions "$here/conditions.toml" "$conditions_run"; then
+    common_checks conditions fail
+    check "conditions: per-CPU entries of each condition (RTBENCH_CONDITION idle, stress, isolated)" \
+          "$(entries $ID_CPU | jq -c '[.[] | {RTBENCH_CONDITION, RTBENCH_CPU, RTBENCH_VERDICT}]' | head -c 600)" \
+          jq -e '[.[] | .RTBENCH_CONDITION] | unique == ["idle", "isolated", "stress"]' <<< "$(entries $ID_CPU)"
+    msg=$(entries $ID_SUMMARY | jq -r '.[0].MESSAGE // ""')
+    check "conditions: the summary names the stress condition's failures, and no other condition's" \
+          "$(head -c 600 <<< "$msg")" \
+          bash -c 'grep -qE "stress: cyclic CPU [0-9]+ max [0-9.]+ µs > limit 1 µs" <<< "$1" && ! grep -qE "(idle|isolated): cyclic CPU" <<< "$1"' _ "$msg"
+    check "conditions: rtbench report prints the vendors' table (cyclic, condition × min/avg/max/p99.9)" \
+          "$(head -c 800 "$run/report.txt")" \
+          bash -c "grep -q '^cyclic (µs)' '$run/report.txt' && grep -q 'condition stress, load: cpu:1' '$run/report.txt'"
   fi
 fi
 

@@ -13,7 +13,7 @@ RTBENCH_SITE = https://git.example.org/rtbench.git
 RTBENCH_SITE_METHOD = git
 # rtbench itself, and the linked crates that offer MIT but no Apache-2.0
 # (every linked crate offers MIT). CI checks the list against Cargo.lock.
-RTBENCH_LICENSE = MIT or Apache-2.0 (rtbench), MIT (crates byteorder, libm, memchr, nix, simd-adler32, strsim, winnow, zmij)
+RTBENCH_LICENSE = MIT or Apache-2.0 (rtbench), MIT (crates memchr, nix, simd-adler32, strsim, winnow, zmij)
 RTBENCH_LICENSE_FILES = LICENSE-MIT LICENSE-APACHE
 # The download is an archive without .git: `rtbench --version` names the
 # release from here (build.rs).

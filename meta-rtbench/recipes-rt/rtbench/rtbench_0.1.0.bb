@@ -16,7 +16,7 @@ CVE_PRODUCT = "rtbench"
 # MIT but no Apache-2.0 (every linked crate offers MIT). Their licence texts
 # are in the crates (cargo_home/bitbake). CI checks this list against
 # Cargo.lock (scripts/release-packaging.py check):
-# Linked crates without an Apache-2.0 choice, used under MIT: byteorder, libm, memchr, nix, simd-adler32, strsim, winnow, zmij.
+# Linked crates without an Apache-2.0 choice, used under MIT: memchr, nix, simd-adler32, strsim, winnow, zmij.
 LICENSE = "(MIT | Apache-2.0) & MIT"
 LIC_FILES_CHKSUM = "file://LICENSE-MIT;md5=c9c073ac51524943272cc3eb0f84b7a1 \
                     file://LICENSE-APACHE;md5=3b83ef96387f14655fc854ddc3c6bd57"

@@ -75,7 +75,7 @@ pub fn commit_reserve(load: Option<&crate::load::LoadSpec>, threads: usize) -> C
             .sum(),
         load_procs: workers.len() as u64 + load.map_or(0, |l| l.cmd.is_some() as u64),
         threads: threads as u64,
-        stack_bytes: crate::measure::THREAD_STACK_BYTES as u64,
+        stack_bytes: crate::measure::thread_stack_mapping_bytes(),
     }
 }
 

@@ -9,7 +9,7 @@ use crate::duration::{us, UsStyle::Text};
 use crate::error::ConfigError;
 use crate::measure::harness::StopCause;
 use crate::results::store::StoredRun;
-use crate::results::summary::{ThreadSummary, Verdict};
+use crate::results::summary::{TestSummary, ThreadSummary, Verdict};
 use crate::tune::{ItemReport, Status};
 
 /// One tuning item's outcome (`RTBENCH_TUNE_ITEM`, `_STATUS`, `_CHANGED`, and when
@@ -58,9 +58,12 @@ fn limit_field(what: &str) -> &'static str {
 /// One test's result on one CPU: the figures in **ns** as fields, every limit that
 /// applied (`RTBENCH_LIMIT_<STAT>_NS`, and `RTBENCH_LIMITS` for people, `none` when no
 /// limit applied), every failed check (`RTBENCH_FAILED`, `none` when none) and the
-/// verdict of this CPU (`pass`, `fail`, or `unjudged` when no limit applied).
-pub fn thread_result(test: &str, th: &ThreadSummary, verdict: &Verdict) -> Entry {
-    let checks: Vec<_> = verdict.checks_for(test, th.thread).collect();
+/// verdict of this CPU (`pass`, `fail`, or `unjudged` when no limit applied); with
+/// its `[[condition]]` as `RTBENCH_CONDITION` and at the start of the message when the
+/// test ran in one.
+pub fn thread_result(t: &TestSummary, th: &ThreadSummary, verdict: &Verdict) -> Entry {
+    let test = t.test.as_str();
+    let checks: Vec<_> = verdict.checks_for(t, th.thread).collect();
     let failed: Vec<String> = checks
         .iter()
         .filter(|c| !c.pass)
@@ -78,7 +81,7 @@ pub fn thread_result(test: &str, th: &ThreadSummary, verdict: &Verdict) -> Entry
             )
         })
         .collect();
-    let word = verdict.thread_outcome(test, th.thread).as_str();
+    let word = verdict.thread_outcome(t, th.thread).as_str();
     let limits = if checks.is_empty() {
         "none".to_string()
     } else {
@@ -89,7 +92,11 @@ pub fn thread_result(test: &str, th: &ThreadSummary, verdict: &Verdict) -> Entry
             .join(", ")
     };
     let cpu = th.cpu.map_or_else(|| "-".to_string(), |c| c.to_string());
-    let who = crate::results::summary::thread_label(test, th.thread, th.cpu);
+    let who = format!(
+        "{}{}",
+        crate::results::summary::condition_prefix(t.condition.as_deref()),
+        crate::results::summary::thread_label(test, th.thread, th.cpu)
+    );
     let outcome = match word {
         "fail" => format!("FAIL: {}", failed.join("; ")),
         "invalid" => format!("INVALID (not the system's latency): {}", failed.join("; ")),
@@ -127,6 +134,9 @@ pub fn thread_result(test: &str, th: &ThreadSummary, verdict: &Verdict) -> Entry
     .field("RTBENCH_MAX_NS", th.max_ns)
     .field("RTBENCH_OVERRUNS", th.overruns)
     .field("RTBENCH_MISSED_PERIODS", th.missed());
+    if let Some(c) = &t.condition {
+        e = e.field("RTBENCH_CONDITION", c);
+    }
     for c in &checks {
         e = e.field(limit_field(&c.what), c.limit);
     }
@@ -171,10 +181,14 @@ pub fn summary(run: &StoredRun, stop: StopCause, storage: Storage<'_>) -> Entry 
         .fold(0, u64::saturating_add);
     let failed = run.verdict.failures();
     let cpus: usize = run.tests.iter().map(|t| t.threads.len()).sum();
+    // `cyclic+pmq`; with conditions `idle/cyclic+stress/cyclic`.
     let names = run
         .tests
         .iter()
-        .map(|t| t.test.as_str())
+        .map(|t| match &t.condition {
+            Some(c) => format!("{c}/{}", t.test),
+            None => t.test.clone(),
+        })
         .collect::<Vec<_>>();
     let exit = run
         .exit_code
@@ -229,11 +243,14 @@ pub fn summary(run: &StoredRun, stop: StopCause, storage: Storage<'_>) -> Entry 
     if run.tuning_changed() > 0 {
         msg.push_str("; the tuning stays applied (rtbench tune revert undoes it)");
     }
+    if let Some(u) = &run.unit {
+        msg.push_str(&format!("; unit {}", u.text()));
+    }
     msg.push_str(&format!("; exit {exit}"));
     if run.verdict.word() == "unjudged" && exit != 0 {
         msg.push_str(" ([selftest] allow_unjudged = true accepts unjudged runs)");
     }
-    Entry::new(
+    let mut e = Entry::new(
         MSG_SUMMARY,
         if run.verdict.pass {
             Priority::Info
@@ -302,7 +319,23 @@ pub fn summary(run: &StoredRun, stop: StopCause, storage: Storage<'_>) -> Entry 
             .map(|h| h.smi_text())
             .filter(|t| !t.is_empty())
             .unwrap_or_else(|| "not counted".into()),
-    )
+    );
+    // The unit, for factory records: one field per name it has.
+    if let Some(u) = &run.unit {
+        for (k, v) in u.parts() {
+            let field = match k {
+                "serial" => "RTBENCH_UNIT_SERIAL",
+                "label" => "RTBENCH_UNIT_LABEL",
+                "station" => "RTBENCH_STATION",
+                _ => "RTBENCH_ORDER",
+            };
+            e = e.field(field, v);
+        }
+        if let Some(src) = &u.serial_source {
+            e = e.field("RTBENCH_UNIT_SERIAL_SOURCE", src);
+        }
+    }
+    e
 }
 
 /// An invalid configuration, its fields taken from the error: `RTBENCH_CONFIG` (the

@@ -1,0 +1,313 @@
+//! Stored self-test runs as JUnit XML (`rtbench report --format junit`), the format
+//! factory stations, Jenkins (the JUnit plugin) and GitLab (`artifacts:reports:junit`)
+//! read: one `<testsuite>` per run inside `<testsuites>`, and in it one `<testcase>` per
+//! test × CPU (or pair) × limit (`<failure>` when exceeded, `<error>` when the sample
+//! is not the system's latency — invalid, measure again —, `<skipped>` for a thread no
+//! limit applies to), one per tuning item (`<failure>` for a deviation or a failed
+//! item, `<skipped>` when it does not apply here), one per problem of the run
+//! (`<error>`) and one for the run's verdict. The unit (serial number, label, station,
+//! order), the kernel and the conditions' loads are `<properties>`.
+//!
+//! The element and attribute names are those of the JUnit XML schema the Jenkins JUnit
+//! plugin reads (jenkinsci/junit-plugin, `src/main/resources/hudson/tasks/junit/`
+//! `JUnit.xsd`: `testsuites`, `testsuite` with `name`, `tests`, `failures`, `errors`,
+//! `skipped`, `time`, `timestamp`, `hostname`; `properties`/`property`; `testcase` with
+//! `classname`, `name`; `failure`/`error`/`skipped` with `message` and `type`).
+
+use super::Sink;
+use crate::results::store::StoredRun;
+use crate::results::summary::{condition_prefix, thread_label, Check, TestSummary};
+use std::fmt::Write as _;
+
+/// The XML document of the runs (a sink over the runs shown by `report`).
+pub struct Junit;
+
+impl Sink<[&StoredRun]> for Junit {
+    fn write(&self, runs: &[&StoredRun], out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        out.write_all(render(runs).as_bytes())
+    }
+}
+
+/// What a test case found.
+enum Outcome {
+    Pass,
+    Failure(String),
+    Error(String),
+    Skipped(String),
+}
+
+/// One `<testcase>`.
+struct Case {
+    classname: String,
+    name: String,
+    outcome: Outcome,
+    /// The body of a failure or error: the figures.
+    detail: String,
+}
+
+/// The document of `runs`.
+pub fn render(runs: &[&StoredRun]) -> String {
+    let suites: Vec<(Vec<Case>, &StoredRun)> = runs.iter().map(|r| (cases(r), *r)).collect();
+    let count = |f: &dyn Fn(&Case) -> bool| -> usize {
+        suites
+            .iter()
+            .map(|(c, _)| c.iter().filter(|c| f(c)).count())
+            .sum()
+    };
+    let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        s,
+        "<testsuites name=\"rtbench self-test\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3}\">",
+        count(&|_| true),
+        count(&|c| matches!(c.outcome, Outcome::Failure(_))),
+        count(&|c| matches!(c.outcome, Outcome::Error(_))),
+        count(&|c| matches!(c.outcome, Outcome::Skipped(_))),
+        suites.iter().map(|(_, r)| r.duration_s).sum::<f64>(),
+    );
+    for (cases, run) in &suites {
+        suite(&mut s, run, cases);
+    }
+    s.push_str("</testsuites>\n");
+    s
+}
+
+/// One run's `<testsuite>`.
+fn suite(s: &mut String, run: &StoredRun, cases: &[Case]) {
+    let n = |f: &dyn Fn(&Outcome) -> bool| cases.iter().filter(|c| f(&c.outcome)).count();
+    let mut name = String::from("rtbench self-test");
+    if let Some(u) = &run.unit {
+        let _ = write!(name, " {}", u.text());
+    }
+    let _ = write!(name, " {}", crate::date::iso_s(run.start_s));
+    // xs:dateTime as the schema has it: no zone designator (the time is UTC).
+    let stamp = crate::date::iso_s(run.start_s)
+        .trim_end_matches('Z')
+        .to_string();
+    let _ = writeln!(
+        s,
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3}\" timestamp=\"{stamp}\" hostname=\"{}\">",
+        esc(&name),
+        cases.len(),
+        n(&|o| matches!(o, Outcome::Failure(_))),
+        n(&|o| matches!(o, Outcome::Error(_))),
+        n(&|o| matches!(o, Outcome::Skipped(_))),
+        run.duration_s,
+        esc(&run.sysinfo.nodename),
+    );
+    s.push_str("    <properties>\n");
+    let mut props: Vec<(String, String)> = Vec::new();
+    if let Some(u) = &run.unit {
+        for (k, v) in u.parts() {
+            props.push((format!("unit.{k}"), v.to_string()));
+        }
+        if let Some(src) = &u.serial_source {
+            props.push(("unit.serial_source".into(), src.clone()));
+        }
+    }
+    props.push(("verdict".into(), run.verdict.word().into()));
+    props.push(("rtbench.version".into(), run.rtbench_version.clone()));
+    props.push(("kernel.release".into(), run.sysinfo.release.clone()));
+    props.push((
+        "kernel.preempt_model".into(),
+        run.sysinfo.preempt_model.clone(),
+    ));
+    props.push(("boot_id".into(), run.origin.boot_id.clone()));
+    props.push(("load".into(), run.load.clone()));
+    for c in &run.conditions {
+        props.push((format!("condition.{}.load", c.name), c.load.clone()));
+    }
+    for (k, v) in props {
+        let _ = writeln!(
+            s,
+            "      <property name=\"{}\" value=\"{}\"/>",
+            esc(&k),
+            esc(&v)
+        );
+    }
+    s.push_str("    </properties>\n");
+    for c in cases {
+        let head = format!(
+            "    <testcase classname=\"{}\" name=\"{}\"",
+            esc(&c.classname),
+            esc(&c.name)
+        );
+        let (tag, kind, message) = match &c.outcome {
+            Outcome::Pass => {
+                let _ = writeln!(s, "{head}/>");
+                continue;
+            }
+            Outcome::Failure(m) => ("failure", "limit", m),
+            Outcome::Error(m) => ("error", "error", m),
+            Outcome::Skipped(m) => {
+                let _ = writeln!(
+                    s,
+                    "{head}>\n      <skipped message=\"{}\"/>\n    </testcase>",
+                    esc(m)
+                );
+                continue;
+            }
+        };
+        let _ = writeln!(
+            s,
+            "{head}>\n      <{tag} message=\"{}\" type=\"{kind}\">{}</{tag}>\n    </testcase>",
+            esc(message),
+            esc(&c.detail)
+        );
+    }
+    s.push_str("  </testsuite>\n");
+}
+
+/// `rtbench.cyclic`, `rtbench.stress.cyclic`: a test's class in the report.
+fn class_of(t: &TestSummary) -> String {
+    match &t.condition {
+        Some(c) => format!("rtbench.{c}.{}", t.test),
+        None => format!("rtbench.{}", t.test),
+    }
+}
+
+/// Every test case of `run`, in the order of its tests, threads and checks, then the
+/// tuning items, the problems and the verdict.
+fn cases(run: &StoredRun) -> Vec<Case> {
+    let mut v = Vec::new();
+    for t in &run.tests {
+        for th in &t.threads {
+            let who = format!(
+                "{}{}",
+                condition_prefix(t.condition.as_deref()),
+                thread_label(&t.test, th.thread, th.cpu)
+            );
+            let checks: Vec<&Check> = run.verdict.checks_for(t, th.thread).collect();
+            if checks.is_empty() {
+                v.push(Case {
+                    classname: class_of(t),
+                    name: format!("{who} judged"),
+                    outcome: Outcome::Skipped("no limit applies: measured, not judged".into()),
+                    detail: String::new(),
+                });
+            }
+            for c in checks {
+                let detail = format!(
+                    "{} {}, limit {} ({} samples, max {}, p99.9 {})",
+                    c.statistic(),
+                    c.value_text(),
+                    c.limit_text(),
+                    th.count,
+                    crate::duration::us(th.max_ns, crate::duration::UsStyle::Text),
+                    crate::duration::us(th.p999_ns, crate::duration::UsStyle::Text),
+                );
+                v.push(Case {
+                    classname: class_of(t),
+                    name: format!("{who} {} <= {}", c.statistic(), c.limit_text()),
+                    outcome: match (c.pass, c.invalid) {
+                        (true, _) => Outcome::Pass,
+                        (false, false) => Outcome::Failure(c.failure_text()),
+                        (false, true) => Outcome::Error(format!(
+                            "not the system's latency (measure again): {}",
+                            c.failure_text()
+                        )),
+                    },
+                    detail,
+                });
+            }
+        }
+    }
+    let items = ["recovered", "items", "rolled_back"]
+        .into_iter()
+        .filter_map(|k| run.tuning.get(k).and_then(|i| i.as_array()))
+        .flatten();
+    for i in items {
+        let field = |k: &str| i.get(k).and_then(|x| x.as_str()).unwrap_or_default();
+        let detail = field("detail").to_string();
+        let outcome = match field("status") {
+            "deviation" | "failed" => Outcome::Failure(format!(
+                "tuning {} {}: {detail}",
+                field("item"),
+                field("status")
+            )),
+            "not-applicable" | "unsupported" => {
+                Outcome::Skipped(format!("{}: {detail}", field("status")))
+            }
+            _ => Outcome::Pass,
+        };
+        v.push(Case {
+            classname: "rtbench.tuning".into(),
+            name: field("item").to_string(),
+            outcome,
+            detail,
+        });
+    }
+    for (i, p) in run.verdict.problems.iter().enumerate() {
+        v.push(Case {
+            classname: "rtbench.run".into(),
+            name: format!("problem {}", i + 1),
+            outcome: Outcome::Error(p.clone()),
+            detail: p.clone(),
+        });
+    }
+    let failures = run.verdict.failures().join("; ");
+    v.push(Case {
+        classname: "rtbench.run".into(),
+        name: "verdict".into(),
+        outcome: match run.verdict.word() {
+            "pass" => Outcome::Pass,
+            "fail" => Outcome::Failure(format!("FAIL: {failures}")),
+            "invalid" => Outcome::Error(format!("INVALID: {failures}")),
+            _ => Outcome::Skipped(format!("UNJUDGED: {}", run.verdict.unjudged_reason())),
+        },
+        detail: failures,
+    });
+    v
+}
+
+/// `v` as XML attribute or text content: `& < > " '` escaped, characters XML 1.0 does
+/// not allow (C0 controls but tab, newline and carriage return; U+FFFE, U+FFFF) as
+/// U+FFFD, so no stored value makes the document unreadable.
+fn esc(v: &str) -> String {
+    let mut s = String::with_capacity(v.len());
+    for c in v.chars() {
+        match c {
+            '&' => s.push_str("&amp;"),
+            '<' => s.push_str("&lt;"),
+            '>' => s.push_str("&gt;"),
+            '"' => s.push_str("&quot;"),
+            '\'' => s.push_str("&apos;"),
+            '\t' | '\n' | '\r' => s.push(c),
+            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => s.push('\u{fffd}'),
+            c => s.push(c),
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_keeps_every_value_well_formed() {
+        assert_eq!(
+            esc("a<b & \"c\" 'd'>"),
+            "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;"
+        );
+        assert_eq!(esc("x\u{1b}[2J\u{0}y\n"), "x\u{fffd}[2J\u{fffd}y\n");
+    }
+
+    #[test]
+    fn one_case_per_check_tuning_item_problem_and_the_verdict() {
+        let mut run = crate::results::store::sample_run(0);
+        run.tuning = serde_json::json!({"action": "check", "items": [
+            {"item": "sysctl.kernel.printk", "status": "deviation", "detail": "found 7", "changed": false},
+            {"item": "boot.nohz_full", "status": "not-applicable", "detail": "no such knob", "changed": false},
+            {"item": "irq.affinity", "status": "ok", "detail": "", "changed": false}
+        ]});
+        let x = render(&[&run]);
+        let cases = x.matches("<testcase ").count();
+        let checks = run.verdict.checks.len();
+        assert_eq!(cases, checks + 3 + run.verdict.problems.len() + 1, "{x}");
+        assert!(x.contains("name=\"sysctl.kernel.printk\""), "{x}");
+        assert!(
+            x.contains("<skipped message=\"not-applicable: no such knob\"/>"),
+            "{x}"
+        );
+    }
+}

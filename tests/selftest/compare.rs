@@ -1,0 +1,114 @@
+//! `rtbench compare` on runs made here: twenty stored 1-s idle self-tests compared with
+//! the first are never a regression; a run whose measuring thread a SCHED_FIFO load
+//! above it preempts is one, against a stored idle run and against cyclictest 2.4's own
+//! `--json`; cyclictest's `-h` dump and its JSON of the same run read alike; `--plot`
+//! overlays the runs. No latency value is asserted: only what the comparison says.
+
+use crate::common::*;
+use std::path::{Path, PathBuf};
+
+/// A 1-s self-test storing into `dir/results` (keep 25); `body` adds sections.
+fn selftest(dir: &Path, body: &str) -> std::process::Output {
+    let text = format!(
+        "{body}\n[selftest]\nmode = \"off\"\nduration = \"1s\"\n[output]\nresults_dir = \"{}\"\n\
+         fallback_dir = \"{}\"\nkeep = 25\n",
+        dir.join("results").display(),
+        dir.join("run").display()
+    );
+    let cfg = dir.join("rtbench.toml");
+    std::fs::write(&cfg, on_any_kernel(&text)).unwrap();
+    selftest_logfmt(&cfg)
+}
+
+fn stored_files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir.join("results"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn compare(args: &[&Path], extra: &[&str]) -> (Option<i32>, String) {
+    let o = rtbench()
+        .arg("compare")
+        .args(args)
+        .args(extra)
+        .output()
+        .unwrap();
+    (o.status.code(), format!("{}{}", stdout(&o), stderr(&o)))
+}
+
+/// The load that makes the measuring thread (SCHED_FIFO 1 on `cpu`) wait: stress-ng at
+/// SCHED_FIFO 2 on the same CPU, busy half of every 2 ms.
+fn preempting_load(cpu: usize) -> String {
+    format!(
+        "chrt -f 2 stress-ng --cpu 1 --cpu-load 50 --cpu-load-slice 1 --taskset {cpu} --timeout 20"
+    )
+}
+
+#[test]
+fn repeated_idle_runs_never_regress_a_preempted_run_does() {
+    let _serial = lock::exclusive();
+    let last = online_cpus() - 1;
+    let idle = TempDir::new("cmp-idle");
+    for _ in 0..20 {
+        selftest(&idle, "");
+    }
+    let runs = stored_files(&idle);
+    assert_eq!(runs.len(), 20);
+    let refs: Vec<&Path> = runs.iter().map(PathBuf::as_path).collect();
+    let (code, text) = compare(&refs, &[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(!text.contains("REGRESSION"), "{text}");
+    assert!(!text.lines().any(|l| l.ends_with(" regression")), "{text}");
+    assert_eq!(text.matches(" against A: ").count(), 19, "{text}");
+
+    // The loaded run: CPU `last` at FIFO 1 under the FIFO 2 load.
+    let loaded = TempDir::new("cmp-load");
+    let body = format!(
+        "[cyclic]\ncpus = \"{last}\"\npriority = 1\n[load]\ncmd = \"{}\"\ncpus = \"{last}\"\n",
+        preempting_load(last)
+    );
+    let o = selftest(&loaded, &body);
+    let loaded_run = stored_files(&loaded);
+    assert_eq!(loaded_run.len(), 1, "{}", stderr(&o));
+    let svg = loaded.join("overlay.svg");
+    let (code, text) = compare(
+        &[&runs[0], &loaded_run[0]],
+        &["--plot", svg.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("verdict B against A: REGRESSION"), "{text}");
+    assert!(text.contains(&format!("cyclic CPU {last} p")), "{text}");
+    // What differs names the load (and the stored tuning, version … alike).
+    assert!(
+        text.contains("load: none → cmd: chrt -f 2 stress-ng"),
+        "{text}"
+    );
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    assert!(plot.contains(&format!("A CPU {last}")) && plot.contains(&format!("B CPU {last}")));
+
+    // cyclictest 2.4 itself: one idle run as its -h dump and its JSON read alike, and
+    // the preempted stored run regresses against it.
+    let ct = TempDir::new("cmp-ct");
+    let json = ct.join("ct.json");
+    let o = cyclictest(&format!(
+        "-m -a {last} -p 1 -i 1000 -D 1 -q -h 5000 --json={}",
+        json.display()
+    ));
+    let dump = ct.join("ct.txt");
+    std::fs::write(&dump, &o.stdout).unwrap();
+    let (code, text) = compare(&[&dump, &json], &[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("cyclictest --json"), "{text}");
+    assert!(
+        !text.contains("REGRESSION") && !text.contains("only in"),
+        "{text}"
+    );
+    let (code, text) = compare(&[&json, &loaded_run[0]], &[]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("verdict B against A: REGRESSION"), "{text}");
+}
