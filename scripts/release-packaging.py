@@ -47,6 +47,9 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECIPE_DIR = os.path.join(ROOT, "meta-rtbench", "recipes-rt", "rtbench")
 IMAGE = os.path.join(ROOT, "meta-rtbench", "recipes-rt", "images", "rtbench-image.bb")
+PACKAGEGROUP = os.path.join(ROOT, "meta-rtbench", "recipes-rt", "packagegroups", "packagegroup-rtbench.bb")
+# The layer's other recipes that name the project (HOMEPAGE, BUGTRACKER).
+OTHER_RECIPES = (IMAGE, PACKAGEGROUP)
 PKG_DIR = os.path.join(ROOT, "buildroot-package", "package", "rtbench")
 MK = os.path.join(PKG_DIR, "rtbench.mk")
 HASH = os.path.join(PKG_DIR, "rtbench.hash")
@@ -200,7 +203,7 @@ def check():
     version, repo = cargo_package()
     tag = f"v{version}"
     recipe = recipe_path()
-    rtext, itext, mk, htext, ctext = read(recipe), read(IMAGE), read(MK), read(HASH), read(CONFIG_IN)
+    rtext, mk, htext, ctext = read(recipe), read(MK), read(HASH), read(CONFIG_IN)
 
     def expect(ok, msg):
         if not ok:
@@ -216,7 +219,7 @@ def check():
     srcrev = var(rtext, "SRCREV", recipe)
     expect(re.fullmatch(r"[0-9a-f]{40}", srcrev) is not None,
            f"{os.path.relpath(recipe, ROOT)}: SRCREV {srcrev!r}: expected 40 hex digits")
-    for path, text in ((recipe, rtext), (IMAGE, itext)):
+    for path, text in [(recipe, rtext)] + [(p, read(p)) for p in OTHER_RECIPES]:
         expect(var(text, "HOMEPAGE", path) == repo,
                f"{os.path.relpath(path, ROOT)}: HOMEPAGE is not {repo!r} (Cargo.toml repository)")
         expect(var(text, "BUGTRACKER", path) == repo + "/issues",
@@ -311,9 +314,8 @@ def set_release(args):
     crates = mit_only_crates()
     comment, br_license = expected_license_lines(crates)
     rtext = sub(rtext, r"^# Linked crates without an Apache-2.0 choice, .*$", comment, recipe)
-    itext = read(IMAGE)
-    for path in (recipe, IMAGE):
-        text = rtext if path == recipe else itext
+    for path in (recipe,) + OTHER_RECIPES:
+        text = rtext if path == recipe else read(path)
         text = sub(text, r'^HOMEPAGE = "[^"]*"$', f'HOMEPAGE = "{repo}"', path)
         text = sub(text, r'^BUGTRACKER = "[^"]*"$', f'BUGTRACKER = "{repo}/issues"', path)
         write(path, text)
@@ -333,6 +335,8 @@ def set_release(args):
         htext = sub(htext, rf"^sha256  [0-9a-f]{{64}}  {re.escape(name)}$", f"sha256  {sha}  {name}", HASH)
         print(f"release-packaging: {name} {sha} ({br})")
     write(HASH, htext)
+    # The crates list of the recipe, from Cargo.lock (what `bitbake -c update_crates` writes).
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gen-crates-inc.py")], check=True)
     print(f"release-packaging: {tag} filled in (SRCREV {srcrev[:12]}); now run: scripts/release-packaging.py check")
     return 0
 

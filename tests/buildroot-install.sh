@@ -11,7 +11,9 @@
 # rtbench.service ends up enabled: only with BR2_PACKAGE_RTBENCH_AUTOSTART=y;
 # the cyclictest/pmqtest links: only with BR2_PACKAGE_RTBENCH_RT_TESTS_NAMES=y;
 # and the journald drop-in: only with BR2_PACKAGE_RTBENCH_PERSISTENT_JOURNAL=y
-# (the options are set together here: y, then n).
+# (the options are set together here: y, then n), the preset files: only for a unit
+# that is not to start, the completions: only for the shells selected, no man pages
+# (Buildroot removes them), and the Cargo features the build options select.
 #
 # Usage: tests/buildroot-install.sh   (exit 0 = all passed). Needs make, systemctl.
 set -euo pipefail
@@ -40,6 +42,16 @@ BR2_PACKAGE_RTBENCH_AUTOSTART := \$(AUTO)
 BR2_PACKAGE_RTBENCH_RT_TESTS_NAMES := \$(AUTO)
 BR2_PACKAGE_RTBENCH_PERSISTENT_JOURNAL := \$(AUTO)
 BR2_PACKAGE_RTBENCH_MONITOR_AUTOSTART := \$(AUTO)
+BR2_PACKAGE_RTBENCH_MONITOR := y
+BR2_PACKAGE_RTBENCH_PLOT := \$(AUTO)
+BR2_PACKAGE_RTBENCH_DIAGNOSE := \$(AUTO)
+BR2_PACKAGE_RTBENCH_EXPLAIN := \$(AUTO)
+BR2_PACKAGE_BASH_COMPLETION := \$(AUTO)
+BR2_PACKAGE_ZSH := \$(AUTO)
+BR2_PACKAGE_FISH := \$(AUTO)
+empty :=
+space := \$(empty) \$(empty)
+comma := ,
 RTBENCH_PKGDIR := $root/buildroot-package/package/rtbench/
 cargo-package :=
 include $root/buildroot-package/package/rtbench/rtbench.mk
@@ -47,6 +59,8 @@ $work/src/install:
 	\$(foreach hook,\$(RTBENCH_POST_INSTALL_TARGET_HOOKS),\$(\$(hook))\$(sep))
 	\$(RTBENCH_INSTALL_INIT_SYSTEMD)
 	\$(RTBENCH_INSTALL_INIT_SYSV)
+$work/src/opts:
+	@echo '\$(RTBENCH_CARGO_BUILD_OPTS)|\$(RTBENCH_CARGO_INSTALL_OPTS)'
 define sep
 
 
@@ -71,13 +85,28 @@ for auto in y n; do
 	check "[$auto] catalog installed where journalctl --update-catalog reads" \
 		cmp -s "$root/systemd/rtbench.catalog" "$t/usr/lib/systemd/catalog/rtbench.catalog"
 	check "[$auto] monitor unit is the tree's" cmp -s "$root/systemd/rtbench-monitor.service" "$t/usr/lib/systemd/system/rtbench-monitor.service"
-	check "[$auto] a man page per command, 0644" \
-		test "$(find "$t/usr/share/man/man1" -name '*.1' | wc -l)" = "$(find "$root/docs/man" -name '*.1' | wc -l)" \
-		-a "$(mode "$t/usr/share/man/man1/rtbench-monitor.1")" = 644
-	check "[$auto] rtbench.toml(5), 0644" test "$(mode "$t/usr/share/man/man5/rtbench.toml.5")" = 644
-	check "[$auto] bash completion is the tree's" cmp -s "$root/docs/completions/rtbench.bash" "$t/usr/share/bash-completion/completions/rtbench"
-	check "[$auto] zsh and fish completions" test -e "$t/usr/share/zsh/site-functions/_rtbench" -a -e "$t/usr/share/fish/vendor_completions.d/rtbench.fish"
-	mkdir -p "$t/etc/systemd/system"
+	check "[$auto] no man pages (target-finalize removes them)" test ! -e "$t/usr/share/man"
+	opts=$(make -s -C "$work" AUTO="$auto" "$work/src/opts")
+	echo "     cargo options: $opts"
+	if [ "$auto" = y ]; then
+		check "[y] bash completion is the tree's" \
+			cmp -s "$root/docs/completions/rtbench.bash" "$t/usr/share/bash-completion/completions/rtbench"
+		check "[y] zsh and fish completions" \
+			test -e "$t/usr/share/zsh/site-functions/_rtbench" -a -e "$t/usr/share/fish/vendor_completions.d/rtbench.fish"
+		check "[y] cargo build and install with every feature" \
+			test "$opts" = '--no-default-features --features "plot,monitor,diagnose,explain"|--no-default-features --features "plot,monitor,diagnose,explain"'
+		check "[y] no preset file: preset-all enables both units" test ! -e "$t/usr/lib/systemd/system-preset/50-rtbench.preset" -a ! -e "$t/usr/lib/systemd/system-preset/50-rtbench-monitor.preset"
+	else
+		check "[n] no completions without bash-completion, zsh, fish" \
+			test ! -e "$t/usr/share/bash-completion" -a ! -e "$t/usr/share/zsh" -a ! -e "$t/usr/share/fish"
+		check "[n] cargo build and install with the monitor only" \
+			test "$opts" = '--no-default-features --features "monitor"|--no-default-features --features "monitor"'
+		for p in 50-rtbench.preset 50-rtbench-monitor.preset; do
+			check "[n] $p is the package's static file" \
+				cmp -s "$root/buildroot-package/package/rtbench/$p" "$t/usr/lib/systemd/system-preset/$p"
+		done
+	fi
+	mkdir -p "$t/etc/systemd/system" "$t/usr/lib/systemd/system-preset"
 	echo 'enable *' > "$t/usr/lib/systemd/system-preset/99-buildroot-default.preset"
 	systemctl --root="$t" preset-all >/dev/null 2>&1
 	state=$(systemctl --root="$t" is-enabled rtbench.service 2>/dev/null || true)

@@ -30,7 +30,8 @@ class ReleasePackagingTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="rtbench-release-test-")
         os.makedirs(os.path.join(self.tmp, "scripts"))
-        shutil.copy(os.path.join(ROOT, "scripts", "release-packaging.py"), os.path.join(self.tmp, "scripts"))
+        for script in ("release-packaging.py", "gen-crates-inc.py"):
+            shutil.copy(os.path.join(ROOT, "scripts", script), os.path.join(self.tmp, "scripts"))
         for item in COPY:
             src, dst = os.path.join(ROOT, item), os.path.join(self.tmp, item)
             (shutil.copytree if os.path.isdir(src) else shutil.copy)(src, dst)
@@ -86,10 +87,10 @@ class ReleasePackagingTest(unittest.TestCase):
         self.assertIn("HOMEPAGE is not", out)
 
     def test_licence_list_missing_a_crate_is_reported(self):
-        self.edit(MK, "MIT (crates byteorder, ", "MIT (crates ")
+        self.edit(MK, "MIT (crates memchr, ", "MIT (crates ")
         rc, out = self.run_script("check")
         self.assertEqual(rc, 1, out)
-        self.assertIn("RTBENCH_LICENSE = MIT or Apache-2.0 (rtbench), MIT (crates byteorder,", out)
+        self.assertIn("RTBENCH_LICENSE = MIT or Apache-2.0 (rtbench), MIT (crates memchr,", out)
 
     def test_tag_then_set_fills_srcrev_and_leaves_only_the_hashes(self):
         self.git("tag", f"v{self.version}")
@@ -114,6 +115,42 @@ class ReleasePackagingTest(unittest.TestCase):
         problems = [l for l in out.splitlines() if l.startswith("release-packaging: ") and "problems" not in l]
         self.assertEqual(len(problems), 1, out)
         self.assertIn("hashes are placeholders", problems[0])
+
+    def fake_buildroot(self, suffix):
+        """A directory that answers `make rtbench-source` as a Buildroot whose cargo format is
+        SUFFIX would (BR_FMT_VERSION_cargo), with a tarball of its own content."""
+        br = tempfile.mkdtemp(prefix="fake-buildroot-", dir=self.tmp)
+        os.makedirs(os.path.join(br, "package"))
+        with open(os.path.join(br, "package", "pkg-download.mk"), "w", encoding="utf-8") as f:
+            f.write(f"BR_FMT_VERSION_cargo = {suffix}\n")
+        with open(os.path.join(br, "Makefile"), "w", encoding="utf-8") as f:
+            f.write("qemu_aarch64_virt_rtbench_defconfig:\n\ttest -d $(BR2_EXTERNAL)/package/rtbench\n"
+                    "rtbench-source:\n\tmkdir -p $(BR2_DL_DIR)/rtbench\n"
+                    f"\techo $(RTBENCH_SITE) $(RTBENCH_VERSION) {suffix} > "
+                    f"$(BR2_DL_DIR)/rtbench/rtbench-$(RTBENCH_VERSION)-git4{suffix}.tar.gz\n")
+        return br
+
+    def test_one_set_command_fills_every_placeholder(self):
+        # docs/RELEASING.md: after the tag, one `set` with a tree of each supported Buildroot
+        # fills SRC_URI's host, SRCREV, HOMEPAGE/BUGTRACKER, the Buildroot version, site and
+        # every hash line, and regenerates the crates list; `check` then finds nothing.
+        self.git("tag", f"v{self.version}")
+        self.edit("Cargo.toml", 'repository = "https://git.example.org/rtbench"',
+                  'repository = "https://git.vendor.example/bsp/rtbench"')
+        trees = []
+        for suffix in ("-cargo4", "-cargo5", "-cargo6"):
+            trees += ["--buildroot", self.fake_buildroot(suffix)]
+        rc, out = self.run_script("set", *trees)
+        self.assertEqual(rc, 0, out)
+        rc, out = self.run_script("check")
+        self.assertEqual(rc, 0, out)
+        with open(os.path.join(self.tmp, HASH), encoding="utf-8") as f:
+            self.assertNotIn("0" * 64, f.read())
+        for path in (self.recipe, "meta-rtbench/recipes-rt/images/rtbench-image.bb",
+                     "meta-rtbench/recipes-rt/packagegroups/packagegroup-rtbench.bb"):
+            with open(os.path.join(self.tmp, path), encoding="utf-8") as f:
+                text = f.read()
+            self.assertNotIn("git.example.org", text, path)
 
 
 if __name__ == "__main__":

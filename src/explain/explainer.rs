@@ -13,16 +13,35 @@
 //! lowers them again (the monitor's windows). The run keeps the [`ExplainSpec::keep`] largest explanations and counts
 //! all of them by cause.
 
+#[cfg(feature = "explain")]
 use super::analyse::{analyse, Context};
-use super::counters::{wall_offset_ns, Counters, KernelLine};
+use super::counters::KernelLine;
+#[cfg(feature = "explain")]
+use super::counters::{wall_offset_ns, Counters};
+#[cfg(feature = "explain")]
 use super::recorder::{Caught, Recorder, RecorderSpec, Trap};
-use super::{CauseKind, Explanation, Spike, SpikeKind};
+#[cfg(feature = "explain")]
+use super::Spike;
+use super::{CauseKind, Explanation, SpikeKind};
+#[cfg(feature = "explain")]
 use crate::cpuset::CpuSet;
+#[cfg(feature = "explain")]
 use crate::sys::SysRoot;
 use serde::{Deserialize, Serialize};
+#[cfg(feature = "explain")]
 use std::sync::atomic::Ordering;
+#[cfg(feature = "explain")]
 use std::sync::Arc;
+#[cfg(feature = "explain")]
 use std::time::Instant;
+
+#[cfg(not(feature = "explain"))]
+mod disabled;
+/// Without the `explain` feature (Cargo.toml) there is no flight recorder: its
+/// [`Explainer::start`](disabled::Explainer::start) says so, and every run goes on
+/// unexplained.
+#[cfg(not(feature = "explain"))]
+pub use disabled::Explainer;
 
 /// Explanations kept per run by default (the largest); the counts go on past it.
 pub const DEFAULT_KEEP: usize = 16;
@@ -165,6 +184,7 @@ impl ExplainSummary {
 }
 
 /// The recorder of one run and what it found so far.
+#[cfg(feature = "explain")]
 pub struct Explainer {
     root: SysRoot,
     recorder: Recorder,
@@ -188,6 +208,7 @@ pub struct Explainer {
     summary: ExplainSummary,
 }
 
+#[cfg(feature = "explain")]
 impl Explainer {
     /// Starts the recorder for `threads` as `spec` says.
     ///
@@ -544,6 +565,7 @@ impl Explainer {
 
 /// The lines of `trace` from 1 ms before the sample's deadline to its wakeup; the
 /// first fifth and the rest from the end when there are more than [`EXCERPT_LINES`].
+#[cfg(feature = "explain")]
 fn excerpt(trace: &str, s: &Spike) -> Vec<String> {
     use super::event::{parse, Line};
     let lines: Vec<&str> = trace
@@ -567,6 +589,7 @@ fn excerpt(trace: &str, s: &Spike) -> Vec<String> {
 }
 
 /// The thread ids of this process (`/proc/self/task`).
+#[cfg(feature = "explain")]
 fn own_tids() -> Vec<i32> {
     std::fs::read_dir("/proc/self/task")
         .map(|rd| {

@@ -14,6 +14,7 @@
 //!
 //! Every duration here is **ns**; reports convert to µs.
 
+#[cfg(feature = "explain")]
 pub mod analyse;
 pub mod counters;
 pub mod event;
@@ -172,6 +173,8 @@ pub struct Cause {
     pub comm: Option<String>,
 }
 
+// Used by the analysis only.
+#[cfg(feature = "explain")]
 impl Cause {
     fn invalid(kind: CauseKind, text: String, ns: u64) -> Cause {
         Cause {
@@ -272,6 +275,8 @@ pub struct Timerlat {
     pub samples: u64,
 }
 
+// Used by the analysis only.
+#[cfg(feature = "explain")]
 impl Timerlat {
     fn add(&mut self, context: &str, ns: u64) {
         self.samples += 1;

@@ -16,6 +16,9 @@
 #   --monitor PATH  also install PATH as /etc/systemd/system/rtbench-monitor.service (not
 #                   enabled); the collector starts it after rtbench.service has finished, runs
 #                   vendord-burn bursts beside it and stops it (monitor.json, monitor-*.txt)
+#   --ptest PATH    also install PATH as /usr/lib/rtbench/ptest/run-ptest (rtbench-ptest's
+#                   script, meta-rtbench/recipes-rt/rtbench/files/run-ptest); the collector
+#                   runs it after rtbench.service has finished (ptest.txt, ptest.rc)
 #   --timeout S     host-side limit for the whole boot (default 600); the guest waits for the
 #                   unit up to S - 60 s, then collects anyway
 #   --out DIR       run directory (default $RTBENCH_VM_DIR/runs/<UTC time>-<pid>); must be
@@ -49,13 +52,14 @@ arch=${RTBENCH_VM_ARCH:-x86_64}
 case $arch in
   x86_64) cache=${RTBENCH_VM_DIR:-/var/tmp/rtbench-vm} elf_machine=3e ;;
   aarch64) cache=${RTBENCH_VM_DIR:-/var/tmp/rtbench-vm-aarch64} elf_machine=b7 ;;
-  *) echo "boot.sh: RTBENCH_VM_ARCH=$arch: expected x86_64 or aarch64" >&2; exit 1 ;;
+  armv7) cache=${RTBENCH_VM_DIR:-/var/tmp/rtbench-vm-armv7} elf_machine=28 ;;
+  *) echo "boot.sh: RTBENCH_VM_ARCH=$arch: expected x86_64, aarch64 or armv7" >&2; exit 1 ;;
 esac
 isolation=${RTBENCH_VM_CMDLINE:-isolcpus=1 nohz_full=1 rcu_nocbs=1 irqaffinity=0}
 say() { printf '[boot %3ss] %s\n' "$SECONDS" "$*" >&2; }
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//' >&2; exit 1; }
 
-bin="" unit="" config="" catalog="" append="" timeout=600 out="" keep_disk=0 culprit=0 monitor=""
+bin="" unit="" config="" catalog="" append="" timeout=600 out="" keep_disk=0 culprit=0 monitor="" ptest=""
 while [ $# -gt 0 ]; do
   case $1 in
     --bin | --unit | --config | --catalog | --append | --timeout | --out)
@@ -69,6 +73,7 @@ while [ $# -gt 0 ]; do
     --keep-disk) keep_disk=1; shift ;;
     --culprit) culprit=1; shift ;;
     --monitor) monitor=$2; shift 2 ;;
+    --ptest) ptest=$2; shift 2 ;;
     -h | --help) usage ;;
     *) echo "boot.sh: unknown argument '$1' (see --help)" >&2; exit 1 ;;
   esac
@@ -76,7 +81,7 @@ done
 for pair in "--bin:$bin" "--unit:$unit" "--config:$config"; do
   [ -n "${pair#*:}" ] || { echo "boot.sh: ${pair%%:*} PATH is required (see --help)" >&2; exit 1; }
 done
-for f in "$bin" "$unit" "$config" ${catalog:+"$catalog"}; do
+for f in "$bin" "$unit" "$config" ${catalog:+"$catalog"} ${ptest:+"$ptest"}; do
   [ -f "$f" ] || { echo "boot.sh: $f: no such file" >&2; exit 1; }
 done
 # ELF e_machine (bytes 18-19, little endian): 0x3e x86-64, 0xb7 AArch64
@@ -174,11 +179,12 @@ fi
 if [ -n "$monitor" ]; then
   install_file "$monitor" /etc/systemd/system/rtbench-monitor.service 644
 fi
+[ -n "$ptest" ] && install_file "$ptest" /usr/lib/rtbench/ptest/run-ptest 755
 # Where the collector sends the archive and the boot journal: x86 has four UARTs, arm64 "virt"
 # one (the console), so there they are virtio-serial ports (named below, udev's symlinks).
 case $arch in
   x86_64) archive_dev=/dev/ttyS1 full_dev=/dev/ttyS2 ;;
-  aarch64) archive_dev=/dev/virtio-ports/rtbench-vm.archive full_dev=/dev/virtio-ports/rtbench-vm.full ;;
+  aarch64 | armv7) archive_dev=/dev/virtio-ports/rtbench-vm.archive full_dev=/dev/virtio-ports/rtbench-vm.full ;;
 esac
 printf 'UNIT=rtbench.service\nWAIT_S=%s\nARCHIVE_DEV=%s\nFULL_DEV=%s\n' $(( timeout - 60 )) \
   "$archive_dev" "$full_dev" > "$out/guest.env"
@@ -229,6 +235,17 @@ case $arch in
     qemu_bin=qemu-system-aarch64 console=ttyAMA0
     qaccel=(-accel tcg,thread=multi,tb-size=512 -cpu max,pauth=off)
     qmachine=(-M virt)
+    channels=(-device virtio-serial-pci
+              -chardev "file,id=archive,path=$out/serial-archive.txt"
+              -device virtserialport,chardev=archive,name=rtbench-vm.archive
+              -chardev "file,id=full,path=$out/serial-full.log"
+              -device virtserialport,chardev=full,name=rtbench-vm.full) ;;
+  armv7)
+    # The armhf guest: Debian's armmp kernel on the same "virt" board, a Cortex-A15 (ARMv7 with
+    # the virtualization extensions, the arch timer), the same virtio-serial channels.
+    qemu_bin=qemu-system-arm console=ttyAMA0
+    qaccel=(-accel tcg,thread=multi,tb-size=512 -cpu cortex-a15)
+    qmachine=(-M virt,highmem=off)
     channels=(-device virtio-serial-pci
               -chardev "file,id=archive,path=$out/serial-archive.txt"
               -device virtserialport,chardev=archive,name=rtbench-vm.archive

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the cached guest image of rtbench's boot test: Debian bookworm (minbase) with systemd,
-# udev, kmod and Debian's PREEMPT_RT kernel (linux-image-rt-amd64, or linux-image-rt-arm64 for
-# RTBENCH_VM_ARCH=aarch64). Nothing of rtbench is in the image; boot.sh injects the binary, unit
+# udev, kmod and Debian's PREEMPT_RT kernel (linux-image-rt-amd64, linux-image-rt-arm64 for
+# RTBENCH_VM_ARCH=aarch64, linux-image-rt-armmp for RTBENCH_VM_ARCH=armv7). Nothing of rtbench is in the image; boot.sh injects the binary, unit
 # and config into a per-run copy.
 #
 #   tests/vm/build-image.sh            # as root; prints the image directory on stdout
@@ -16,7 +16,8 @@
 # nothing changed. Stale rootfs-*/image-* directories are removed after a successful build.
 #
 # Environment:
-#   RTBENCH_VM_ARCH     x86_64 (default) or aarch64 (arm64 guest for qemu-system-aarch64)
+#   RTBENCH_VM_ARCH     x86_64 (default), aarch64 (arm64 guest for qemu-system-aarch64) or
+#                       armv7 (armhf guest for qemu-system-arm; cache /var/tmp/rtbench-vm-armv7)
 #   RTBENCH_VM_DIR      cache directory (default /var/tmp/rtbench-vm, /var/tmp/rtbench-vm-aarch64)
 #   RTBENCH_VM_MIRROR   Debian mirror (default: the first .../debian URI of the host's apt sources)
 #   RTBENCH_VM_SUITE    Debian suite (default bookworm)
@@ -31,7 +32,10 @@ case $arch in
           qemu_tool=qemu-system-x86_64:qemu-system-x86 ;;
   aarch64) debarch=arm64 cache=${RTBENCH_VM_DIR:-/var/tmp/rtbench-vm-aarch64}
            qemu_tool="qemu-system-aarch64:qemu-system-arm qemu-aarch64-static:qemu-user-static" ;;
-  *) echo "build-image.sh: RTBENCH_VM_ARCH=$arch: expected x86_64 or aarch64" >&2; exit 1 ;;
+  # armhf: Debian's rt kernel flavour is armmp (ARMv7 multiplatform, -M virt included).
+  armv7) debarch=armhf kflavour=armmp cache=${RTBENCH_VM_DIR:-/var/tmp/rtbench-vm-armv7}
+         qemu_tool="qemu-system-arm:qemu-system-arm qemu-arm-static:qemu-user-static" ;;
+  *) echo "build-image.sh: RTBENCH_VM_ARCH=$arch: expected x86_64, aarch64 or armv7" >&2; exit 1 ;;
 esac
 suite=${RTBENCH_VM_SUITE:-bookworm}
 say() { printf '[build-image %3ss] %s\n' "$SECONDS" "$*" >&2; }
@@ -62,12 +66,14 @@ flock 9   # one build at a time; boot.sh takes this lock shared while it copies 
 # A foreign-architecture rootfs runs its maintainer scripts under qemu-user: binfmt_misc must
 # know the qemu-aarch64 interpreter (the F flag in qemu-user-static's entry makes it work in
 # the chroot). Containers may have binfmt_misc unmounted.
+binfmt=$arch
+[ "$arch" = armv7 ] && binfmt=arm   # qemu-user-static's entry for 32-bit ARM
 if [ "$arch" != "$(uname -m)" ]; then
   [ -e /proc/sys/fs/binfmt_misc/register ] ||
     mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null ||
     die "binfmt_misc is not mounted and cannot be mounted: no way to run $arch programs"
-  if [ ! -e "/proc/sys/fs/binfmt_misc/qemu-$arch" ]; then
-    conf=/usr/lib/binfmt.d/qemu-$arch.conf
+  if [ ! -e "/proc/sys/fs/binfmt_misc/qemu-$binfmt" ]; then
+    conf=/usr/lib/binfmt.d/qemu-$binfmt.conf
     [ -r "$conf" ] || die "$conf missing (qemu-user-static)"
     cat "$conf" > /proc/sys/fs/binfmt_misc/register || die "registering $conf with binfmt_misc failed"
   fi
@@ -75,7 +81,7 @@ fi
 
 # ---- cache keys ---------------------------------------------------------------------------
 # packages.txt names the kernel package linux-image-rt-@DEBARCH@.
-mapfile -t pkgs < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e "s/@DEBARCH@/$debarch/g" "$here/packages.txt" |
+mapfile -t pkgs < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e "s/@DEBARCH@/${kflavour:-$debarch}/g" "$here/packages.txt" |
                     grep -v '^$')
 [ ${#pkgs[@]} -gt 0 ] || die "$here/packages.txt lists no packages"
 pkey=$(printf '%s\n' "suite=$suite" "${pkgs[@]}" | sha256sum | cut -c1-16)
@@ -176,7 +182,7 @@ printf 'blacklist %s\n' floppy pcspkr i2c_piix4 ata_piix pata_acpi ata_generic s
 sed -i 's/^MODULES=.*/MODULES=list/' "$stage/etc/initramfs-tools/initramfs.conf"
 printf '%s\n' virtio_pci virtio_blk ext4 crc32c_generic > "$stage/etc/initramfs-tools/modules"
 # The arm64 guest has one UART: boot.sh gives it virtio-serial ports for the results.
-[ "$arch" = aarch64 ] && echo virtio_console > "$stage/etc/modules-load.d/rtbench-vm.conf"
+[ "$arch" != x86_64 ] && echo virtio_console > "$stage/etc/modules-load.d/rtbench-vm.conf"
 kver=$(cd "$stage/lib/modules" && ls | sort -V | tail -n1)
 [ -n "$kver" ] && [ -e "$stage/boot/vmlinuz-$kver" ] || die "no kernel found in $stage/boot"
 mode=-u

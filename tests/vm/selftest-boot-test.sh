@@ -24,7 +24,7 @@
 # `rtbench report`'s exit code, and no bare @FIELD@ in `journalctl -x`.
 # Assertions are on journal fields and unit state, never on latency values (TCG emulation).
 #
-#   tests/vm/selftest-boot-test.sh [BIN] [--arch x86_64|aarch64] [--unit PATH] [--catalog PATH]
+#   tests/vm/selftest-boot-test.sh [BIN] [--arch x86_64|aarch64|armv7] [--unit PATH] [--catalog PATH]
 #                                  [--only pass|fail|unjudged|explain|conditions] [--timeout S]
 #     BIN        rtbench binary (default target/release/rtbench), built for --arch
 #     --arch     the guest: x86_64 (default; Debian's linux-image-rt-amd64) or aarch64 (arm64
@@ -65,7 +65,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 case $only in "" | pass | fail | unjudged | explain | conditions) ;; *) echo "--only $only: expected pass, fail, unjudged, explain or conditions" >&2; exit 2 ;; esac
-case $RTBENCH_VM_ARCH in x86_64 | aarch64) ;; *) echo "--arch $RTBENCH_VM_ARCH: expected x86_64 or aarch64" >&2; exit 2 ;; esac
+case $RTBENCH_VM_ARCH in x86_64 | aarch64 | armv7) ;; *) echo "--arch $RTBENCH_VM_ARCH: expected x86_64, aarch64 or armv7" >&2; exit 2 ;; esac
 for f in "$bin" "$unit" ${catalog:+"$catalog"}; do
   [ -f "$f" ] || { echo "selftest-boot-test.sh: $f: no such file" >&2; exit 2; }
 done
@@ -334,8 +334,19 @@ if [ -z "$pass_run$fail_run$unjudged_run$explain_run$conditions_run" ]; then
   "$here/build-image.sh" > /dev/null || { echo "FAIL: building the guest image"; exit 2; }
 fi
 
+# rtbench-ptest's run-ptest (the Yocto package's ptest), run in the pass boot's guest after
+# the self-test: every result line must be PASS (SKIP only for what the build lacks).
+ptest_checks() {
+  local lines bad
+  lines=$(grep -cE '^(PASS|FAIL|SKIP): ' "$run/ptest.txt" 2>/dev/null || true)
+  bad=$(grep -E '^(FAIL|SKIP): ' "$run/ptest.txt" 2>/dev/null | tr '\n' ' ' || true)
+  check "pass: run-ptest (rtbench-ptest) in the guest: every line PASS ($lines lines), exit 0" \
+        "exit $(cat "$run/ptest.rc" 2>/dev/null || echo missing); not PASS: $bad; output: $(grep -vE '^PASS: ' "$run/ptest.txt" 2>/dev/null | head -c 1200)" \
+        test "$(cat "$run/ptest.rc" 2>/dev/null)" = 0 -a "${lines:-0}" -ge 10 -a -z "$bad"
+}
+
 if [ -z "$only" ] || [ "$only" = pass ]; then
-  if boot pass "$here/pass.toml" "$pass_run"; then
+  if boot pass "$here/pass.toml" "$pass_run" --ptest "$repo/meta-rtbench/recipes-rt/rtbench/files/run-ptest"; then
     common_checks pass pass
     check "pass: unit Result=success, ExecMainStatus=0" \
           "Result=$(show Result) ExecMainStatus=$(show ExecMainStatus) ActiveState=$(show ActiveState)" \
@@ -366,6 +377,7 @@ if [ -z "$only" ] || [ "$only" = pass ]; then
     pair_test_checks
     irq_thread_checks
     cpuset_checks
+    ptest_checks
   fi
 fi
 if [ -z "$only" ] || [ "$only" = fail ]; then

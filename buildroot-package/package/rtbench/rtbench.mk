@@ -13,11 +13,30 @@ RTBENCH_SITE = https://git.example.org/rtbench.git
 RTBENCH_SITE_METHOD = git
 # rtbench itself, and the linked crates that offer MIT but no Apache-2.0
 # (every linked crate offers MIT). CI checks the list against Cargo.lock.
-RTBENCH_LICENSE = MIT or Apache-2.0 (rtbench), MIT (crates byteorder, libm, memchr, nix, simd-adler32, strsim, winnow, zmij)
+RTBENCH_LICENSE = MIT or Apache-2.0 (rtbench), MIT (crates memchr, nix, simd-adler32, strsim, winnow, zmij)
 RTBENCH_LICENSE_FILES = LICENSE-MIT LICENSE-APACHE
 # The download is an archive without .git: `rtbench --version` names the
 # release from here (build.rs).
 RTBENCH_CARGO_ENV = RTBENCH_REVISION=$(RTBENCH_VERSION)
+
+# Build options: the Cargo features of Cargo.toml. cargo install builds
+# again, so it gets the same features as cargo build.
+ifeq ($(BR2_PACKAGE_RTBENCH_PLOT),y)
+RTBENCH_FEATURES += plot
+endif
+ifeq ($(BR2_PACKAGE_RTBENCH_MONITOR),y)
+RTBENCH_FEATURES += monitor
+endif
+ifeq ($(BR2_PACKAGE_RTBENCH_DIAGNOSE),y)
+RTBENCH_FEATURES += diagnose
+endif
+ifeq ($(BR2_PACKAGE_RTBENCH_EXPLAIN),y)
+RTBENCH_FEATURES += explain
+endif
+RTBENCH_CARGO_BUILD_OPTS = \
+	--no-default-features \
+	--features "$(subst $(space),$(comma),$(strip $(RTBENCH_FEATURES)))"
+RTBENCH_CARGO_INSTALL_OPTS = $(RTBENCH_CARGO_BUILD_OPTS)
 
 define RTBENCH_INSTALL_CONFIG
 	$(INSTALL) -D -m 0644 $(@D)/systemd/rtbench.toml \
@@ -25,40 +44,59 @@ define RTBENCH_INSTALL_CONFIG
 endef
 RTBENCH_POST_INSTALL_TARGET_HOOKS += RTBENCH_INSTALL_CONFIG
 
-# A man page per command and the shell completions, generated from the command
-# line's definitions (docs/man, docs/completions), and rtbench.toml(5), generated
-# from the configuration template. Buildroot's target-finalize removes
-# /usr/share/man from every target, and the completions of shells that are not
-# selected.
-define RTBENCH_INSTALL_DOCS
-	$(INSTALL) -d $(TARGET_DIR)/usr/share/man/man1 $(TARGET_DIR)/usr/share/man/man5
-	$(INSTALL) -m 0644 $(@D)/docs/man/*.1 $(TARGET_DIR)/usr/share/man/man1/
-	$(INSTALL) -m 0644 $(@D)/docs/man/*.5 $(TARGET_DIR)/usr/share/man/man5/
+# The shell completions generated from the command line's definitions
+# (docs/completions), for the shells the target has. No man pages: Buildroot's
+# target-finalize removes /usr/share/man from every target.
+ifeq ($(BR2_PACKAGE_BASH_COMPLETION),y)
+define RTBENCH_INSTALL_BASH_COMPLETION
 	$(INSTALL) -D -m 0644 $(@D)/docs/completions/rtbench.bash \
 		$(TARGET_DIR)/usr/share/bash-completion/completions/rtbench
+endef
+RTBENCH_POST_INSTALL_TARGET_HOOKS += RTBENCH_INSTALL_BASH_COMPLETION
+endif
+
+ifeq ($(BR2_PACKAGE_ZSH),y)
+define RTBENCH_INSTALL_ZSH_COMPLETION
 	$(INSTALL) -D -m 0644 $(@D)/docs/completions/_rtbench \
 		$(TARGET_DIR)/usr/share/zsh/site-functions/_rtbench
+endef
+RTBENCH_POST_INSTALL_TARGET_HOOKS += RTBENCH_INSTALL_ZSH_COMPLETION
+endif
+
+ifeq ($(BR2_PACKAGE_FISH),y)
+define RTBENCH_INSTALL_FISH_COMPLETION
 	$(INSTALL) -D -m 0644 $(@D)/docs/completions/rtbench.fish \
 		$(TARGET_DIR)/usr/share/fish/vendor_completions.d/rtbench.fish
 endef
-RTBENCH_POST_INSTALL_TARGET_HOOKS += RTBENCH_INSTALL_DOCS
+RTBENCH_POST_INSTALL_TARGET_HOOKS += RTBENCH_INSTALL_FISH_COMPLETION
+endif
 
 # Buildroot runs "systemctl preset-all" on the target: every installed unit
-# is enabled unless a preset file says otherwise. For SysV init, the script is
-# only put in /etc/init.d when it is to run at boot.
+# is enabled unless a preset file disables it, so a unit that is not to run
+# at boot gets one (50-rtbench.preset, 50-rtbench-monitor.preset). For SysV
+# init, the script is only put in /etc/init.d when it is to run at boot.
 ifeq ($(BR2_PACKAGE_RTBENCH_AUTOSTART),y)
-RTBENCH_PRESET = enable
 RTBENCH_SYSV_SCRIPT = /etc/init.d/S95rtbench
 else
-RTBENCH_PRESET = disable
 RTBENCH_SYSV_SCRIPT = /usr/share/rtbench/S95rtbench
+define RTBENCH_INSTALL_PRESET
+	$(INSTALL) -D -m 0644 $(RTBENCH_PKGDIR)/50-rtbench.preset \
+		$(TARGET_DIR)/usr/lib/systemd/system-preset/50-rtbench.preset
+endef
 endif
 
 # The field monitor's unit (rtbench monitor) is disabled unless asked for.
-ifeq ($(BR2_PACKAGE_RTBENCH_MONITOR_AUTOSTART),y)
-RTBENCH_MONITOR_PRESET = enable
-else
-RTBENCH_MONITOR_PRESET = disable
+ifeq ($(BR2_PACKAGE_RTBENCH_MONITOR),y)
+define RTBENCH_INSTALL_MONITOR_UNIT
+	$(INSTALL) -D -m 0644 $(@D)/systemd/rtbench-monitor.service \
+		$(TARGET_DIR)/usr/lib/systemd/system/rtbench-monitor.service
+endef
+ifneq ($(BR2_PACKAGE_RTBENCH_MONITOR_AUTOSTART),y)
+define RTBENCH_INSTALL_MONITOR_PRESET
+	$(INSTALL) -D -m 0644 $(RTBENCH_PKGDIR)/50-rtbench-monitor.preset \
+		$(TARGET_DIR)/usr/lib/systemd/system-preset/50-rtbench-monitor.preset
+endef
+endif
 endif
 
 # rtbench as cyclictest and pmqtest (docs/COMPAT.md); Config.in keeps the
@@ -84,14 +122,11 @@ define RTBENCH_INSTALL_INIT_SYSTEMD
 	$(RTBENCH_INSTALL_PERSISTENT_JOURNAL)
 	$(INSTALL) -D -m 0644 $(@D)/systemd/rtbench.service \
 		$(TARGET_DIR)/usr/lib/systemd/system/rtbench.service
-	$(INSTALL) -D -m 0644 $(@D)/systemd/rtbench-monitor.service \
-		$(TARGET_DIR)/usr/lib/systemd/system/rtbench-monitor.service
+	$(RTBENCH_INSTALL_MONITOR_UNIT)
 	$(INSTALL) -D -m 0644 $(@D)/systemd/rtbench.catalog \
 		$(TARGET_DIR)/usr/lib/systemd/catalog/rtbench.catalog
-	mkdir -p $(TARGET_DIR)/usr/lib/systemd/system-preset
-	printf '%s rtbench.service\n%s rtbench-monitor.service\n' \
-		$(RTBENCH_PRESET) $(RTBENCH_MONITOR_PRESET) > \
-		$(TARGET_DIR)/usr/lib/systemd/system-preset/50-rtbench.preset
+	$(RTBENCH_INSTALL_PRESET)
+	$(RTBENCH_INSTALL_MONITOR_PRESET)
 endef
 
 define RTBENCH_INSTALL_INIT_SYSV

@@ -18,6 +18,12 @@ IMAGE_LINGUAS = " "
 
 inherit core-image
 
+# testimage (IMAGE_CLASSES += "testimage", then bitbake rtbench-image -c testimage):
+# its runtime tests log in over ssh, and the layer's lib/oeqa/runtime/cases/rtbench.py
+# checks the self-test's unit, verdict, journal entries and report on the booted
+# image. ptest-pkgs (IMAGE_FEATURES) adds rtbench-ptest, which that test also runs.
+IMAGE_FEATURES += "${@'ssh-server-dropbear' if bb.data.inherits_class('testimage', d) else ''}"
+
 IMAGE_ROOTFS_SIZE ?= "8192"
 IMAGE_ROOTFS_EXTRA_SPACE:append = " ${@bb.utils.contains('DISTRO_FEATURES', 'systemd', '+ 4096', '', d)}"
 

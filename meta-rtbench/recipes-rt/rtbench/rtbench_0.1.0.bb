@@ -16,7 +16,7 @@ CVE_PRODUCT = "rtbench"
 # MIT but no Apache-2.0 (every linked crate offers MIT). Their licence texts
 # are in the crates (cargo_home/bitbake). CI checks this list against
 # Cargo.lock (scripts/release-packaging.py check):
-# Linked crates without an Apache-2.0 choice, used under MIT: byteorder, libm, memchr, nix, simd-adler32, strsim, winnow, zmij.
+# Linked crates without an Apache-2.0 choice, used under MIT: memchr, nix, simd-adler32, strsim, winnow, zmij.
 LICENSE = "(MIT | Apache-2.0) & MIT"
 LIC_FILES_CHKSUM = "file://LICENSE-MIT;md5=c9c073ac51524943272cc3eb0f84b7a1 \
                     file://LICENSE-APACHE;md5=3b83ef96387f14655fc854ddc3c6bd57"
@@ -31,14 +31,39 @@ LIC_FILES_CHKSUM = "file://LICENSE-MIT;md5=c9c073ac51524943272cc3eb0f84b7a1 \
 # tag= as the revision itself and refuses it next to a SRCREV ("Conflicting
 # revisions"), so there SRCREV alone names the release commit.
 RTBENCH_GIT_TAG = "${@'' if 'scarthgap' in (d.getVar('LAYERSERIES_CORENAMES') or '').split() else ';tag=v' + d.getVar('PV')}"
-SRC_URI = "git://git.example.org/rtbench.git;protocol=https;branch=main;destsuffix=${BP}${RTBENCH_GIT_TAG}"
+SRC_URI = "git://git.example.org/rtbench.git;protocol=https;branch=main;destsuffix=${BP}${RTBENCH_GIT_TAG} \
+           file://rtbench.init \
+           file://rtbench-monitor.init \
+           file://run-ptest \
+           "
 SRCREV = "0000000000000000000000000000000000000000"
 
 # Generated from Cargo.lock: `bitbake -c update_crates rtbench`, or without a
 # build directory scripts/gen-crates-inc.py in the rtbench repository.
 require ${BPN}-crates.inc
 
-inherit cargo cargo-update-recipe-crates systemd update-rc.d bash-completion
+inherit cargo cargo-update-recipe-crates systemd update-rc.d bash-completion ptest
+
+# Build options, the Cargo features of Cargo.toml; the default is everything. The
+# smallest useful build is PACKAGECONFIG = "monitor" (the self-test and the field
+# monitor); the repository's README.md, "Binary size", has the size of each option
+# per target.
+#   plot      rtbench plot (SVG latency plots)
+#   monitor   rtbench monitor and rtbench report --since; the package rtbench-monitor
+#   diagnose  rtbench diagnose (the .tar.gz bundle); includes monitor
+#   explain   the flight recorder that names why a late sample was late (--explain,
+#             [explain]); without it runs say "cannot explain" and go on
+PACKAGECONFIG ??= "plot monitor diagnose explain"
+PACKAGECONFIG[plot] = "--features plot"
+PACKAGECONFIG[monitor] = "--features monitor"
+PACKAGECONFIG[diagnose] = "--features diagnose"
+PACKAGECONFIG[explain] = "--features explain"
+CARGO_BUILD_FLAGS += "--no-default-features"
+# wrynose's cargo class passes PACKAGECONFIG_CONFARGS to `cargo build`, scarthgap's
+# does not: there the features are appended here.
+CARGO_BUILD_FLAGS:append = " ${@d.getVar('PACKAGECONFIG_CONFARGS') if 'scarthgap' in (d.getVar('LAYERSERIES_CORENAMES') or '').split() else ''}"
+# The monitor is in the binary with "monitor" or "diagnose".
+RTBENCH_MONITOR = "${@bb.utils.contains_any('PACKAGECONFIG', 'monitor diagnose', '1', '0', d)}"
 
 # Nothing to set for `rtbench --version`: build.rs reads the source revision
 # (this recipe's SRCREV) from the git checkout the fetcher leaves in ${S}, and
@@ -66,14 +91,19 @@ SYSTEMD_AUTO_ENABLE:${PN} = "${@'enable' if d.getVar('RTBENCH_AUTOSTART') == '1'
 # (IMAGE_INSTALL:append = " rtbench-monitor"; [monitor] in rtbench.toml).
 # nooelint: oelint.vars.mispell.unknown - the recipe's own switch
 RTBENCH_MONITOR_AUTOSTART ??= "0"
-SYSTEMD_PACKAGES = "${PN} ${PN}-monitor"
+SYSTEMD_PACKAGES = "${PN} ${@'${PN}-monitor' if d.getVar('RTBENCH_MONITOR') == '1' else ''}"
 SYSTEMD_SERVICE:${PN}-monitor = "rtbench-monitor.service"
 SYSTEMD_AUTO_ENABLE:${PN}-monitor = "${@'enable' if d.getVar('RTBENCH_MONITOR_AUTOSTART') == '1' else 'disable'}"
 
-# SysV init (e.g. the Poky distro): the same script as Buildroot's; it runs
-# the self-test once in the background and logs to syslog.
-INITSCRIPT_NAME = "rtbench"
-INITSCRIPT_PARAMS = "${@'start 95 2 3 4 5 .' if d.getVar('RTBENCH_AUTOSTART') == '1' else 'stop 05 0 1 6 .'}"
+# SysV init (e.g. the Poky distro): files/rtbench.init (the same file as the
+# Buildroot package's S95rtbench) runs the self-test once in the background and
+# logs to syslog with logger; files/rtbench-monitor.init runs the monitor in
+# ${PN}-monitor, under the same switches as the units.
+INITSCRIPT_PACKAGES = "${PN} ${@'${PN}-monitor' if d.getVar('RTBENCH_MONITOR') == '1' else ''}"
+INITSCRIPT_NAME:${PN} = "rtbench"
+INITSCRIPT_PARAMS:${PN} = "${@'start 95 2 3 4 5 .' if d.getVar('RTBENCH_AUTOSTART') == '1' else 'stop 05 0 1 6 .'}"
+INITSCRIPT_NAME:${PN}-monitor = "rtbench-monitor"
+INITSCRIPT_PARAMS:${PN}-monitor = "${@'start 96 2 3 4 5 . stop 04 0 1 6 .' if d.getVar('RTBENCH_MONITOR_AUTOSTART') == '1' else 'stop 04 0 1 6 .'}"
 
 # /etc/rtbench/rtbench.toml is the repository's systemd/rtbench.toml unless a
 # bbappend ships its own:
@@ -85,6 +115,9 @@ INITSCRIPT_PARAMS = "${@'start 95 2 3 4 5 .' if d.getVar('RTBENCH_AUTOSTART') ==
 RTBENCH_CONFIG = "${@os.path.join(os.path.dirname(d.getVar('S')), 'rtbench.toml') \
                     if 'file://rtbench.toml' in [u.split(';')[0] for u in d.getVar('SRC_URI').split()] \
                     else os.path.join(d.getVar('S'), 'systemd', 'rtbench.toml')}"
+# Where this recipe's own file:// sources unpack, beside ${S} (the init scripts;
+# the ptest class installs run-ptest itself).
+RTBENCH_FILES = "${@os.path.dirname(d.getVar('S'))}"
 
 do_install:append() {
     install -d ${D}${sysconfdir}/rtbench
@@ -92,7 +125,9 @@ do_install:append() {
     if ${@bb.utils.contains('DISTRO_FEATURES', 'systemd', 'true', 'false', d)}; then
         install -d ${D}${systemd_system_unitdir}
         install -m 0644 ${S}/systemd/rtbench.service ${D}${systemd_system_unitdir}/rtbench.service
-        install -m 0644 ${S}/systemd/rtbench-monitor.service ${D}${systemd_system_unitdir}/rtbench-monitor.service
+        if [ "${RTBENCH_MONITOR}" = 1 ]; then
+            install -m 0644 ${S}/systemd/rtbench-monitor.service ${D}${systemd_system_unitdir}/rtbench-monitor.service
+        fi
         # journalctl --update-catalog reads /usr/lib/systemd/catalog
         install -d ${D}${nonarch_libdir}/systemd/catalog
         install -m 0644 ${S}/systemd/rtbench.catalog ${D}${nonarch_libdir}/systemd/catalog/rtbench.catalog
@@ -103,7 +138,10 @@ do_install:append() {
     fi
     if ${@bb.utils.contains('DISTRO_FEATURES', 'sysvinit', 'true', 'false', d)}; then
         install -d ${D}${sysconfdir}/init.d
-        install -m 0755 ${S}/buildroot-package/package/rtbench/S95rtbench ${D}${sysconfdir}/init.d/rtbench
+        install -m 0755 ${RTBENCH_FILES}/rtbench.init ${D}${sysconfdir}/init.d/rtbench
+        if [ "${RTBENCH_MONITOR}" = 1 ]; then
+            install -m 0755 ${RTBENCH_FILES}/rtbench-monitor.init ${D}${sysconfdir}/init.d/rtbench-monitor
+        fi
     fi
     # A man page per command and the shell completions, generated from the
     # command line's definitions (docs/man, docs/completions), and rtbench.toml(5),
@@ -150,15 +188,24 @@ FILES:${PN}-journal-persistent += "${nonarch_libdir}/systemd/journald.conf.d/50-
 
 FILES:${PN} += "${nonarch_libdir}/systemd/catalog/rtbench.catalog"
 FILES:${PN}-rt-tests-names += "${bindir}/cyclictest ${bindir}/pmqtest"
-FILES:${PN}-monitor += "${systemd_system_unitdir}/rtbench-monitor.service"
+FILES:${PN}-monitor += "${systemd_system_unitdir}/rtbench-monitor.service ${sysconfdir}/init.d/rtbench-monitor"
 FILES:${PN}-zsh-completion += "${datadir}/zsh"
 FILES:${PN}-fish-completion += "${datadir}/fish"
 CONFFILES:${PN} = "${sysconfdir}/rtbench/rtbench.toml"
 
 RDEPENDS:${PN}-rt-tests-names = "${PN}"
 RDEPENDS:${PN}-monitor = "${PN}"
+# The SysV init scripts send rtbench's output to syslog with logger(1).
+RDEPENDS:${PN} += "${@bb.utils.contains('DISTRO_FEATURES', 'sysvinit', 'util-linux-logger', '', d)}"
 RCONFLICTS:${PN}-rt-tests-names = "rt-tests"
 
-# No RRECOMMENDS: rtbench needs nothing at run time beyond libc (its load
-# generators are built in, stress-ng is only used when the configuration
-# names it). rtbench-image adds rt-tests for cross-checks with cyclictest.
+# No RRECOMMENDS: rtbench needs nothing at run time beyond libc and, with SysV
+# init, logger (its load generators are built in, stress-ng is only used when the
+# configuration names it). rtbench-image adds rt-tests for cross-checks with
+# cyclictest.
+
+# ptest (DISTRO_FEATURES ptest; IMAGE_FEATURES ptest-pkgs): files/run-ptest drives
+# the installed rtbench (measurement, pmq, pipe, tune check, a 2 s self-test in
+# check mode, report, plot) and prints one PASS:/FAIL:/SKIP: line per test for
+# ptest-runner. It writes only below a temporary directory and needs a POSIX sh,
+# grep, sed, cut, tail and mktemp (busybox has them).
