@@ -37,6 +37,9 @@ pub fn run(args: &CompareArgs) -> Result<i32> {
     Ok(
         if outcomes.iter().any(|o| o.verdict == Verdict::Regression) {
             exit::FAIL
+        } else if outcomes.iter().any(|o| o.compared == 0) {
+            // Nothing in common: a CI job must not read that as a pass.
+            exit::USAGE
         } else {
             exit::OK
         },

@@ -28,11 +28,14 @@ pub fn run(args: &SelftestArgs) -> i32 {
             "no [limits]: the verdict will be unjudged",
         ));
     }
-    // The factory line names the unit in the environment too (config::unit).
-    let (unit, warnings) = located.config.unit.with_env(|k| std::env::var(k).ok());
-    located.config.unit = unit;
-    for w in warnings {
-        crate::report::output::Output::new(None).warn(&format!("rtbench: warning: {w}"));
+    // The factory line names the unit in the environment too (config::unit); a value
+    // it cannot store is refused before anything runs (exit 2).
+    match located.config.unit.with_env(|k| std::env::var(k).ok()) {
+        Ok(unit) => located.config.unit = unit,
+        Err(e) => {
+            crate::report::output::Output::new(None).warn(&format!("rtbench: {e}"));
+            return crate::error::exit::USAGE;
+        }
     }
     for a in located.config.advice() {
         crate::report::output::Output::new(None).warn(&format!("rtbench: warning: {a}"));

@@ -16,10 +16,12 @@ The first RUN is the baseline (A); each other is compared with it, per test and 
 p50, p90, p99, p99.9, p99.99 are equivalent, regression, improvement or inconclusive
 (the samples cannot support a claim: a percentile needs about 11 samples above it in
 each run, p99.9 about 11 000 per CPU; the max is one sample and always inconclusive).
-A difference counts beyond --tolerance (% of the smaller) plus --tolerance-us.
+A difference counts beyond --tolerance (% of the smaller) plus --tolerance-us. A run is
+EQUIVALENT only when every statistic but the max was judged equivalent and every test and
+CPU of the baseline was in it; otherwise, without a regression, INCONCLUSIVE, saying why.
 
-Exit codes: 0 no regression, 1 a run regressed against the baseline, 2 usage or an
-unreadable run.";
+Exit codes: 0 no regression, 1 a run regressed against the baseline, 2 usage, an
+unreadable run, or a run with no test and CPU in common with the baseline.";
 
 /// `rtbench compare` flags.
 #[derive(Debug, Args)]

@@ -14,11 +14,15 @@ pub struct Outcome {
     /// The candidate's letter.
     pub run: String,
     /// Its verdict: regression when any statistic regressed, else improvement when any
-    /// improved, else equivalent when something was judged and everything judged was,
-    /// else inconclusive.
+    /// improved, else equivalent when every statistic but the max (one sample, never
+    /// decided) was judged equivalent and every test and CPU of the baseline was there
+    /// to judge, else inconclusive.
     pub verdict: Verdict,
     /// What regressed: `cyclic CPU 0 p50`, ….
     pub regressions: Vec<String>,
+    /// Threads (CPUs, pairs) compared with the baseline's: 0 when the two runs have
+    /// nothing in common.
+    pub compared: usize,
 }
 
 /// The curve of `b` matching `a`'s: the same CPU when both say theirs, else the same
@@ -60,17 +64,31 @@ pub fn render(runs: &[Run], tol: Tolerance) -> (String, Vec<Outcome>) {
         let mut reasons: Vec<String> = Vec::new();
         let mut regressions = Vec::new();
         let (mut any_judged, mut all_equivalent, mut improved) = (false, true, false);
+        let (mut undecided, mut missing, mut compared) = (0usize, 0usize, 0usize);
         for sa in &base.series {
             let Some(sb) = cand.series(&sa.key) else {
                 let _ = writeln!(s, "{}: only in A", sa.key);
+                missing += 1;
                 continue;
             };
+            for cb in &sb.plot.curves {
+                if !sa
+                    .plot
+                    .curves
+                    .iter()
+                    .any(|ca| matching(ca, std::slice::from_ref(cb)).is_some())
+                {
+                    let _ = writeln!(s, "{} {}: only in {l}", sa.key, cb.label(true, sb.pairs));
+                }
+            }
             for ca in &sa.plot.curves {
                 let who = format!("{} {}", sa.key, ca.label(true, sa.pairs));
                 let Some(cb) = matching(ca, &sb.plot.curves) else {
                     let _ = writeln!(s, "{who}: only in A");
+                    missing += 1;
                     continue;
                 };
+                compared += 1;
                 let _ = writeln!(
                     s,
                     "{:<20}{:>10}{:>10}  verdict",
@@ -116,7 +134,9 @@ pub fn render(runs: &[Run], tol: Tolerance) -> (String, Vec<Outcome>) {
                             all_equivalent = false;
                         }
                         Verdict::Equivalent => any_judged = true,
-                        Verdict::Inconclusive => {}
+                        // The max is one sample: never decided, never counted.
+                        Verdict::Inconclusive if j.stat == "max" => {}
+                        Verdict::Inconclusive => undecided += 1,
                     }
                 }
             }
@@ -133,15 +153,28 @@ pub fn render(runs: &[Run], tol: Tolerance) -> (String, Vec<Outcome>) {
             Verdict::Regression
         } else if improved {
             Verdict::Improvement
-        } else if any_judged && all_equivalent {
+        } else if any_judged && all_equivalent && undecided == 0 && missing == 0 {
             Verdict::Equivalent
         } else {
             Verdict::Inconclusive
         };
-        let detail = if regressions.is_empty() {
-            String::new()
-        } else {
+        let detail = if !regressions.is_empty() {
             format!(": {}", regressions.join(", "))
+        } else if compared == 0 {
+            " (nothing in common with A to compare)".to_string()
+        } else if verdict == Verdict::Inconclusive || undecided > 0 || missing > 0 {
+            let mut why = vec!["no regression found".to_string()];
+            if undecided > 0 {
+                why.push(format!(
+                    "{undecided} statistic(s) undecided: longer runs decide them"
+                ));
+            }
+            if missing > 0 {
+                why.push(format!("{missing} test(s) or CPU(s) of A not in {l}"));
+            }
+            format!(" ({})", why.join("; "))
+        } else {
+            String::new()
         };
         let _ = writeln!(
             s,
@@ -152,6 +185,7 @@ pub fn render(runs: &[Run], tol: Tolerance) -> (String, Vec<Outcome>) {
             run: l,
             verdict,
             regressions,
+            compared,
         });
     }
     (s, outcomes)

@@ -68,18 +68,17 @@ impl UnitToml {
 
 impl UnitSection {
     /// The section with each key the environment sets (see [`ENV`]) replaced by the
-    /// environment's value; a value that is not [`valid_value`] is ignored and named
-    /// in the returned warnings.
-    pub fn with_env(&self, env: impl Fn(&str) -> Option<String>) -> (UnitSection, Vec<String>) {
+    /// environment's value. Errors: a value that is not [`valid_value`], as one line
+    /// naming the variable — the run must not be stored under another unit's label.
+    pub fn with_env(&self, env: impl Fn(&str) -> Option<String>) -> Result<UnitSection, String> {
         let mut out = self.clone();
-        let mut warnings = Vec::new();
         for (key, var) in ENV {
             let Some(v) = env(var) else { continue };
             if !valid_value(&v) {
-                warnings.push(format!(
-                    "{var} ignored: expected 1..{MAX_VALUE_LEN} printable characters"
+                return Err(format!(
+                    "{var} = \"{}\": expected 1..{MAX_VALUE_LEN} printable characters",
+                    crate::error::echo(&v)
                 ));
-                continue;
             }
             let slot = match key {
                 "label" => &mut out.label,
@@ -88,7 +87,7 @@ impl UnitSection {
             };
             *slot = Some(v);
         }
-        (out, warnings)
+        Ok(out)
     }
 }
 
@@ -106,11 +105,13 @@ mod tests {
             "RTBENCH_ORDER" => Some("bad\u{1b}".to_string()),
             _ => None,
         };
-        let (u, w) = c.unit.with_env(env);
+        let e = c.unit.with_env(env).unwrap_err();
+        assert!(e.starts_with("RTBENCH_ORDER = \"bad"), "{e}");
+        let good = |k: &str| (k == "RTBENCH_UNIT_LABEL").then(|| "L2".to_string());
+        let u = c.unit.with_env(good).unwrap();
         assert_eq!(u.label.as_deref(), Some("L2"));
         assert_eq!(u.station.as_deref(), Some("S"));
         assert_eq!(u.order, None);
-        assert_eq!(w.len(), 1, "{w:?}");
         let e = crate::config::parse("[unit]\norder = \"\"\n", "t", &root).unwrap_err();
         assert_eq!((e.line(), e.key()), (Some(2), Some("unit.order")));
     }

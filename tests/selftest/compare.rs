@@ -112,3 +112,40 @@ fn repeated_idle_runs_never_regress_a_preempted_run_does() {
     assert_eq!(code, Some(1), "{text}");
     assert!(text.contains("verdict B against A: REGRESSION"), "{text}");
 }
+
+/// Two short runs of one CPU each: compared with itself a run has too few samples to
+/// decide its tail, which is INCONCLUSIVE with the reason, exit 0; against a run of
+/// another CPU there is nothing to compare, exit 2 (a CI job must not read it as a pass).
+#[test]
+fn undecided_statistics_are_not_equivalent_and_nothing_in_common_is_not_a_pass() {
+    let dir = TempDir::new("cmp-small");
+    let run = |cpu: usize, name: &str| {
+        let f = dir.join(name);
+        let o = rtbench()
+            .args([
+                "cyclic", "-m", "-p", "80", "-i", "1000", "-l", "300", "-q", "-h", "2000",
+            ])
+            .args(["-a", &cpu.to_string(), "--json"])
+            .arg(&f)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        f
+    };
+    let last = online_cpus() - 1;
+    let a = run(last, "a.json");
+    let (code, text) = compare(&[&a, &a], &[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("verdict B against A: INCONCLUSIVE (no regression found; ")
+            && text.contains("statistic(s) undecided"),
+        "{text}"
+    );
+    if last > 0 {
+        let b = run(0, "b.json");
+        let (code, text) = compare(&[&a, &b], &[]);
+        assert_eq!(code, Some(2), "{text}");
+        assert!(text.contains("nothing in common with A"), "{text}");
+        assert!(text.contains("only in B"), "{text}");
+    }
+}

@@ -42,6 +42,27 @@ fn a_stored_run_names_its_unit_and_exports_as_junit() {
     );
     let cfg = dir.join("rtbench.toml");
     std::fs::write(&cfg, on_any_kernel(&text)).unwrap();
+    // A label the line sets that cannot be stored: refused before anything runs, never
+    // stored under the file's label.
+    let bad = rtbench()
+        .args(["selftest", "--log-format", "logfmt", "--config"])
+        .arg(&cfg)
+        .env("RTBENCH_UNIT_LABEL", "bad\u{1}label")
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
+    assert!(
+        stderr(&bad).contains("RTBENCH_UNIT_LABEL = \"bad\\u{1}label\": expected 1..64 printable"),
+        "{}",
+        stderr(&bad)
+    );
+    assert!(
+        !dir.join("results").exists()
+            || std::fs::read_dir(dir.join("results"))
+                .unwrap()
+                .next()
+                .is_none()
+    );
     let o = rtbench()
         .args(["selftest", "--log-format", "logfmt", "--config"])
         .arg(&cfg)
