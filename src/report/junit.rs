@@ -5,8 +5,10 @@
 //! is not the system's latency — invalid, measure again —, `<skipped>` for a thread no
 //! limit applies to), one per tuning item (`<failure>` for a deviation or a failed
 //! item, `<skipped>` when it does not apply here), one per problem of the run
-//! (`<error>`) and one for the run's verdict. The unit (serial number, label, station,
-//! order), the kernel and the conditions' loads are `<properties>`.
+//! (`<error>`) and one for the run's verdict (`<failure>` when unjudged, unless the
+//! run was accepted with `allow_unjudged`: nothing judged is not a pass). The unit
+//! (serial number, label, station, order), the kernel and the conditions' loads are
+//! `<properties>`.
 //!
 //! The element and attribute names are those of the JUnit XML schema the Jenkins JUnit
 //! plugin reads (jenkinsci/junit-plugin, `src/main/resources/hudson/tasks/junit/`
@@ -252,7 +254,15 @@ fn cases(run: &StoredRun) -> Vec<Case> {
             "pass" => Outcome::Pass,
             "fail" => Outcome::Failure(format!("FAIL: {failures}")),
             "invalid" => Outcome::Error(format!("INVALID: {failures}")),
-            _ => Outcome::Skipped(format!("UNJUDGED: {}", run.verdict.unjudged_reason())),
+            // Nothing judged is not a pass (fails closed), unless the run was accepted
+            // that way (`[selftest] allow_unjudged`: exit 0).
+            _ if run.accepted() => {
+                Outcome::Skipped(format!("UNJUDGED: {}", run.verdict.unjudged_reason()))
+            }
+            _ => Outcome::Failure(format!(
+                "UNJUDGED, not a pass: {}",
+                run.verdict.unjudged_reason()
+            )),
         },
         detail: failures,
     });
