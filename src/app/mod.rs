@@ -36,11 +36,11 @@ pub fn main(args: Vec<OsString>) -> i32 {
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let invocation = match getopt::prepare(&args) {
+    let (invocation, alone) = match getopt::prepare_with_command(&args) {
         Ok(i) => i,
         Err(e) => return fail(&Error::Usage(e)),
     };
-    let cli = match crate::cli::parse::parse(&invocation.args, invocation.tool) {
+    let cli = match crate::cli::parse::parse(&invocation.args, alone) {
         Ok(c) => c,
         Err(code) => return code,
     };

@@ -92,16 +92,21 @@ pub struct Invocation {
     pub args: Vec<OsString>,
     /// rtbench was called by the rt-tests program's name (`cyclictest`, `pmqtest`).
     pub as_rt_tests: Option<Tool>,
-    /// The measuring command the arguments are for (`None`: another subcommand, or
-    /// none), so that the parse can build that command alone
-    /// ([`super::parse::parse`]).
-    pub tool: Option<Tool>,
 }
 
 /// argv\[0\] dispatch and getopt normalisation of `args` (argv\[0\] included). Errors
 /// are one line: an rt-tests option rtbench does not implement, an ambiguous
 /// abbreviation, or a stray word.
 pub fn prepare(args: &[OsString]) -> Result<Invocation, UsageError> {
+    prepare_with_command(args).map(|(i, _)| i)
+}
+
+/// [`prepare`], and for a measuring command the built [`measuring_command`] its table
+/// was read from, for [`super::parse::parse`] to parse with (built once: it is most of
+/// the start-up's instructions).
+pub fn prepare_with_command(
+    args: &[OsString],
+) -> Result<(Invocation, Option<clap::Command>), UsageError> {
     let called = args
         .first()
         .and_then(|a| Path::new(a).file_name())
@@ -115,23 +120,25 @@ pub fn prepare(args: &[OsString]) -> Result<Invocation, UsageError> {
                 Some("pmq") => Tool::Pmq,
                 Some("pipe") => Tool::Pipe,
                 _ => {
-                    return Ok(Invocation {
+                    let invocation = Invocation {
                         args: args.to_vec(),
                         as_rt_tests: None,
-                        tool: None,
-                    })
+                    };
+                    return Ok((invocation, None));
                 }
             };
             (tool, &args[2..])
         }
     };
+    let mut cmd = measuring_command(tool);
+    cmd.build();
     let mut out = vec![OsString::from("rtbench"), OsString::from(tool.subcommand())];
-    out.extend(Table::new(tool).normalise(rest)?);
-    Ok(Invocation {
+    out.extend(Table::of(tool, &cmd).normalise(rest)?);
+    let invocation = Invocation {
         args: out,
         as_rt_tests: called,
-        tool: Some(tool),
-    })
+    };
+    Ok((invocation, Some(cmd)))
 }
 
 /// `rtbench SUBCOMMAND` for one measuring command alone: the subcommand's arguments and
@@ -212,6 +219,11 @@ impl Table {
     pub fn new(tool: Tool) -> Table {
         let mut cmd = measuring_command(tool);
         cmd.build();
+        Table::of(tool, &cmd)
+    }
+
+    /// The table of `tool` read from its built [`measuring_command`] `cmd`.
+    fn of(tool: Tool, cmd: &clap::Command) -> Table {
         let sub = cmd
             .find_subcommand(tool.subcommand())
             .expect("every Tool is a subcommand");

@@ -330,8 +330,7 @@ fn argv0_dispatch() {
             p(a),
             Invocation {
                 args: os(a),
-                as_rt_tests: None,
-                tool: None,
+                as_rt_tests: None
             }
         );
     }

@@ -2,23 +2,23 @@
 //! `--help` and `--version` on standard output (exit 0), an error as one line on
 //! standard error (exit 2).
 
-use super::getopt::{measuring_command, Tool};
 use super::Cli;
 use crate::error::exit;
 use crate::report::output::Output;
 use clap::{FromArgMatches, Parser};
 
-/// Parses `args` (argv\[0\] first, already prepared by [`super::getopt::prepare`]);
-/// `tool` is the measuring command they are for, if any: those are parsed by
-/// [`measuring_command`] alone first, and anything that parse does not accept (an
-/// error, `--help`, `--version`) is parsed again by the whole tree, so that every
-/// message is the one the whole tree gives.
+/// Parses `args` (argv\[0\] first, already prepared by
+/// [`super::getopt::prepare_with_command`]); `alone` is the measuring command's own
+/// tree ([`super::getopt::measuring_command`]) that preparation built, if any: the arguments are
+/// parsed by it first, and anything it does not accept (an error, `--help`,
+/// `--version`) is parsed again by the whole tree, so that every message is the one
+/// the whole tree gives.
 /// `Err` carries the exit code after the help, the version or the error was printed:
 /// 0 for `--help`/`--version`, 2 for an error (a missing subcommand prints the help
 /// as clap does, exit 2).
-pub fn parse(args: &[std::ffi::OsString], tool: Option<Tool>) -> Result<Cli, i32> {
-    if let Some(tool) = tool {
-        let fast = measuring_command(tool)
+pub fn parse(args: &[std::ffi::OsString], alone: Option<clap::Command>) -> Result<Cli, i32> {
+    if let Some(cmd) = alone {
+        let fast = cmd
             .try_get_matches_from(args)
             .ok()
             .and_then(|m| Cli::from_arg_matches(&m).ok());
@@ -133,6 +133,7 @@ pub fn one_line(e: &clap::Error) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::getopt::{measuring_command, Tool};
     use super::*;
     use clap::CommandFactory;
 

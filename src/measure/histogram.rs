@@ -207,6 +207,11 @@ impl Histogram {
         self.unplaced = self.unplaced.saturating_add(other.unplaced);
     }
 
+    /// Whether bucket `i` holds a sample (its low counter, or a carried wrap).
+    fn recorded(&self, i: usize) -> bool {
+        self.counts[i] != 0 || self.wraps.iter().any(|w| w.0 as usize == i)
+    }
+
     /// Samples in bucket `i`.
     fn count_at(&self, i: usize) -> u64 {
         let wraps: u64 = self
@@ -246,7 +251,7 @@ impl Histogram {
     /// `[RANGE_NS, count]`.
     pub fn sparse(&self) -> Vec<[u64; 2]> {
         let mut out: Vec<[u64; 2]> = (0..BUCKETS)
-            .filter(|&i| self.counts[i] != 0 || self.wraps.iter().any(|w| w.0 as usize == i))
+            .filter(|&i| self.recorded(i))
             .map(|i| [bounds(i).1, self.count_at(i)])
             .collect();
         if self.above > 0 {
@@ -275,12 +280,7 @@ impl Histogram {
         let rank = ((q.clamp(0.0, 1.0) * total as f64).ceil() as u64).clamp(1, total);
         let mut seen = 0u64;
         for i in 0..BUCKETS {
-            let c = if self.counts[i] != 0 || !self.wraps.is_empty() {
-                self.count_at(i)
-            } else {
-                0
-            };
-            seen += c;
+            seen += self.count_at(i);
             if seen >= rank {
                 return bounds(i).1;
             }
@@ -296,7 +296,7 @@ impl Histogram {
         }
         (0..BUCKETS)
             .rev()
-            .find(|&i| self.counts[i] != 0 || self.wraps.iter().any(|w| w.0 as usize == i))
+            .find(|&i| self.recorded(i))
             .map_or(0, |i| bounds(i).1)
     }
 
@@ -308,11 +308,9 @@ impl Histogram {
             return 0.0;
         }
         let mut sum = self.above as f64 * RANGE_NS as f64;
-        for i in 0..BUCKETS {
-            if self.counts[i] != 0 || !self.wraps.is_empty() {
-                let (lo, hi) = bounds(i);
-                sum += self.count_at(i) as f64 * (lo + hi) as f64 / 2.0;
-            }
+        for i in (0..BUCKETS).filter(|&i| self.recorded(i)) {
+            let (lo, hi) = bounds(i);
+            sum += self.count_at(i) as f64 * (lo + hi) as f64 / 2.0;
         }
         sum / n as f64
     }

@@ -130,22 +130,14 @@ impl LatencyStats {
     }
 
     /// Records one latency sample in **ns** that woke at `now_ns` (the thread's clock),
-    /// noting it as the time of the maximum when it is the largest: [`Self::record`]
-    /// with the time of the maximum in one comparison.
+    /// noting it as the time of the maximum when it is the largest (ties too: the
+    /// latest). No allocation, no lock.
     #[inline(always)]
     pub fn record_at(&mut self, latency_ns: u64, now_ns: i64) {
-        if let Some(l) = self.linear.as_mut() {
-            l.record(latency_ns, self.count);
-        }
-        self.count += 1;
-        self.last_ns = latency_ns;
-        self.sum_ns += latency_ns as u128;
-        self.min_ns = self.min_ns.min(latency_ns);
         if latency_ns >= self.max_ns {
-            self.max_ns = latency_ns;
             self.max_at_ns = now_ns;
         }
-        self.hist.record(latency_ns);
+        self.record(latency_ns);
     }
 
     /// Counts an overrun that skipped `periods` deadlines.

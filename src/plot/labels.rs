@@ -1,22 +1,10 @@
 //! The plot's text: XML escaping, clipping, and the labels of latencies (µs), counts,
 //! durations and axis steps.
 
-/// Escapes `s` for XML text and attribute values.
+/// Escapes `s` for the SVG's text and attribute values ([`crate::report::xml::escape`]),
+/// with tabs and newlines as spaces: a label is one line.
 pub fn esc(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&apos;"),
-            '\t' | '\n' => o.push(' '),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => o.push('?'),
-            c => o.push(c),
-        }
-    }
-    o
+    crate::report::xml::escape(&s.replace(['\t', '\n', '\r'], " "))
 }
 
 /// `s` cut to `n` characters, with `…` when cut.

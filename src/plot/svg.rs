@@ -426,7 +426,7 @@ mod tests {
     fn escapes_markup_and_forbidden_characters() {
         assert_eq!(
             esc("a<b>&\"c'\u{1b}[1m"),
-            "a&lt;b&gt;&amp;&quot;c&apos;?[1m"
+            "a&lt;b&gt;&amp;&quot;c&apos;\u{fffd}[1m"
         );
         assert_eq!(count(1234567), "1,234,567");
         assert_eq!(count(999), "999");

@@ -16,6 +16,7 @@
 //! `skipped`, `time`, `timestamp`, `hostname`; `properties`/`property`; `testcase` with
 //! `classname`, `name`; `failure`/`error`/`skipped` with `message` and `type`).
 
+use super::xml::escape as esc;
 use super::Sink;
 use crate::results::store::StoredRun;
 use crate::results::summary::{condition_prefix, thread_label, Check, TestSummary};
@@ -269,38 +270,9 @@ fn cases(run: &StoredRun) -> Vec<Case> {
     v
 }
 
-/// `v` as XML attribute or text content: `& < > " '` escaped, characters XML 1.0 does
-/// not allow (C0 controls but tab, newline and carriage return; U+FFFE, U+FFFF) as
-/// U+FFFD, so no stored value makes the document unreadable.
-fn esc(v: &str) -> String {
-    let mut s = String::with_capacity(v.len());
-    for c in v.chars() {
-        match c {
-            '&' => s.push_str("&amp;"),
-            '<' => s.push_str("&lt;"),
-            '>' => s.push_str("&gt;"),
-            '"' => s.push_str("&quot;"),
-            '\'' => s.push_str("&apos;"),
-            '\t' | '\n' | '\r' => s.push(c),
-            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => s.push('\u{fffd}'),
-            c => s.push(c),
-        }
-    }
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn escaping_keeps_every_value_well_formed() {
-        assert_eq!(
-            esc("a<b & \"c\" 'd'>"),
-            "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;"
-        );
-        assert_eq!(esc("x\u{1b}[2J\u{0}y\n"), "x\u{fffd}[2J\u{fffd}y\n");
-    }
 
     #[test]
     fn one_case_per_check_tuning_item_problem_and_the_verdict() {

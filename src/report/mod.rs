@@ -33,6 +33,7 @@ pub mod sysinfo;
 pub mod table;
 pub mod text;
 pub mod tuning;
+pub mod xml;
 
 use crate::load::LoadInfo;
 use crate::measure::cyclic::CyclicResult;

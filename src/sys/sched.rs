@@ -281,21 +281,32 @@ pub fn trim_stack(keep: usize) -> io::Result<usize> {
     }
     let len = end - low;
     // SAFETY: [low, end) is the unused bottom of this thread's own stack mapping (below
-    // the current frame by more than `keep`), which no live object occupies; munlock
-    // and madvise(MADV_DONTNEED) leave the mapping in place, and a later touch reads
-    // zero-filled pages as a fresh stack page would.
+    // the current frame by more than `keep`), which no live object occupies.
+    unsafe { release(low, len) }?;
+    Ok(len + release_alt_stack(page))
+}
+
+/// `munlock` and `madvise(MADV_DONTNEED)` of `[start, start + len)`: unlocked, freed,
+/// still mapped; a later touch faults in a zero-filled page.
+///
+/// # Safety
+/// The range must be page-aligned, mapped, and hold no live object (its contents are
+/// discarded).
+unsafe fn release(start: usize, len: usize) -> io::Result<()> {
+    // SAFETY: the caller's contract.
     let rc = unsafe {
-        let rc = libc::munlock(low as *const libc::c_void, len);
+        let rc = libc::munlock(start as *const libc::c_void, len);
         if rc == 0 {
-            libc::madvise(low as *mut libc::c_void, len, libc::MADV_DONTNEED)
+            libc::madvise(start as *mut libc::c_void, len, libc::MADV_DONTNEED)
         } else {
             rc
         }
     };
-    if rc != 0 {
-        return Err(io::Error::last_os_error());
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
     }
-    Ok(len + release_alt_stack(page))
 }
 
 /// The calling thread's alternate signal stack (sigaltstack(2); Rust's standard
@@ -322,20 +333,10 @@ fn release_alt_stack(page: usize) -> usize {
     }
     let len = ss.ss_size & !(page - 1);
     // SAFETY: [start, start + len) is this thread's registered alternate signal stack,
-    // not in use (SS_ONSTACK is clear); munlock and MADV_DONTNEED keep it mapped and
-    // zero-filled for a signal that needs it.
-    let rc = unsafe {
-        let rc = libc::munlock(start as *const libc::c_void, len);
-        if rc == 0 {
-            libc::madvise(start as *mut libc::c_void, len, libc::MADV_DONTNEED)
-        } else {
-            rc
-        }
-    };
-    if rc == 0 {
-        len
-    } else {
-        0
+    // page-aligned and not in use (SS_ONSTACK is clear): nothing live is in it.
+    match unsafe { release(start, len) } {
+        Ok(()) => len,
+        Err(_) => 0,
     }
 }
 
