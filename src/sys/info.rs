@@ -97,11 +97,17 @@ pub fn fnv1a64(bytes: &[u8]) -> String {
 
 /// The CPU model from `/proc/cpuinfo` text (see [`SysInfo::cpu_model`]).
 pub fn cpu_model(cpuinfo: &str) -> Option<String> {
-    ["model name", "Model", "Hardware"].iter().find_map(|key| {
-        cpuinfo.lines().find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            (k.trim() == *key && !v.trim().is_empty()).then(|| v.trim().to_string())
-        })
+    ["model name", "Model", "Hardware"]
+        .iter()
+        .find_map(|key| cpuinfo_field(cpuinfo, key))
+}
+
+/// The first non-empty value of `key` in `/proc/cpuinfo` text (`key\t\t: value`
+/// lines; fs/proc/cpuinfo.c and each architecture's `show_cpuinfo`).
+pub fn cpuinfo_field(cpuinfo: &str, key: &str) -> Option<String> {
+    cpuinfo.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        (k.trim() == key && !v.trim().is_empty()).then(|| v.trim().to_string())
     })
 }
 

@@ -40,7 +40,7 @@ pub fn read(root: &SysRoot) -> Option<Serial> {
         ),
         (
             "cpuinfo Serial",
-            file("/proc/cpuinfo").and_then(cpuinfo_serial),
+            file("/proc/cpuinfo").and_then(|t| super::info::cpuinfo_field(&t, "Serial")),
         ),
     ];
     sources.into_iter().find_map(|(source, v)| {
@@ -48,14 +48,6 @@ pub fn read(root: &SysRoot) -> Option<Serial> {
             .trim_matches(|c: char| c == '\0' || c.is_whitespace())
             .to_string();
         real(&value).then_some(Serial { value, source })
-    })
-}
-
-/// The value of `/proc/cpuinfo`'s `Serial\t\t: 10000000abcdef01` line.
-fn cpuinfo_serial(text: String) -> Option<String> {
-    text.lines().find_map(|l| {
-        let (k, v) = l.split_once(':')?;
-        (k.trim() == "Serial").then(|| v.trim().to_string())
     })
 }
 
