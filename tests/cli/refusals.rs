@@ -128,7 +128,7 @@ fn cpu_cgroup(tag: &str) -> Option<Cgroup> {
 #[test]
 fn a_cgroup_without_rt_runtime_is_named() {
     let Some(cg) = cpu_cgroup("nort") else {
-        eprintln!("skipped: no RT group scheduling (cpu.rt_runtime_us) on this kernel");
+        crate::common::skip("no RT group scheduling (cpu.rt_runtime_us) on this kernel");
         return;
     };
     assert_eq!(
@@ -346,7 +346,7 @@ fn strict_overcommit_names_commit_limit_for_the_load() {
     // Machine-wide: no other test may measure meanwhile (common::lock).
     let _machine = exclusive();
     if meminfo_kb("Committed_AS") * 2 > meminfo_kb("CommitLimit") {
-        eprintln!("skipped: Committed_AS is too close to CommitLimit to switch to mode 2 safely");
+        crate::common::skip("Committed_AS is too close to CommitLimit to switch to mode 2 safely");
         return;
     }
     let gib = meminfo_kb("CommitLimit") / (1 << 20) + 2;
@@ -395,7 +395,7 @@ fn rt_runtime_refusals_are_predicted_and_explained() {
     let root_group = "/sys/fs/cgroup/cpu/cpu.rt_runtime_us";
     let global = "/proc/sys/kernel/sched_rt_runtime_us";
     if !Path::new(root_group).exists() {
-        eprintln!("skipped: no RT group scheduling on this kernel");
+        crate::common::skip("no RT group scheduling on this kernel");
         return;
     }
     let before = std::fs::read_to_string(global).unwrap();
@@ -436,6 +436,7 @@ fn rt_runtime_refusals_are_predicted_and_explained() {
         .split(|c: char| !c.is_ascii_digit())
         .map(|n| n.parse::<u32>().unwrap_or(0));
     if (v.next().unwrap_or(0), v.next().unwrap_or(0)) < (6, 12) {
+        crate::common::skip("the fair server part: kernel before 6.12");
         return;
     }
     let _group = Restore::set(root_group, "40000");
@@ -461,7 +462,7 @@ fn a_selftest_with_refused_tuning_exits_3() {
     let _machine = exclusive();
     let root_group = "/sys/fs/cgroup/cpu/cpu.rt_runtime_us";
     if !Path::new(root_group).exists() {
-        eprintln!("skipped: no RT group scheduling on this kernel");
+        crate::common::skip("no RT group scheduling on this kernel");
         return;
     }
     let global = "/proc/sys/kernel/sched_rt_runtime_us";
