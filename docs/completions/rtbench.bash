@@ -40,6 +40,9 @@ _rtbench() {
             rtbench,monitor)
                 cmd="rtbench__monitor"
                 ;;
+            rtbench,oslat)
+                cmd="rtbench__oslat"
+                ;;
             rtbench,pipe)
                 cmd="rtbench__pipe"
                 ;;
@@ -102,6 +105,9 @@ _rtbench() {
                 ;;
             rtbench__help,monitor)
                 cmd="rtbench__help__monitor"
+                ;;
+            rtbench__help,oslat)
+                cmd="rtbench__help__oslat"
                 ;;
             rtbench__help,pipe)
                 cmd="rtbench__help__pipe"
@@ -179,7 +185,7 @@ _rtbench() {
 
     case "${cmd}" in
         rtbench)
-            opts="-h -V --help --version cyclic sysinfo selftest monitor diagnose report plot compare config tune pmq pipe load load-worker help"
+            opts="-h -V --help --version cyclic sysinfo selftest monitor diagnose report plot compare config tune pmq pipe oslat load load-worker help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -509,7 +515,7 @@ _rtbench() {
             return 0
             ;;
         rtbench__help)
-            opts="cyclic sysinfo selftest monitor diagnose report plot compare config tune pmq pipe load load-worker help"
+            opts="cyclic sysinfo selftest monitor diagnose report plot compare config tune pmq pipe oslat load load-worker help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -649,6 +655,20 @@ _rtbench() {
             return 0
             ;;
         rtbench__help__monitor)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        rtbench__help__oslat)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -920,6 +940,100 @@ _rtbench() {
                     return 0
                     ;;
                 -D)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        rtbench__oslat)
+            opts="-b -B -c -C -D -f -m -q -s -T -v -w -W -z -h --bucket-size --bias --cpu-list --cpu-main-thread --duration --json --rtprio --workload-mem --quiet --single-preheat --trace-threshold --version --workload --bucket-width --zero-omit --explain --no-mlockall --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --bucket-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -b)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cpu-list)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cpu-main-thread)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --duration)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -D)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rtprio)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --workload-mem)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -m)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trace-threshold)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -T)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --workload)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -w)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bucket-width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -W)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --explain)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

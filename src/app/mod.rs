@@ -12,6 +12,7 @@ mod diagnose;
 mod load;
 #[cfg(feature = "monitor")]
 mod monitor;
+mod oslat;
 mod pair;
 #[cfg(feature = "plot")]
 mod plot;
@@ -67,6 +68,10 @@ pub fn main(args: Vec<OsString>) -> i32 {
             pair::run_pmq(&a, &argv)
         }
         Command::Pipe(a) => pair::run_pipe(&a, &argv),
+        Command::Oslat(mut a) => {
+            a.as_oslat = invocation.as_rt_tests == Some(Tool::Oslat);
+            oslat::run(&a, &argv)
+        }
         Command::Load(a) => load::run(&a),
         Command::LoadWorker(a) => load::run_worker(&a),
     };

@@ -48,6 +48,8 @@ pub enum Tool {
     Pmq,
     /// `rtbench pipe` (no rt-tests program: rtbench's own options only).
     Pipe,
+    /// `rtbench oslat`, or rtbench called as `oslat`.
+    Oslat,
 }
 
 impl Tool {
@@ -57,6 +59,7 @@ impl Tool {
             Tool::Cyclic => "cyclic",
             Tool::Pmq => "pmq",
             Tool::Pipe => "pipe",
+            Tool::Oslat => "oslat",
         }
     }
 
@@ -71,6 +74,7 @@ impl Tool {
             ),
             Tool::Pmq => ("pmqtest", rt_tests::PMQTEST, &[]),
             Tool::Pipe => ("", &[], &[]),
+            Tool::Oslat => ("oslat", rt_tests::OSLAT, &[]),
         }
     }
 
@@ -79,6 +83,7 @@ impl Tool {
         match name {
             "cyclictest" => Some(Tool::Cyclic),
             "pmqtest" => Some(Tool::Pmq),
+            "oslat" => Some(Tool::Oslat),
             _ => None,
         }
     }
@@ -119,6 +124,7 @@ pub fn prepare_with_command(
                 Some("cyclic") => Tool::Cyclic,
                 Some("pmq") => Tool::Pmq,
                 Some("pipe") => Tool::Pipe,
+                Some("oslat") => Tool::Oslat,
                 _ => {
                     let invocation = Invocation {
                         args: args.to_vec(),
@@ -154,6 +160,8 @@ pub fn measuring_command(tool: Tool) -> clap::Command {
         .allow_negative_numbers(true)
         .args_override_self(true);
     let sub = match tool {
+        // oslat's -v is its version line (printed by `app/oslat.rs`), not clap's.
+        Tool::Oslat => super::oslat::OslatArgs::augment_args(sub.disable_version_flag(true)),
         Tool::Cyclic => super::cyclic::CyclicArgs::augment_args(sub),
         Tool::Pmq => super::pmq::PmqArgs::augment_args(sub),
         Tool::Pipe => super::pipe::PipeArgs::augment_args(sub),
@@ -455,6 +463,7 @@ impl Table {
                     flag: format!("'{}'", crate::error::echo(&w.to_string_lossy())),
                     value: String::new(),
                     message: match self.tool {
+                        Tool::Oslat => "unexpected argument: not an option nor the value of one (oslat would ignore it; rtbench refuses it)".into(),
                         Tool::Pipe => "unexpected argument: not an option nor the value of one".into(),
                         _ => format!(
                             "unexpected argument: not an option nor the value of one ({} would ignore it; rtbench refuses it)",

@@ -19,6 +19,7 @@ pub mod load;
 #[cfg(feature = "monitor")]
 pub mod monitor;
 pub mod number;
+pub mod oslat;
 pub mod parse;
 pub mod pipe;
 #[cfg(feature = "plot")]
@@ -101,6 +102,15 @@ pub enum Command {
         after_help = pipe::EXAMPLES
     )]
     Pipe(Box<pipe::PipeArgs>),
+    /// Busy-poll noise of (isolated) CPUs, oslat-compatible (flags, per-CPU table, --json)
+    #[command(
+        disable_help_flag = true,
+        disable_version_flag = true,
+        allow_negative_numbers = true,
+        args_override_self = true,
+        after_help = oslat::EXAMPLES
+    )]
+    Oslat(Box<oslat::OslatArgs>),
     /// Run only the background load (--load/--load-cmd) for -D TIME
     #[command(after_help = load::EXAMPLES)]
     Load(load::LoadArgs),

@@ -137,7 +137,7 @@ mod tests {
     use super::*;
     use clap::CommandFactory;
 
-    const TOOLS: [Tool; 3] = [Tool::Cyclic, Tool::Pmq, Tool::Pipe];
+    const TOOLS: [Tool; 4] = [Tool::Cyclic, Tool::Pmq, Tool::Pipe, Tool::Oslat];
 
     /// The measuring command alone has the whole tree's arguments and settings.
     #[test]

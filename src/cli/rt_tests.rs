@@ -178,3 +178,34 @@ pub const PMQTEST: &[RtOption] = &[
     opt("threads", Some('t'), Optional, "number of pairs"),
     opt("timeout", Some('T'), Required, "receive timeout"),
 ];
+
+/// oslat 2.4's options (`b:Bc:C:D:f:hm:qsw:T:vz` and `--json`), with `-W/--bucket-width`
+/// of later rt-tests (`src/oslat/oslat.c`). rtbench implements every one.
+pub const OSLAT: &[RtOption] = &[
+    opt("bucket-size", Some('b'), Required, "number of buckets"),
+    opt("bias", Some('B'), No, "bias the buckets"),
+    opt("cpu-list", Some('c'), Required, "CPUs to poll"),
+    opt(
+        "cpu-main-thread",
+        Some('C'),
+        Required,
+        "CPU of the main thread",
+    ),
+    opt("duration", Some('D'), Required, "run time"),
+    opt("json", None, Required, "JSON results"),
+    opt("rtprio", Some('f'), Required, "SCHED_FIFO priority"),
+    opt("help", Some('h'), No, "help"),
+    opt("workload-mem", Some('m'), Required, "workload memory size"),
+    opt("quiet", Some('q'), No, "summary only"),
+    opt("single-preheat", Some('s'), No, "pre-heat with one thread"),
+    opt(
+        "trace-threshold",
+        Some('T'),
+        Required,
+        "stop above a latency",
+    ),
+    opt("version", Some('v'), No, "version"),
+    opt("workload", Some('w'), Required, "workload kind"),
+    opt("bucket-width", Some('W'), Required, "bucket width in ns"),
+    opt("zero-omit", Some('z'), No, "omit all-zero buckets"),
+];

@@ -35,6 +35,10 @@ pub enum SpikeKind {
     Timer,
     /// A message sent at `start_ns`.
     Message,
+    /// A gap in a busy-poll loop that never sleeps (oslat): from `timer_ns` (the read
+    /// before the gap) to `wake_ns` (the read after it); nothing wakes the thread, so
+    /// what ran on its CPU in between is the whole cause.
+    Poll,
 }
 
 /// One sample over the explain threshold, as the measuring thread saw it.

@@ -23,6 +23,7 @@ pub fn headline(e: &Explanation) -> String {
         (None, SpikeKind::Message) => {
             parts.push(format!("wakeup latency {}", us(e.spike.latency_ns())))
         }
+        (None, SpikeKind::Poll) => parts.push(format!("gap {}", us(e.spike.latency_ns()))),
         (None, SpikeKind::Timer) => {}
     }
     let c = &e.cause;

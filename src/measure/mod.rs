@@ -15,6 +15,7 @@ pub mod histogram;
 pub mod monitor;
 pub mod pair;
 mod periodic;
+pub mod poll;
 pub mod shared;
 pub mod stats;
 pub mod transport;

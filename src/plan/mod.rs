@@ -13,6 +13,7 @@ pub mod diagnose;
 pub mod load;
 #[cfg(feature = "monitor")]
 pub mod monitor;
+pub mod oslat;
 pub mod pair;
 #[cfg(feature = "plot")]
 pub mod plot;

@@ -102,6 +102,16 @@ impl<'a> RtHeader<'a> {
     }
 }
 
+impl<'a> RtHeader<'a> {
+    /// The same header with another `"rt_test_version:"` (oslat's `2.40`).
+    pub fn with_version(self, version: &'static str) -> Self {
+        RtHeader {
+            rt_test_version: version,
+            ..self
+        }
+    }
+}
+
 #[derive(Serialize)]
 struct Document<'a> {
     #[serde(flatten)]

@@ -23,6 +23,7 @@ pub mod json;
 pub mod junit;
 #[cfg(feature = "monitor")]
 pub mod monitor;
+pub mod oslat;
 pub mod output;
 pub mod pair_json;
 pub mod pair_text;

@@ -6,6 +6,7 @@
 pub mod atomic;
 pub mod cgroup;
 pub mod clock;
+pub mod counter;
 pub mod cpus;
 pub mod envfile;
 pub mod info;

@@ -126,6 +126,7 @@ fn help_of_every_command() {
         &["cyclic", "--help"],
         &["pmq", "--help"],
         &["pipe", "--help"],
+        &["oslat", "--help"],
         &["load", "--help"],
         &["sysinfo", "--help"],
         &["selftest", "--help"],
