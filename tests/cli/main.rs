@@ -17,6 +17,7 @@ mod explain;
 mod harness_compat;
 mod isolation;
 mod load;
+mod oslat;
 mod output_contract;
 mod pair;
 mod plot;
