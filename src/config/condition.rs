@@ -24,6 +24,7 @@
 
 use super::limits::{LimitSet, LimitsToml, Measured, Written};
 use super::pair::{PairPlacement, PairSection, PairToml};
+use super::poll::{PollSection, PollToml};
 use super::selftest::{duration_key, CyclicSection, CyclicToml, LoadSection, LoadToml};
 use super::{RawConfig, Source};
 use crate::cpuset::CpuSet;
@@ -51,6 +52,7 @@ pub struct ConditionToml {
     cyclic: Option<CyclicToml>,
     pmq: Option<PairToml>,
     pipe: Option<PairToml>,
+    poll: Option<Spanned<PollToml>>,
     load: Option<LoadToml>,
     limits: Option<LimitsToml>,
 }
@@ -64,6 +66,8 @@ pub struct Parts<'a> {
     pub pmq: Option<&'a PairToml>,
     /// `[pipe]`.
     pub pipe: Option<&'a PairToml>,
+    /// `[poll]`.
+    pub poll: Option<&'a Spanned<PollToml>>,
     /// `[load]`.
     pub load: &'a LoadToml,
     /// `[limits]`.
@@ -83,6 +87,8 @@ pub struct Measure {
     pub pmq: Option<PairSection>,
     /// `[pipe]` (`None`: not run).
     pub pipe: Option<PairSection>,
+    /// `[poll]` (`None`: not run).
+    pub poll: Option<PollSection>,
     /// `[load]` as written.
     pub load: LoadSection,
     /// `[load]`, validated (`None`: no load).
@@ -110,6 +116,7 @@ impl Measure {
             .filter(|p| p.enabled)
             .map(|p| 2 * p.pairs())
             .chain(self.cyclic.enabled.then_some(self.cyclic_cpus.len()))
+            .chain(self.poll.iter().filter(|p| p.enabled).map(|p| p.cpus.len()))
             .max()
             .unwrap_or(0)
     }
@@ -122,6 +129,7 @@ impl Measure {
     /// Whether no test of it is enabled.
     pub fn no_test(&self) -> bool {
         !self.cyclic.enabled
+            && !self.poll.as_ref().is_some_and(|p| p.enabled)
             && ![&self.pmq, &self.pipe]
                 .into_iter()
                 .flatten()
@@ -154,6 +162,10 @@ pub fn measure(
     let pair = |t: Option<&PairToml>, kind| t.map(|t| t.resolve(kind, topo, root, src)).transpose();
     let pmq = pair(parts.pmq, PairKind::Pmq)?;
     let pipe = pair(parts.pipe, PairKind::Pipe)?;
+    let poll = parts
+        .poll
+        .map(|p| p.get_ref().resolve(p.span(), topo, src))
+        .transpose()?;
     let measured = |written: bool, p: &Option<PairSection>| match p {
         None => Measured::Absent,
         Some(p) => match &p.placement {
@@ -171,6 +183,10 @@ pub fn measure(
         },
         pmq: measured(pair_cpus(parts.pmq), &pmq),
         pipe: measured(pair_cpus(parts.pipe), &pipe),
+        poll: match &poll {
+            None => Measured::Absent,
+            Some(p) => Measured::Cpus(p.cpus.clone()),
+        },
     };
     let limits = parts.limits.resolve(topo, src, written)?;
     Ok(Measure {
@@ -179,6 +195,7 @@ pub fn measure(
         cyclic_cpus,
         pmq,
         pipe,
+        poll,
         load: parts.load.as_written(),
         load_spec,
         limits,
@@ -226,6 +243,11 @@ pub fn resolve(
             } else {
                 top.pipe
             },
+            poll: if c.poll.is_some() {
+                c.poll.as_ref()
+            } else {
+                top.poll
+            },
             load: c.load.as_ref().unwrap_or(top.load),
             limits: c.limits.as_ref().unwrap_or(top.limits),
         };
@@ -242,7 +264,7 @@ pub fn resolve(
             return Err(src.value_error(
                 c.name.span(),
                 &key("name"),
-                "the condition enables no test: expected [cyclic], [pmq] or [pipe] enabled in it",
+                "the condition enables no test: expected [cyclic], [pmq], [pipe] or [poll] enabled in it",
             ));
         }
         out.push(Condition {
@@ -266,11 +288,14 @@ fn only_tests(
             "cyclic" => true,
             "pmq" => m.pmq.is_some(),
             "pipe" => m.pipe.is_some(),
+            "poll" => m.poll.is_some(),
             _ => {
                 return Err(src.value_error(
                     tests.span(),
                     key,
-                    format!("unknown test \"{t}\": expected \"cyclic\", \"pmq\" or \"pipe\""),
+                    format!(
+                        "unknown test \"{t}\": expected \"cyclic\", \"pmq\", \"pipe\" or \"poll\""
+                    ),
                 ))
             }
         };
@@ -288,6 +313,9 @@ fn only_tests(
         if let Some(p) = p.as_mut() {
             p.enabled &= listed(name);
         }
+    }
+    if let Some(p) = m.poll.as_mut() {
+        p.enabled &= listed("poll");
     }
     Ok(())
 }

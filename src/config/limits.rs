@@ -52,6 +52,12 @@ pub struct Limits {
     /// Largest allowed 99.99th percentile.
     #[serde(default, deserialize_with = "limit_us")]
     pub p9999_us: Option<u64>,
+    /// Largest allowed 99.999th percentile (NI's busy-poll limits).
+    #[serde(default, deserialize_with = "limit_us")]
+    pub p99999_us: Option<u64>,
+    /// Largest allowed 99.9999th percentile.
+    #[serde(default, deserialize_with = "limit_us")]
+    pub p999999_us: Option<u64>,
     /// Largest allowed number of overruns (late wakeups past the next deadline).
     pub overruns: Option<u64>,
 }
@@ -65,6 +71,8 @@ impl Limits {
             p99_us: other.p99_us.or(self.p99_us),
             p999_us: other.p999_us.or(self.p999_us),
             p9999_us: other.p9999_us.or(self.p9999_us),
+            p99999_us: other.p99999_us.or(self.p99999_us),
+            p999999_us: other.p999999_us.or(self.p999999_us),
             overruns: other.overruns.or(self.overruns),
         }
     }
@@ -118,7 +126,7 @@ impl LimitSet {
 }
 
 /// The self-test's tests, by the names results, limits and journal entries use.
-pub const TESTS: [&str; 3] = ["cyclic", "pmq", "pipe"];
+pub const TESTS: [&str; 4] = ["cyclic", "pmq", "pipe", "poll"];
 
 /// Where a test's threads run, as the configuration says it: what decides whether a
 /// `[[limits.cpus]]` rule can apply to it (see [`LimitsToml::resolve`]).
@@ -144,6 +152,8 @@ pub struct Written {
     pub pmq: Measured,
     /// `[pipe]`.
     pub pipe: Measured,
+    /// `[poll]`.
+    pub poll: Measured,
 }
 
 impl Written {
@@ -151,6 +161,7 @@ impl Written {
         match test {
             "pmq" => &self.pmq,
             "pipe" => &self.pipe,
+            "poll" => &self.poll,
             _ => &self.cyclic,
         }
     }
@@ -172,6 +183,10 @@ pub struct CpuLimitsToml {
     p999_us: Option<u64>,
     #[serde(default, deserialize_with = "limit_us")]
     p9999_us: Option<u64>,
+    #[serde(default, deserialize_with = "limit_us")]
+    p99999_us: Option<u64>,
+    #[serde(default, deserialize_with = "limit_us")]
+    p999999_us: Option<u64>,
     overruns: Option<u64>,
 }
 
@@ -189,10 +204,15 @@ pub struct LimitsToml {
     p999_us: Option<u64>,
     #[serde(default, deserialize_with = "limit_us")]
     p9999_us: Option<u64>,
+    #[serde(default, deserialize_with = "limit_us")]
+    p99999_us: Option<u64>,
+    #[serde(default, deserialize_with = "limit_us")]
+    p999999_us: Option<u64>,
     overruns: Option<u64>,
     cyclic: Option<Limits>,
     pmq: Option<Spanned<Limits>>,
     pipe: Option<Spanned<Limits>>,
+    poll: Option<Spanned<Limits>>,
     cpus: Vec<CpuLimitsToml>,
 }
 
@@ -210,6 +230,7 @@ impl LimitsToml {
         for (name, l, there) in [
             ("pmq", &self.pmq, &written.pmq),
             ("pipe", &self.pipe, &written.pipe),
+            ("poll", &self.poll, &written.poll),
         ] {
             if let (Some(l), Measured::Absent) = (l, there) {
                 return Err(src.table_error(
@@ -226,7 +247,11 @@ impl LimitsToml {
         if let Some(l) = &self.cyclic {
             per_test.insert("cyclic".to_string(), l.clone());
         }
-        for (name, l) in [("pmq", &self.pmq), ("pipe", &self.pipe)] {
+        for (name, l) in [
+            ("pmq", &self.pmq),
+            ("pipe", &self.pipe),
+            ("poll", &self.poll),
+        ] {
             if let Some(l) = l {
                 per_test.insert(name.to_string(), l.get_ref().clone());
             }
@@ -238,7 +263,7 @@ impl LimitsToml {
                     return Err(src.value_error(
                         t.span(),
                         &format!("limits.cpus[{i}].test"),
-                        "expected \"cyclic\", \"pmq\" or \"pipe\" (the self-test's tests)",
+                        "expected \"cyclic\", \"pmq\", \"pipe\" or \"poll\" (the self-test's tests)",
                     ));
                 }
             }
@@ -248,6 +273,8 @@ impl LimitsToml {
                 p99_us: c.p99_us,
                 p999_us: c.p999_us,
                 p9999_us: c.p9999_us,
+                p99999_us: c.p99999_us,
+                p999999_us: c.p999999_us,
                 overruns: c.overruns,
             };
             let cpus_name = format!("limits.cpus[{i}].cpus");
@@ -257,7 +284,7 @@ impl LimitsToml {
                     c.cpus.span(),
                     &format!("limits.cpus[{i}]"),
                     "sets no limit: expected at least one of max_us, avg_us, p99_us, \
-                     p999_us, p9999_us, overruns",
+                     p999_us, p9999_us, p99999_us, p999999_us, overruns",
                 ));
             }
             never_applies(src, c, i, &cpus, &written)?;
@@ -274,6 +301,8 @@ impl LimitsToml {
                 p99_us: self.p99_us,
                 p999_us: self.p999_us,
                 p9999_us: self.p9999_us,
+                p99999_us: self.p99999_us,
+                p999999_us: self.p999999_us,
                 overruns: self.overruns,
             },
             per_test,

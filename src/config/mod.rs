@@ -20,6 +20,7 @@ pub mod limits;
 pub mod locate;
 pub mod monitor;
 pub mod pair;
+pub mod poll;
 pub mod selftest;
 pub mod tuning;
 pub mod unit;
@@ -60,6 +61,9 @@ pub struct RawConfig {
     /// `[pipe]`: the pipe ping-pong task-switch test (absent: not run).
     #[serde(default)]
     pub pipe: Option<pair::PairToml>,
+    /// `[poll]`: the busy-poll test (absent: not run).
+    #[serde(default)]
+    pub poll: Option<toml::Spanned<poll::PollToml>>,
     /// `[load]`: what runs beside the measurement.
     #[serde(default)]
     pub load: selftest::LoadToml,
@@ -101,6 +105,8 @@ pub struct Config {
     pub pmq: Option<pair::PairSection>,
     /// `[pipe]` (`None`: no such section, the test does not run).
     pub pipe: Option<pair::PairSection>,
+    /// `[poll]` (`None`: no such section, the test does not run).
+    pub poll: Option<poll::PollSection>,
     /// `[load]` as written.
     pub load: LoadSection,
     /// `[load]`, validated (`None`: no load).
@@ -165,6 +171,7 @@ pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config, ConfigErr
         cyclic: &raw.cyclic,
         pmq: raw.pmq.as_ref(),
         pipe: raw.pipe.as_ref(),
+        poll: raw.poll.as_ref(),
         load: &raw.load,
         limits: &raw.limits,
     };
@@ -186,6 +193,7 @@ pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config, ConfigErr
         cyclic_cpus,
         pmq,
         pipe,
+        poll,
         load,
         load_spec,
         limits,
@@ -198,6 +206,7 @@ pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config, ConfigErr
         cyclic_cpus,
         pmq,
         pipe,
+        poll,
         limits,
         load,
         load_spec,

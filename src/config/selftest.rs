@@ -474,7 +474,11 @@ mod tests {
             .pipe
             .as_ref()
             .is_some_and(|p| p.enabled && p.interval_us == 1000));
-        assert_eq!(c.limits.per_test.len(), 3);
+        assert!(c
+            .poll
+            .as_ref()
+            .is_some_and(|p| p.enabled && p.cpus.to_list() == "1" && p.priority == 0));
+        assert_eq!(c.limits.per_test.len(), 4);
         assert_eq!(
             c.cyclic.duration,
             Some(std::time::Duration::from_secs(12 * 3600))

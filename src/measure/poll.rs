@@ -27,6 +27,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
+/// oslat's number of buckets (`BUCKET_SIZE`).
+pub const DEFAULT_BUCKETS: usize = 32;
+
 /// Gaps between two looks at the stop flag, the run's end and the live figures.
 pub const CHECK_EVERY: u64 = 1024;
 

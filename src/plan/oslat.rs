@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// oslat's default number of buckets.
-pub const DEFAULT_BUCKETS: usize = 32;
+pub const DEFAULT_BUCKETS: usize = crate::measure::poll::DEFAULT_BUCKETS;
 /// oslat's default workload memory per thread and buffer, bytes (16 KiB).
 pub const DEFAULT_WORKLOAD_BYTES: usize = 16 << 10;
 /// Largest `-m`, bytes (1 GiB per buffer: two per thread, all locked).

@@ -77,8 +77,15 @@ pub fn render(run: &StoredRun) -> String {
             ("0.99", th.p99_ns),
             ("0.999", th.p999_ns),
             ("0.9999", th.p9999_ns),
-            ("1", th.max_ns),
         ];
+        let nines = th
+            .high_nines_ns
+            .map(|[a, b]| [("0.99999", a), ("0.999999", b)]);
+        let quantiles: Vec<(&str, u64)> = quantiles
+            .into_iter()
+            .chain(nines.into_iter().flatten())
+            .chain([("1", th.max_ns)])
+            .collect();
         f.summary(&labels, &quantiles, th.avg_ns, th.count);
     }
     let mut f = x.family(
@@ -122,7 +129,7 @@ pub fn render(run: &StoredRun) -> String {
     let mut f = x.family(
         "rtbench_limit_seconds",
         Kind::Gauge,
-        "Latency limits ([limits], per test and CPU) the last self-test judged each figure against, by statistic (max, avg, p99, p999, p9999).",
+        "Latency limits ([limits], per test and CPU) the last self-test judged each figure against, by statistic (max, avg, p99, p999, p9999, p99999, p999999).",
     );
     for c in run.verdict.checks.iter().filter(|c| c.is_latency()) {
         let labels = thread_labels(c.condition.as_deref(), &c.test, c.thread, c.cpu)

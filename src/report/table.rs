@@ -261,6 +261,7 @@ mod tests {
             p99_ns: slow,
             p999_ns: slow,
             p9999_ns: slow,
+            high_nines_ns: None,
             max_ns: slow,
             overruns: 99_999_999,
             missed_periods: None,

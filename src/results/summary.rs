@@ -34,6 +34,10 @@ pub struct ThreadSummary {
     pub p999_ns: u64,
     /// 99.99th percentile.
     pub p9999_ns: u64,
+    /// 99.999th and 99.9999th percentiles (the high nines the busy-poll test is judged
+    /// by, measured for every test; absent in results of older versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub high_nines_ns: Option<[u64; 2]>,
     /// Maximum (exact).
     pub max_ns: u64,
     /// Overruns (late wakeups past the next deadline, or receive timeouts).
@@ -71,6 +75,7 @@ impl ThreadSummary {
             p99_ns: stats.quantile_ns(0.99),
             p999_ns: stats.quantile_ns(0.999),
             p9999_ns: stats.quantile_ns(0.9999),
+            high_nines_ns: Some([stats.quantile_ns(0.99999), stats.quantile_ns(0.999999)]),
             max_ns: stats.max_ns,
             overruns: stats.overruns,
             missed_periods: Some(stats.missed_periods),
@@ -83,6 +88,11 @@ impl ThreadSummary {
     /// period.
     pub fn missed(&self) -> u64 {
         self.missed_periods.unwrap_or(self.overruns)
+    }
+
+    /// Summarises one busy-poll thread: every gap of its loop.
+    pub fn from_poll(t: &crate::measure::poll::PollThreadResult) -> Self {
+        Self::from_stats(t.spec.index, t.spec.cpu, t.spec.priority, 0, &t.stats)
     }
 
     /// Summarises one cyclic thread.
@@ -157,7 +167,8 @@ pub struct Check {
     pub thread: usize,
     /// CPU, if pinned.
     pub cpu: Option<usize>,
-    /// Which figure: `max`, `avg`, `p99`, `p999`, `p9999`, `overruns`.
+    /// Which figure: `max`, `avg`, `p99`, `p999`, `p9999`, `p99999`, `p999999`,
+    /// `overruns`.
     pub what: String,
     /// Measured value (**ns** for latencies, a count for overruns).
     pub value: u64,
@@ -262,6 +273,8 @@ pub fn statistic_name(what: &str) -> &str {
     match what {
         "p999" => "p99.9",
         "p9999" => "p99.99",
+        "p99999" => "p99.999",
+        "p999999" => "p99.9999",
         w => w,
     }
 }

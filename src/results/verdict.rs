@@ -371,8 +371,16 @@ fn judge_group(
                 ("p9999", th.p9999_ns, us(l.p9999_us)),
                 ("overruns", th.overruns, l.overruns),
             ];
+            // The high nines (absent only in results of older versions, which had no
+            // such limits).
+            let nines = th.high_nines_ns.map(|[a, b]| {
+                [
+                    ("p99999", a, us(l.p99999_us)),
+                    ("p999999", b, us(l.p999999_us)),
+                ]
+            });
             let before = checks.len();
-            for (what, value, limit) in figures {
+            for (what, value, limit) in figures.into_iter().chain(nines.into_iter().flatten()) {
                 if let Some(limit) = limit {
                     let pass = value <= limit;
                     let (cause, invalid) = if !pass && what == "max" {

@@ -16,6 +16,7 @@ use crate::explain::explainer::ExplainSpec;
 use crate::explain::SpikeKind;
 use crate::measure::cyclic::CyclicSpec;
 use crate::measure::pair::PairSpec;
+use crate::measure::poll::{BucketSetting, PollSpec};
 use crate::measure::{RunControl, ThreadSpec};
 use crate::sys::clock::Clock;
 use crate::sys::clock::NS_PER_US;
@@ -33,6 +34,8 @@ pub enum TestPlan {
     Cyclic(CyclicSpec),
     /// `[pmq]` or `[pipe]`: sender/receiver pairs.
     Pair(PairSpec),
+    /// `[poll]`: busy-poll threads, one per CPU (`rtbench oslat`'s).
+    Poll(PollSpec),
 }
 
 impl TestPlan {
@@ -41,6 +44,7 @@ impl TestPlan {
         match self {
             TestPlan::Cyclic(_) => "cyclic",
             TestPlan::Pair(p) => crate::config::pair::kind_name(p.kind),
+            TestPlan::Poll(_) => "poll",
         }
     }
 
@@ -49,6 +53,7 @@ impl TestPlan {
         match self {
             TestPlan::Cyclic(c) => &c.threads,
             TestPlan::Pair(p) => &p.pairs,
+            TestPlan::Poll(p) => &p.threads,
         }
     }
 
@@ -57,6 +62,7 @@ impl TestPlan {
         match self {
             TestPlan::Cyclic(c) => &c.control,
             TestPlan::Pair(p) => &p.control,
+            TestPlan::Poll(p) => &p.control,
         }
     }
 
@@ -65,6 +71,7 @@ impl TestPlan {
         match self {
             TestPlan::Cyclic(c) => &mut c.control,
             TestPlan::Pair(p) => &mut p.control,
+            TestPlan::Poll(p) => &mut p.control,
         }
     }
 
@@ -265,6 +272,7 @@ pub fn plan(located: &Located, topo: &CpuTopology) -> SelftestPlan {
             cyclic_cpus: cfg.cyclic_cpus.clone(),
             pmq: cfg.pmq.clone(),
             pipe: cfg.pipe.clone(),
+            poll: cfg.poll.clone(),
             load: cfg.load.clone(),
             load_spec: cfg.load_spec.clone(),
             limits: cfg.limits.clone(),
@@ -340,6 +348,10 @@ fn condition_plan(
             PairPlacement::Unpinned(_) => None,
         };
     }
+    let poll = m.poll.as_ref().filter(|p| p.enabled);
+    if let Some(p) = poll {
+        measured = measured.map(|x| x.union(&p.cpus));
+    }
     let measured = measured.filter(|x| !x.is_empty());
     let measured_cpus = measured.clone().unwrap_or_else(|| topo.online.clone());
     let placed = topo.companions(measured.as_ref());
@@ -404,6 +416,12 @@ fn condition_plan(
             control,
         }));
     }
+    // Last, as the field orders its gates: hardware, timer latency, then busy-poll.
+    if let Some(p) = poll {
+        let mut spec = poll_spec(p, control(p.duration));
+        spec.control.explain = explain("poll", SpikeKind::Poll, &spec.threads);
+        tests.push(TestPlan::Poll(spec));
+    }
     ConditionPlan {
         name,
         tests,
@@ -412,5 +430,39 @@ fn condition_plan(
         load: load_spec,
         sharing,
         measured_cpus,
+    }
+}
+
+/// The busy-poll test of `[poll]` `p`: one thread per CPU at its priority (SCHED_OTHER
+/// at 0), oslat's 1-µs buckets and its 1 s pre-heat, explained as
+/// `SpikeKind::Poll` gaps (set by the caller).
+fn poll_spec(p: &crate::config::poll::PollSection, control: RunControl) -> PollSpec {
+    let threads: Vec<ThreadSpec> = p
+        .cpus
+        .iter()
+        .enumerate()
+        .map(|(index, cpu)| ThreadSpec {
+            index,
+            cpu: Some(cpu),
+            policy: if p.priority > 0 {
+                Policy::Fifo
+            } else {
+                Policy::Other
+            },
+            priority: p.priority,
+            interval_us: 0,
+        })
+        .collect();
+    PollSpec {
+        threads,
+        control,
+        buckets: BucketSetting {
+            count: crate::measure::poll::DEFAULT_BUCKETS,
+            width_ns: NS_PER_US,
+        },
+        bias: false,
+        preheat: Some(Duration::from_secs(1)),
+        single_preheat: false,
+        workload_bytes: 0,
     }
 }

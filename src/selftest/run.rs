@@ -371,6 +371,7 @@ fn measure(plan: &SelftestPlan, root: &SysRoot, notify: &mut Notify) -> Result<M
                     ))?,
                 ),
                 TestPlan::Cyclic(c) => Armed::Cyclic(c),
+                TestPlan::Poll(p) => Armed::Poll(p),
             });
         }
         armed.push(tests);
@@ -477,6 +478,7 @@ fn measure(plan: &SelftestPlan, root: &SysRoot, notify: &mut Notify) -> Result<M
 enum Armed<'a> {
     Cyclic(&'a CyclicSpec),
     Pair(&'a PairSpec, Vec<Channels>),
+    Poll(&'a crate::measure::poll::PollSpec),
 }
 
 /// One test (named `name` in the results) through its command's measuring code,
@@ -510,6 +512,20 @@ fn measure_one(
                 duration_s: None,
                 histogram_us: None,
                 threads: r.pairs.iter().map(ThreadSummary::from_pair).collect(),
+                explain: r.end.explained.clone(),
+            };
+            (summary, r.end.stop)
+        }
+        Armed::Poll(p) => {
+            let counter = crate::sys::counter::Counter::detect(root);
+            let r = crate::measure::poll::run(p, counter, root, progress)?;
+            let summary = TestSummary {
+                condition: None,
+                test: name.into(),
+                msg_size: None,
+                duration_s: None,
+                histogram_us: None,
+                threads: r.threads.iter().map(ThreadSummary::from_poll).collect(),
                 explain: r.end.explained.clone(),
             };
             (summary, r.end.stop)

@@ -363,6 +363,7 @@ fn p2_report_shows_a_huge_maximum_as_it_is() {
         p99_ns: big,
         p999_ns: big,
         p9999_ns: big,
+        high_nines_ns: None,
         max_ns: big,
         overruns: 0,
         missed_periods: None,

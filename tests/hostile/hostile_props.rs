@@ -1044,6 +1044,7 @@ fn stored_run() -> impl Strategy<Value = rtbench::results::store::StoredRun> {
             p99_ns: v[4],
             p999_ns: v[5],
             p9999_ns: v[6],
+            high_nines_ns: None,
             max_ns: v[7],
             overruns: v[8],
             missed_periods: Some(v[8]),

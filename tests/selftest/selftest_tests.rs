@@ -321,3 +321,53 @@ fn pair_sections_reject_unknown_keys_and_bad_values_in_one_line() {
         assert!(stdout(&o).is_empty());
     }
 }
+
+/// `[poll]` (rtbench oslat's busy-poll threads) judged on its maximum and high nines:
+/// a 0 µs `p99999_us` fails (every gap takes time), the 10 s limits pass, and every
+/// output says so — the journal entry with the high nines and their limits, the stored
+/// run, the Prometheus textfile.
+#[test]
+fn poll_is_judged_on_max_and_high_nines_in_every_output() {
+    let dir = TempDir::new("st-poll");
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let allowed = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .unwrap();
+    let cpu = rtbench::cpuset::CpuSet::parse_list(allowed.trim(), 4096)
+        .unwrap()
+        .last()
+        .unwrap();
+    let cfg = config(
+        &dir,
+        &format!(
+            "[cyclic]\nenabled = false\n[poll]\ncpus = \"{cpu}\"\n[limits.poll]\n{LOOSE}\n\
+             p99999_us = 0\np999999_us = 10000000\n"
+        ),
+    );
+    let o = selftest_logfmt(&cfg);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let s = summary(&o);
+    assert_eq!(s["RTBENCH_VERDICT"], "fail");
+    assert_eq!(s["RTBENCH_TESTS"], "poll");
+    let r = results_of(&o, "poll");
+    assert_eq!(r.len(), 1, "{}", stderr(&o));
+    let m = &r[0];
+    assert_eq!(m["RTBENCH_CPU"], cpu.to_string(), "{m:?}");
+    assert_eq!(m["RTBENCH_LIMIT_P99999_NS"], "0", "{m:?}");
+    assert_eq!(m["RTBENCH_LIMIT_P999999_NS"], "10000000000", "{m:?}");
+    assert!(m["RTBENCH_P99999_NS"].parse::<u64>().unwrap() > 0, "{m:?}");
+    assert!(m["RTBENCH_FAILED"].contains("p99.999 "), "{m:?}");
+    assert!(!m["RTBENCH_FAILED"].contains("p99.9999"), "{m:?}");
+    assert_eq!(m["RTBENCH_VERDICT"], "fail", "{m:?}");
+    let runs = stored_results(&dir);
+    assert_eq!(test_names(&runs[0]), ["poll"]);
+    let th = &runs[0]["tests"][0]["threads"][0];
+    assert_eq!(th["high_nines_ns"][0].to_string(), m["RTBENCH_P99999_NS"]);
+    let prom = std::fs::read_to_string(dir.join("rtbench.prom")).unwrap();
+    assert!(
+        prom.lines()
+            .any(|l| l.contains("test=\"poll\"") && l.contains("quantile=\"0.99999\"")),
+        "{prom}"
+    );
+}

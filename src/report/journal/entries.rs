@@ -51,6 +51,8 @@ fn limit_field(what: &str) -> &'static str {
         "p99" => "RTBENCH_LIMIT_P99_NS",
         "p999" => "RTBENCH_LIMIT_P999_NS",
         "p9999" => "RTBENCH_LIMIT_P9999_NS",
+        "p99999" => "RTBENCH_LIMIT_P99999_NS",
+        "p999999" => "RTBENCH_LIMIT_P999999_NS",
         _ => "RTBENCH_LIMIT_OVERRUNS",
     }
 }
@@ -134,6 +136,11 @@ pub fn thread_result(t: &TestSummary, th: &ThreadSummary, verdict: &Verdict) -> 
     .field("RTBENCH_MAX_NS", th.max_ns)
     .field("RTBENCH_OVERRUNS", th.overruns)
     .field("RTBENCH_MISSED_PERIODS", th.missed());
+    if let Some([p5, p6]) = th.high_nines_ns {
+        e = e
+            .field("RTBENCH_P99999_NS", p5)
+            .field("RTBENCH_P999999_NS", p6);
+    }
     if let Some(c) = &t.condition {
         e = e.field("RTBENCH_CONDITION", c);
     }
