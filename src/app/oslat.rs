@@ -3,6 +3,7 @@
 
 use crate::cli::oslat::OslatArgs;
 use crate::error::Result;
+use crate::explain::advice::{advice, CpuRole};
 use crate::measure::harness::Progress;
 use crate::measure::poll;
 use crate::measure::stats::LiveSnapshot;
@@ -103,6 +104,18 @@ pub fn run(args: &OslatArgs, argv: &[String]) -> Result<i32> {
     let _ = out.to_stderr(&Nines, &result);
     if let Some(x) = &result.end.explained {
         let _ = out.to_stderr(&ExplainLines, x);
+        // What would move each explained gap's noise off its CPU.
+        for e in &x.explained {
+            let cpu = e.spike.cpu;
+            let role = CpuRole {
+                cpu,
+                isolated: topo.isolated.contains(cpu),
+                nohz_full: topo.nohz_full.contains(cpu),
+            };
+            for line in advice(e, role) {
+                out.warn(&format!("# To move (CPU {cpu}): {line}"));
+            }
+        }
     }
     if let Some(t @ Target::Stdout) = &target {
         written.stdout(|| out.document(t, &json, &result));

@@ -14,6 +14,7 @@
 //!
 //! Every duration here is **ns**; reports convert to µs.
 
+pub mod advice;
 #[cfg(feature = "explain")]
 pub mod analyse;
 pub mod counters;

@@ -11,6 +11,7 @@
 //! No latency value is asserted: only shapes, units and consistency.
 
 use crate::common::*;
+use crate::common::{exclusive, skip};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -216,4 +217,91 @@ fn trace_threshold_stops_the_run_as_oslat() {
     if let Some(on) = guard.read() {
         assert_eq!(on, "0", "-T stops tracing as oslat does");
     }
+}
+
+/// Noise injected on the polled CPU is named as the cause of the gap it made, with
+/// what would move it: a timer-driven task at SCHED_FIFO 90 (20 ms busy every 200 ms,
+/// a vendor daemon's shape) on CPU 1 while `rtbench oslat --explain` polls CPU 1. The
+/// attribution is asserted (the culprit's pid, the cause's kind), never a latency.
+#[test]
+fn a_timer_driven_task_on_the_polled_cpu_is_named_with_what_moves_it() {
+    let _machine = exclusive();
+    if online_cpus() < 2 {
+        return skip("needs 2 online CPUs (CPU 1 polled, CPU 0 for the rest)");
+    }
+    let d = TempDir::new("oslat-explain");
+    let json = d.join("r.json");
+    let run = rtbench()
+        .args([
+            "oslat",
+            "-c",
+            "1",
+            "-C",
+            "0",
+            "-D",
+            "120",
+            "-q",
+            "--explain",
+            "5000",
+            "--json",
+        ])
+        .arg(&json)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("rtbench starts");
+    let pid = run.id();
+    let ready = wait_for(std::time::Duration::from_secs(30), || {
+        let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+        let polling = tasks.flatten().any(|t| {
+            std::fs::read_to_string(t.path().join("comm"))
+                .is_ok_and(|c| c.trim() == "rtbench-oslat0")
+        });
+        let on =
+            std::fs::read_to_string(crate::common::explain::instance_of(pid).join("tracing_on"))
+                .ok()?;
+        (polling && on.trim() == "1").then_some(())
+    });
+    assert!(
+        ready.is_some(),
+        "rtbench {pid} did not start polling and recording"
+    );
+    // Past the 1 s pre-heat, when gaps are explained.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let script = "python3 -c 'import time\nwhile True:\n    e=time.monotonic()+0.02\n    while time.monotonic()<e: pass\n    time.sleep(0.18)'";
+    let (mut c, sh_pid) =
+        crate::common::explain::culprit(&["-f", "90"], "1.5", &format!("exec {script}"), &d);
+    c.wait().unwrap();
+    signal(pid, libc::SIGINT);
+    let out = run.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    let doc: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let x = &doc["rtbench"]["explain"];
+    let named = x["explained"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no explanations: {doc:#}\n{err}"))
+        .iter()
+        .any(|e| {
+            e["spike"]["kind"] == "poll"
+                && e["cause"]["kind"] == "task"
+                && e["cause"]["pid"] == sh_pid
+                && e["cause"]["text"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("instead of the polling thread"))
+        });
+    assert!(
+        named,
+        "the culprit (pid {sh_pid}) is not named: {x:#}\n{err}"
+    );
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("# To move (CPU 1): task ")
+                && l.contains("isolcpus=1 ([tuning] isolated")),
+        "{err}"
+    );
+    assert!(
+        !crate::common::explain::instance_of(pid).exists(),
+        "the tracefs instance was left behind"
+    );
 }

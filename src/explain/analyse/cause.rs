@@ -159,7 +159,20 @@ impl Walk<'_, '_> {
             if t.pid == 0 {
                 continue;
             }
-            if fair && t.after_wakeup_ns > 0 {
+            if s.kind == SpikeKind::Poll {
+                // A polling thread never sleeps: every task that ran on its CPU in the
+                // gap took the CPU from it (preempted it, or was given its share).
+                consider(
+                    CauseKind::Task,
+                    t.ran_ns,
+                    format!(
+                        "CPU {} ran {} instead of the polling thread",
+                        s.cpu,
+                        t.label()
+                    ),
+                    Some(t),
+                );
+            } else if fair && t.after_wakeup_ns > 0 {
                 // A SCHED_OTHER thread shares the CPU with the other fair tasks:
                 // neither preemption nor priority decides, the fair scheduler does.
                 consider(
