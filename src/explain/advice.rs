@@ -265,4 +265,85 @@ mod tests {
         assert!(a[0].contains("[tuning.workqueue] cpumask"), "{a:#?}");
         assert!(a[1].starts_with("time with no event"), "{a:#?}");
     }
+
+    /// A poll gap on CPU 1 (SCHED_OTHER polling thread, pid 500) written as the kernel
+    /// writes its generic events: a device IRQ, the tick, then a per-CPU kworker woken
+    /// and switched in with its work function, and the switch back. The attribution
+    /// names the kworker (it took the CPU from a thread that never sleeps) and the
+    /// advice names what moves each contributor.
+    #[cfg(feature = "explain")]
+    #[test]
+    fn a_poll_gap_from_the_generic_events_is_attributed_and_advised() {
+        use crate::explain::analyse::{analyse, Context};
+        use crate::explain::CauseKind;
+        let line = |task: &str, flags: &str, t: &str, ev: &str| {
+            format!("{task:>16} [001] {flags} {t}: {ev}\n")
+        };
+        let poll = "rtbench-oslat0-500";
+        let kw = "kworker/1:2-41";
+        let mut trace = String::from("# tracer: nop\n#\n");
+        for (task, flags, t, ev) in [
+            // Before the gap: the trace covers it from its start.
+            (poll, "d.h1.", "100.000020", "irq_handler_entry: irq=37 name=eth0"),
+            (poll, "d.h1.", "100.000021", "irq_handler_exit: irq=37 ret=handled"),
+            (poll, "d.h1.", "100.000060", "irq_handler_entry: irq=36 name=virtio1-req.0"),
+            (poll, "d.h1.", "100.000090", "irq_handler_exit: irq=36 ret=handled"),
+            (poll, "d.h1.", "100.000100", "local_timer_entry: vector=236"),
+            (poll, "dNh3.", "100.000110", "sched_waking: comm=kworker/1:2 pid=41 prio=120 target_cpu=001"),
+            (poll, "dNh4.", "100.000111", "sched_wakeup: comm=kworker/1:2 pid=41 prio=120 target_cpu=001"),
+            (poll, "dNh1.", "100.000125", "local_timer_exit: vector=236"),
+            (poll, "d..2.", "100.000126", "sched_switch: prev_comm=rtbench-oslat0 prev_pid=500 prev_prio=120 prev_state=R+ ==> next_comm=kworker/1:2 next_pid=41 next_prio=120"),
+            (kw, ".....", "100.000130", "workqueue_execute_start: work struct 00000000ae2b05e5: function vmstat_update"),
+            (kw, ".....", "100.000380", "workqueue_execute_end: work struct 00000000ae2b05e5: function vmstat_update"),
+            (kw, "d..2.", "100.000390", "sched_switch: prev_comm=kworker/1:2 prev_pid=41 prev_prio=120 prev_state=I ==> next_comm=rtbench-oslat0 next_pid=500 next_prio=120"),
+        ] {
+            trace.push_str(&line(task, flags, t, ev));
+        }
+        let s = Spike {
+            test: "oslat".into(),
+            cpu: 1,
+            tid: 500,
+            prio: 120,
+            start_ns: 100_000_050_000,
+            timer_ns: 100_000_050_000,
+            wake_ns: 100_000_400_000,
+            kind: SpikeKind::Poll,
+            ..Spike::default()
+        };
+        let e = analyse(&s, &trace, &Context::default());
+        assert_eq!(e.cause.kind, CauseKind::Task, "{e:#?}");
+        assert_eq!(e.cause.pid, Some(41), "{e:#?}");
+        assert!(
+            e.cause.text.contains("instead of the polling thread"),
+            "{e:#?}"
+        );
+        let k = e.tasks.iter().find(|t| t.pid == 41).expect("the kworker");
+        assert_eq!(
+            k.work.first().map(|w| w.function.as_str()),
+            Some("vmstat_update")
+        );
+        assert!(
+            e.irqs.iter().any(|i| i.name == "36:virtio1-req.0"),
+            "{:?}",
+            e.irqs
+        );
+        assert!(
+            e.irqs.iter().any(|i| i.name.starts_with("local_timer")),
+            "{:?}",
+            e.irqs
+        );
+        let a = advice(&e, role(false));
+        assert!(
+            a[0].starts_with("per-CPU work (vmstat_update) queued on CPU 1"),
+            "{a:#?}"
+        );
+        assert!(
+            a.iter().any(|l| l.starts_with("IRQ 36 (virtio1-req.0)")),
+            "{a:#?}"
+        );
+        assert!(
+            a.iter().any(|l| l.contains("nohz_full=1 at boot")),
+            "{a:#?}"
+        );
+    }
 }
