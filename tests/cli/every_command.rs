@@ -2,8 +2,8 @@
 //! wrong on its own: one test per kind, and each runs every command the kind applies
 //! to, so the next command cannot miss it.
 //!
-//! - A cgroup cpuset that leaves out CPU 0: `cyclic`, `pmq`, `pipe`, `selftest` and
-//!   `monitor` start and measure on the CPU it allows (the allowed CPUs, not the online
+//! - A cgroup cpuset that leaves out CPU 0: `cyclic`, `pmq`, `pipe`, `oslat`, `selftest`
+//!   and `monitor` start and measure on the CPU it allows (the allowed CPUs, not the online
 //!   ones; the main thread on an allowed CPU).
 //! - An abstract `NOTIFY_SOCKET=@name` (systemd in a container or a nested manager):
 //!   `READY=1` of the commands that notify (`selftest`, `monitor`) reaches it.
@@ -117,6 +117,18 @@ fn every_command_measures_in_a_cpuset_that_leaves_out_cpu_0() {
             assert_eq!(c.as_u64(), Some(cs.cpu as u64), "{cmd}: {v}");
         }
     }
+
+    // oslat: without -c, every allowed CPU (the one), the main thread beside it.
+    let json = t.join("oslat.json");
+    let o = cs.rtbench(&words(&format!("oslat -D 1 -q --json {}", json.display())));
+    ok("oslat", &o);
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["num_threads"], 1, "oslat: {v}");
+    assert_eq!(
+        v["thread"]["0"]["cpu"].as_u64(),
+        Some(cs.cpu as u64),
+        "oslat: {v}"
+    );
 
     // selftest: its default CPUs are the allowed one.
     let cfg = selftest_config(&t, "off", "results", "[limits]\nmax_us = 60000000\n");
