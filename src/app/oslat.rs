@@ -3,7 +3,6 @@
 
 use crate::cli::oslat::OslatArgs;
 use crate::error::Result;
-use crate::explain::advice::{advice, CpuRole};
 use crate::measure::harness::Progress;
 use crate::measure::poll;
 use crate::measure::stats::LiveSnapshot;
@@ -106,14 +105,8 @@ pub fn run(args: &OslatArgs, argv: &[String]) -> Result<i32> {
         let _ = out.to_stderr(&ExplainLines, x);
         // What would move each explained gap's noise off its CPU.
         for e in &x.explained {
-            let cpu = e.spike.cpu;
-            let role = CpuRole {
-                cpu,
-                isolated: topo.isolated.contains(cpu),
-                nohz_full: topo.nohz_full.contains(cpu),
-            };
-            for line in advice(e, role) {
-                out.warn(&format!("# To move (CPU {cpu}): {line}"));
+            for line in &e.advice {
+                out.warn(&format!("# To move (CPU {}): {line}", e.spike.cpu));
             }
         }
     }

@@ -513,6 +513,13 @@ impl Explainer {
             }
             e.notes.push(why);
         }
+        let topo = crate::sys::cpus::CpuTopology::read(&self.root);
+        let role = super::advice::CpuRole {
+            cpu: spike.cpu,
+            isolated: topo.isolated.contains(spike.cpu),
+            nohz_full: topo.nohz_full.contains(spike.cpu),
+        };
+        e.advice = super::advice::advice(&e, role);
         let lines = self
             .counters
             .lines_near(spike.start_ns, spike.wake_ns, 1_000_000_000);

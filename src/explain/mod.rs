@@ -325,4 +325,8 @@ pub struct Explanation {
     pub cause: Cause,
     /// What limits the analysis (events lost, trace too short).
     pub notes: Vec<String>,
+    /// What would move each contributor off the CPU: the boot parameter or `[tuning]`
+    /// key ([`advice::advice`]); absent in results of older versions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub advice: Vec<String>,
 }

@@ -181,6 +181,7 @@ impl Walk<'_, '_> {
             timerlat: self.timerlat.seen().then_some(self.timerlat),
             cause: Cause::default(),
             notes,
+            advice: Vec::new(),
         };
         e.cause = self.cause(&e, ctx, covered && !stopped_before);
         e

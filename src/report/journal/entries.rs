@@ -492,4 +492,12 @@ pub fn explained(e: &crate::explain::Explanation, when: &str) -> Entry {
     )
     .field("RTBENCH_EXPLAIN_DETAILS", details(e).join("; "))
     .field("RTBENCH_SAMPLE_TIME", when)
+    .field(
+        "RTBENCH_EXPLAIN_ADVICE",
+        if e.advice.is_empty() {
+            "none".to_string()
+        } else {
+            e.advice.join("; ")
+        },
+    )
 }
