@@ -53,17 +53,17 @@ for state in "${states[@]}"; do
   rc=0
   case $state in
     mounted)
-      RTBENCH_IT_SKIPS=$skips in_namespace "$mount_it" cargo test --locked "${extra[@]}" || rc=$?
+      RTBENCH_IT_SKIPS=$skips in_namespace "$mount_it" cargo test --locked --no-fail-fast "${extra[@]}" || rc=$?
       ;;
     unmounted)
-      RTBENCH_IT_SKIPS=$skips in_namespace "$unmount_all" cargo test --locked "${extra[@]}" || rc=$?
+      RTBENCH_IT_SKIPS=$skips in_namespace "$unmount_all" cargo test --locked --no-fail-fast "${extra[@]}" || rc=$?
       ;;
     loaded)
       command -v stress-ng > /dev/null || { echo "test-matrix: stress-ng not installed" >&2; exit 2; }
       n=$(nproc)
       stress-ng --cpu "$n" --cpu-method loop --timeout 2h --quiet &
       load_pid=$!
-      RTBENCH_IT_SKIPS=$skips cargo test --locked "${extra[@]}" || rc=$?
+      RTBENCH_IT_SKIPS=$skips cargo test --locked --no-fail-fast "${extra[@]}" || rc=$?
       kill -TERM "$load_pid" 2> /dev/null
       wait "$load_pid" 2> /dev/null
       load_pid=""
