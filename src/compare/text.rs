@@ -47,7 +47,13 @@ pub fn render(runs: &[Run], tol: Tolerance) -> (String, Vec<Outcome>) {
     };
     for (i, r) in runs.iter().enumerate() {
         let role = if i == 0 { ", the baseline" } else { "" };
-        let _ = writeln!(s, "{} = {} ({}{role})", letter(i), r.name, r.format);
+        let _ = writeln!(
+            s,
+            "{} = {} ({}{role})",
+            letter(i),
+            crate::error::one_line(&r.name),
+            r.format
+        );
     }
     let _ = writeln!(
         s,
@@ -67,7 +73,7 @@ pub fn render(runs: &[Run], tol: Tolerance) -> (String, Vec<Outcome>) {
         let (mut undecided, mut missing, mut compared) = (0usize, 0usize, 0usize);
         for sa in &base.series {
             let Some(sb) = cand.series(&sa.key) else {
-                let _ = writeln!(s, "{}: only in A", sa.key);
+                let _ = writeln!(s, "{}: only in A", crate::error::one_line(&sa.key));
                 missing += 1;
                 continue;
             };
@@ -78,11 +84,20 @@ pub fn render(runs: &[Run], tol: Tolerance) -> (String, Vec<Outcome>) {
                     .iter()
                     .any(|ca| matching(ca, std::slice::from_ref(cb)).is_some())
                 {
-                    let _ = writeln!(s, "{} {}: only in {l}", sa.key, cb.label(true, sb.pairs));
+                    let _ = writeln!(
+                        s,
+                        "{} {}: only in {l}",
+                        crate::error::one_line(&sa.key),
+                        cb.label(true, sb.pairs)
+                    );
                 }
             }
             for ca in &sa.plot.curves {
-                let who = format!("{} {}", sa.key, ca.label(true, sa.pairs));
+                let who = format!(
+                    "{} {}",
+                    crate::error::one_line(&sa.key),
+                    ca.label(true, sa.pairs)
+                );
                 let Some(cb) = matching(ca, &sb.plot.curves) else {
                     let _ = writeln!(s, "{who}: only in A");
                     missing += 1;
@@ -143,7 +158,7 @@ pub fn render(runs: &[Run], tol: Tolerance) -> (String, Vec<Outcome>) {
         }
         for sb in &cand.series {
             if base.series(&sb.key).is_none() {
-                let _ = writeln!(s, "{}: only in {l}", sb.key);
+                let _ = writeln!(s, "{}: only in {l}", crate::error::one_line(&sb.key));
             }
         }
         for (n, r) in reasons.iter().enumerate() {
@@ -198,7 +213,12 @@ fn differences(s: &mut String, a: &Run, b: &Run, l: &str) {
     let mut unknown = Vec::new();
     for what in FACTS {
         match (a.fact(what), b.fact(what)) {
-            (Some(x), Some(y)) if x != y => differ.push(format!("{what}: {x} → {y}")),
+            // A run file's facts are any text: escaped, so none forges a line.
+            (Some(x), Some(y)) if x != y => differ.push(format!(
+                "{what}: {} → {}",
+                crate::error::one_line(x),
+                crate::error::one_line(y)
+            )),
             (Some(_), Some(_)) => {}
             (None, None) => unknown.push(what),
             _ => unknown.push(what),

@@ -161,7 +161,7 @@ pub fn render(run: &StoredRun) -> String {
             let _ = writeln!(
                 s,
                 "{:<7}{:>4}{:>8}{:>8}{:>8}{:>9}{:>9} {:>8} {:>8} {:>8}",
-                truncate(&t.test, 6),
+                truncate(&crate::error::one_line(&t.test), 6),
                 cpu,
                 us(th.min_ns),
                 us(th.avg_ns),
@@ -200,10 +200,10 @@ pub fn render(run: &StoredRun) -> String {
     s
 }
 
-/// `s` cut to `n` characters, ending in `…` when cut.
-/// `s` in lines of at most `width` characters, broken at spaces (a longer word is cut),
+/// `s` escaped ([`crate::error::one_line`]) in lines of at most `width` characters, broken at spaces (a longer word is cut),
 /// the continuation lines starting with `indent`.
 fn wrap(s: &str, width: usize, indent: &str) -> Vec<String> {
+    let s = crate::error::one_line(s);
     let mut lines = Vec::new();
     let mut cur = String::new();
     for word in s.split(' ') {
@@ -223,7 +223,10 @@ fn wrap(s: &str, width: usize, indent: &str) -> Vec<String> {
     lines.into_iter().map(|l| clip(&l, width)).collect()
 }
 
+/// `s` escaped ([`crate::error::one_line`]: a stored field is any text, and must not
+/// move the cursor or forge a line) and cut to `n` characters, ending in `…` when cut.
 fn clip(s: &str, n: usize) -> String {
+    let s = crate::error::one_line(s);
     if s.chars().count() <= n {
         return s.to_string();
     }
@@ -232,10 +235,10 @@ fn clip(s: &str, n: usize) -> String {
     t
 }
 
-fn truncate(s: &str, n: usize) -> &str {
+fn truncate(s: &str, n: usize) -> String {
     match s.char_indices().nth(n) {
-        Some((i, _)) => &s[..i],
-        None => s,
+        Some((i, _)) => s[..i].to_string(),
+        None => s.to_string(),
     }
 }
 
