@@ -22,7 +22,6 @@ pub const VERSION: &str = concat!(
 
 pub mod app;
 pub mod cli;
-#[cfg(feature = "plot")]
 pub mod compare;
 pub mod config;
 pub mod cpuset;

@@ -4,6 +4,7 @@
 //! limit (**µs**) or the tuning item with what was expected and found, why the run is
 //! unjudged and whether it was stored — fitting an 80-column serial console.
 
+use super::layout::{clip, wrap};
 use super::Sink;
 use crate::results::store::StoredRun;
 use std::fmt::Write;
@@ -198,38 +199,6 @@ pub fn render(run: &StoredRun) -> String {
         let _ = writeln!(s, "{}", clip(&format!("NOT STORED: {e}"), 80));
     }
     s
-}
-
-/// `s` cut to `n` characters, ending in `…` when cut.
-/// `s` in lines of at most `width` characters, broken at spaces (a longer word is cut),
-/// the continuation lines starting with `indent`.
-fn wrap(s: &str, width: usize, indent: &str) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut cur = String::new();
-    for word in s.split(' ') {
-        let len = cur.chars().count();
-        let add = word.chars().count() + usize::from(len > 0);
-        if len > 0 && len + add > width {
-            lines.push(std::mem::replace(&mut cur, indent.to_string()));
-        }
-        if !cur.is_empty() && !cur.ends_with(' ') {
-            cur.push(' ');
-        }
-        cur.push_str(word);
-    }
-    if !cur.trim().is_empty() {
-        lines.push(cur);
-    }
-    lines.into_iter().map(|l| clip(&l, width)).collect()
-}
-
-fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        return s.to_string();
-    }
-    let mut t: String = s.chars().take(n - 1).collect();
-    t.push('…');
-    t
 }
 
 fn truncate(s: &str, n: usize) -> &str {
