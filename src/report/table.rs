@@ -178,16 +178,8 @@ pub fn render(run: &StoredRun) -> String {
     s.push_str(&super::conditions::render(run));
     // A failure with its cause is longer than a line: wrapped, never cut. A check
     // whose maximum is not the system's latency says so (the table's INVALID).
-    let v = &run.verdict;
-    let lines = v
-        .checks
-        .iter()
-        .filter(|c| !c.pass)
-        .map(|c| (if c.invalid { "INVALID" } else { "FAIL" }, c.failure_text()))
-        .chain(v.tuning.iter().map(|t| ("FAIL", t.text())))
-        .chain(v.problems.iter().map(|p| ("FAIL", p.clone())));
-    for (word, f) in lines {
-        for line in wrap(&format!("{word} {f}"), 80, "     ") {
+    for (mark, f) in run.verdict.marked_failures() {
+        for line in wrap(&format!("{} {f}", mark.word()), 80, "     ") {
             let _ = writeln!(s, "{line}");
         }
     }
