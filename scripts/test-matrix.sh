@@ -2,11 +2,12 @@
 # test-matrix.sh — the test suite (`cargo test --locked`) in the host states a board or a
 # fresh machine may be in, so that no test depends on how this host happens to be set up:
 #
-#   mounted    a private mount namespace (unshare -m) with tracefs mounted at
-#              /sys/kernel/tracing (mounted there first if the host has not)
-#   unmounted  a private mount namespace with no tracefs anywhere (/sys/kernel/tracing and
-#              debugfs' tracing unmounted in it; a fresh VM without systemd as PID 1 looks
-#              like this): rtbench mounts tracefs itself where it needs it, in the test
+#   mounted    a private mount namespace (unshare -m) with tracefs at /sys/kernel/tracing
+#              and debugfs at /sys/kernel/debug (mounted there first if the host has not:
+#              what systemd mounts)
+#   unmounted  a private mount namespace with neither tracefs nor debugfs anywhere (a
+#              fresh VM without systemd as PID 1 looks like this): rtbench mounts
+#              tracefs itself where it needs it, in the test
 #              binaries' own namespaces (tests/common/isolate.rs), never on the host
 #   loaded     the host's mounts, beside a SCHED_OTHER CPU load on every online CPU
 #              (stress-ng --cpu N at nice 0, ended by its pid after the run)
@@ -40,8 +41,9 @@ in_namespace() {
 }
 
 # shellcheck disable=SC2016 # awk's fields, expanded by awk in the namespace's shell
-tracefs_mounts='awk '\''$3 == "tracefs" || ($3 == "debugfs" && $2 ~ /tracing/) { print $2 }'\'' /proc/self/mounts'
-mount_it="grep -q ' /sys/kernel/tracing tracefs ' /proc/self/mounts || mount -t tracefs nodev /sys/kernel/tracing"
+tracefs_mounts='awk '\''$3 == "tracefs" || $3 == "debugfs" { print $2 }'\'' /proc/self/mounts'
+mount_it="grep -q ' /sys/kernel/tracing tracefs ' /proc/self/mounts || mount -t tracefs nodev /sys/kernel/tracing
+  grep -q ' /sys/kernel/debug debugfs ' /proc/self/mounts || mount -t debugfs nodev /sys/kernel/debug"
 unmount_all="for m in \$($tracefs_mounts | sort -r); do umount -l \"\$m\" || exit 2; done
   if [ -n \"\$($tracefs_mounts)\" ]; then echo 'test-matrix: tracefs still mounted' >&2; exit 2; fi"
 
@@ -53,17 +55,17 @@ for state in "${states[@]}"; do
   rc=0
   case $state in
     mounted)
-      RTBENCH_IT_SKIPS=$skips in_namespace "$mount_it" cargo test --locked "${extra[@]}" || rc=$?
+      RTBENCH_IT_SKIPS=$skips in_namespace "$mount_it" cargo test --locked --no-fail-fast "${extra[@]}" || rc=$?
       ;;
     unmounted)
-      RTBENCH_IT_SKIPS=$skips in_namespace "$unmount_all" cargo test --locked "${extra[@]}" || rc=$?
+      RTBENCH_IT_SKIPS=$skips in_namespace "$unmount_all" cargo test --locked --no-fail-fast "${extra[@]}" || rc=$?
       ;;
     loaded)
       command -v stress-ng > /dev/null || { echo "test-matrix: stress-ng not installed" >&2; exit 2; }
       n=$(nproc)
       stress-ng --cpu "$n" --cpu-method loop --timeout 2h --quiet &
       load_pid=$!
-      RTBENCH_IT_SKIPS=$skips cargo test --locked "${extra[@]}" || rc=$?
+      RTBENCH_IT_SKIPS=$skips cargo test --locked --no-fail-fast "${extra[@]}" || rc=$?
       kill -TERM "$load_pid" 2> /dev/null
       wait "$load_pid" 2> /dev/null
       load_pid=""

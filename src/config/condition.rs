@@ -294,7 +294,8 @@ fn only_tests(
                     tests.span(),
                     key,
                     format!(
-                        "unknown test \"{t}\": expected \"cyclic\", \"pmq\", \"pipe\" or \"poll\""
+                        "unknown test \"{}\": expected \"cyclic\", \"pmq\", \"pipe\" or \"poll\"",
+                        crate::error::echo(t)
                     ),
                 ))
             }

@@ -21,6 +21,7 @@ pub mod histogram;
 pub mod journal;
 pub mod json;
 pub mod junit;
+pub mod layout;
 #[cfg(feature = "monitor")]
 pub mod monitor;
 pub mod oslat;
@@ -35,6 +36,9 @@ pub mod table;
 pub mod text;
 pub mod tuning;
 pub mod xml;
+
+#[cfg(test)]
+mod escape_tests;
 
 use crate::load::LoadInfo;
 use crate::measure::cyclic::CyclicResult;

@@ -8,6 +8,7 @@
 pub mod cgroup;
 pub mod cpuset;
 pub mod explain;
+pub mod generated;
 pub mod isolate;
 pub mod lock;
 pub mod proc;

@@ -6,6 +6,7 @@
 //! same run read alike; `--plot` overlays the runs. No latency value is asserted: only
 //! what the comparison says.
 
+use crate::common::generated;
 use crate::common::*;
 use std::path::{Path, PathBuf};
 
@@ -239,4 +240,136 @@ fn undecided_statistics_are_not_equivalent_and_nothing_in_common_is_not_a_pass()
         assert!(text.contains("nothing in common with A"), "{text}");
         assert!(text.contains("only in B"), "{text}");
     }
+}
+
+/// A baseline and a candidate shifted 1 ms up, generated: `tests` tests × `conditions`
+/// conditions × `cpus` CPUs.
+fn generated_pair(dir: &Path, tests: usize, conditions: usize, cpus: usize) -> [PathBuf; 2] {
+    let a = dir.join("a.json");
+    let b = dir.join("b.json");
+    std::fs::write(&a, generated::stored_result(tests, conditions, cpus, 30, 0)).unwrap();
+    std::fs::write(
+        &b,
+        generated::stored_result(tests, conditions, cpus, 30, 1_000_000),
+    )
+    .unwrap();
+    [a, b]
+}
+
+#[test]
+fn compare_at_scale_judges_every_test_and_cpu_of_each_input() {
+    let dir = TempDir::new("compare-scale");
+    // 300 tests of 2 CPUs; 20 conditions of one test on 128 CPUs.
+    for (tests, conditions, cpus) in [(300, 0, 2), (1, 20, 128)] {
+        let [a, b] = generated_pair(dir.path(), tests, conditions, cpus);
+        let (code, out) = compare(&[&a, &b], &[]);
+        assert_eq!(code, Some(1), "{out}");
+        let tables = out.lines().filter(|l| l.ends_with("  verdict")).count();
+        assert_eq!(tables, tests * conditions.max(1) * cpus, "{}", &out[..2000]);
+        let last = out.lines().last().unwrap_or_default();
+        assert!(
+            last.starts_with("verdict B against A: REGRESSION: "),
+            "{last}"
+        );
+        // Conditions are told apart: CONDITION/TEST.
+        if conditions > 0 {
+            assert!(out.contains("\nc19/cyclic CPU 127 "), "{}", &out[..2000]);
+        }
+    }
+}
+
+#[test]
+fn every_argument_is_checked_before_anything_is_printed_or_written() {
+    let dir = TempDir::new("compare-args");
+    let [a, b] = generated_pair(dir.path(), 2, 0, 2);
+    let svg = dir.path().join("overlay.svg");
+    let svg_s = svg.display().to_string();
+    // An unknown --test: exit 2 with one line naming it, nothing printed, no plot.
+    let o = rtbench()
+        .arg("compare")
+        .args([&a, &b])
+        .args(["--plot", &svg_s, "--test", "nosuch"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+    let err = stderr(&o);
+    assert!(
+        err.starts_with(
+            "rtbench: --test nosuch: no run has this test; expected one of: cyclic, cyclic1"
+        ),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!svg.exists());
+    // A negative tolerance names the option and what it expects.
+    for (flag, expected) in [
+        ("--tolerance", "expected 0..10000 %"),
+        ("--tolerance-us", ""),
+    ] {
+        let o = rtbench()
+            .arg("compare")
+            .args([&a, &b])
+            .args([flag, "-1"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        assert_eq!(stdout(&o), "");
+        let err = stderr(&o);
+        assert!(err.contains(flag) && err.contains(expected), "{err}");
+        assert!(!err.contains("unexpected argument"), "{err}");
+    }
+}
+
+#[test]
+fn an_output_that_is_one_of_the_inputs_is_refused_by_inode_not_name() {
+    let dir = TempDir::new("compare-same-file");
+    let [a, b] = generated_pair(dir.path(), 1, 0, 1);
+    let before = std::fs::read(&b).unwrap();
+    let hard = dir.path().join("hard.json");
+    std::fs::hard_link(&b, &hard).unwrap();
+    let soft = dir.path().join("soft.json");
+    std::os::unix::fs::symlink(&a, &soft).unwrap();
+    let dotted = dir.path().join(".").join("b.json");
+    // The newest run of a results directory given as a RUN.
+    let store = dir.path().join("results");
+    std::fs::create_dir(&store).unwrap();
+    let stored = store.join("run-1-20261201T000000Z.json");
+    std::fs::copy(&a, &stored).unwrap();
+    for (runs, out) in [
+        ([&a, &b], &b),
+        ([&a, &b], &hard),
+        ([&a, &b], &soft),
+        ([&a, &b], &dotted),
+        ([&store, &b], &stored),
+    ] {
+        let (code, text) = compare(&[runs[0], runs[1]], &["--plot", &out.display().to_string()]);
+        assert_eq!(code, Some(2), "{}: {text}", out.display());
+        assert!(
+            text.contains("--plot") && text.contains("is the input"),
+            "{text}"
+        );
+        assert!(!text.contains("verdict"), "{text}");
+    }
+    assert_eq!(std::fs::read(&b).unwrap(), before);
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&stored).unwrap());
+    // `rtbench plot -o` likewise.
+    for (input, out) in [(&a, &a), (&a, &soft), (&store, &stored)] {
+        let o = rtbench()
+            .arg("plot")
+            .arg(input)
+            .arg("-o")
+            .arg(out)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("-o") && stderr(&o).contains("is the input"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    assert!(std::fs::read_to_string(&a)
+        .unwrap()
+        .starts_with("{\"rtbench_version\""));
 }
