@@ -243,7 +243,7 @@ fn a_timer_driven_task_on_the_polled_cpu_is_named_with_what_moves_it() {
             "120",
             "-q",
             "--explain",
-            "5000",
+            "100000",
             "--json",
         ])
         .arg(&json)
