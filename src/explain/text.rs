@@ -20,11 +20,12 @@ pub fn headline(e: &Explanation) -> String {
         parts.push(format!("IRQ latency {}", us(irq)));
     }
     match (e.thread_latency_ns, e.spike.kind) {
+        // A polling thread is not woken: its figure is the gap in its loop.
+        (_, SpikeKind::Poll) => parts.push(format!("gap {}", us(e.spike.latency_ns()))),
         (Some(t), _) => parts.push(format!("thread latency {}", us(t))),
         (None, SpikeKind::Message) => {
             parts.push(format!("wakeup latency {}", us(e.spike.latency_ns())))
         }
-        (None, SpikeKind::Poll) => parts.push(format!("gap {}", us(e.spike.latency_ns()))),
         (None, SpikeKind::Timer) => {}
     }
     let c = &e.cause;
