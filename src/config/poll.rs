@@ -116,6 +116,34 @@ mod tests {
     }
 
     #[test]
+    fn a_condition_polls_with_its_own_section_or_the_top_level_one() {
+        let root = SysRoot::host();
+        let text = "[poll]\ncpus = \"0\"\n\
+                    [[condition]]\nname = \"quiet\"\ntests = [\"poll\"]\n\
+                    [[condition]]\nname = \"own\"\n[condition.poll]\ncpus = \"0\"\npriority = 1\n\
+                    [condition.cyclic]\nenabled = false\n";
+        let c = parse(text, "f", &root).unwrap();
+        let quiet = &c.conditions[0].measure;
+        assert!(
+            !quiet.cyclic.enabled,
+            "tests = [\"poll\"] leaves cyclic out"
+        );
+        assert!(quiet
+            .poll
+            .as_ref()
+            .is_some_and(|p| p.enabled && p.priority == 0));
+        let own = &c.conditions[1].measure;
+        assert_eq!(own.poll.as_ref().map(|p| p.priority), Some(1));
+        let e = parse(
+            "[[condition]]\nname = \"x\"\ntests = [\"poll\"]\n",
+            "f",
+            &root,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("no [poll] section"), "{e}");
+    }
+
+    #[test]
     fn no_isolated_cpu_and_no_cpus_is_refused_by_name() {
         let topo = crate::sys::cpus::CpuTopology::uniform(4, "");
         let src = crate::config::Source {
