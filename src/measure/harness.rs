@@ -69,6 +69,13 @@ pub trait Progress {
     fn reset_explain(&mut self) -> bool {
         false
     }
+    /// Called at every look of the main thread (at least every 50 ms) and once after
+    /// the threads returned: `-v` prints the samples stored since. True stops the run
+    /// as the duration's end would (standard output's reader is gone). Default:
+    /// nothing, false.
+    fn drain(&mut self) -> bool {
+        false
+    }
     /// Asked after every report period: true stops the run as the duration's end
     /// would (the monitor, whose log output is gone). Default: never.
     fn wants_stop(&mut self) -> bool {
@@ -560,6 +567,9 @@ impl Harness {
                 }
                 _ => {}
             }
+            if progress.drain() && !shared.stopped() {
+                shared.request_stop();
+            }
             if let Some(x) = explainer.as_mut() {
                 for e in x.poll(&self.tids()) {
                     progress.explained(&e);
@@ -578,6 +588,7 @@ impl Harness {
                 }
             }
         }
+        let _ = progress.drain();
         cause
     }
 }

@@ -18,6 +18,7 @@ mod periodic;
 pub mod shared;
 pub mod stats;
 pub mod transport;
+pub mod verbose;
 
 use crate::cpuset::CpuSet;
 use crate::sys::sched::Policy;

@@ -384,6 +384,7 @@ fn condition_plan(
             threads,
             clock: Clock::Monotonic,
             control,
+            samples: None,
         }));
     }
     for p in pairs {

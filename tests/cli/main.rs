@@ -24,3 +24,4 @@ mod plot;
 mod plot_report;
 mod refusals;
 mod signals;
+mod verbose;
