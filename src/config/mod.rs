@@ -168,10 +168,32 @@ pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config, ConfigErr
         load: &raw.load,
         limits: &raw.limits,
     };
-    let base = condition::measure(&parts, load_spec, duration, &topo, root, &src)?;
+    // With conditions, the top-level [limits] apply only where a condition inherits
+    // them, and are checked there against the tests that condition runs (a top-level
+    // [limits.pmq] is right when every condition runs pmq): not against the top-level
+    // tests, which then do not run as such. Kept (for what reads the top level) as
+    // rules of every test, after the conditions had their say.
+    let no_limits = limits::LimitsToml::default();
+    let base_parts = if raw.condition.is_empty() {
+        parts
+    } else {
+        condition::Parts {
+            limits: &no_limits,
+            ..parts
+        }
+    };
+    let mut base = condition::measure(&base_parts, load_spec, duration, &topo, root, &src)?;
     let monitor = raw.monitor.resolve(&topo, &src)?;
     let explain = raw.explain.resolve(&src)?;
     let conditions = condition::resolve(&raw, &parts, duration, &topo, root, &src)?;
+    if !raw.condition.is_empty() {
+        let any = limits::Written {
+            cyclic: limits::Measured::Default,
+            pmq: limits::Measured::Default,
+            pipe: limits::Measured::Default,
+        };
+        base.limits = raw.limits.resolve(&topo, &src, any)?;
+    }
     let unit = raw.unit.resolve(&src)?;
     tuning.commit_reserve = conditions
         .iter()
@@ -308,7 +330,18 @@ impl Source<'_> {
             Some(span) => {
                 let line = self.line_of(span.start);
                 let text = self.text.lines().nth(line - 1).unwrap_or("").trim();
-                message = expect::reword(&message, key_on_line(text).as_deref());
+                message = match text.strip_prefix("[[").and_then(|t| t.split_once("]]")) {
+                    // An array of tables where a table is expected (`[[cyclic]]`): the
+                    // type serde expected inside the table is not what was wrong (serde
+                    // reads the array as the fields in order: `expected a boolean`).
+                    Some((name, _)) if message.starts_with("invalid type") => {
+                        format!(
+                            "expected a table, [{}], not an array of tables",
+                            name.trim()
+                        )
+                    }
+                    _ => expect::reword(&message, key_on_line(text).as_deref()),
+                };
                 ConfigPlace::Syntax {
                     line: Some(line),
                     text: text.to_string(),
