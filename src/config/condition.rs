@@ -395,6 +395,28 @@ mod tests {
         assert!(e.message.starts_with("condition[0] \"a\": "), "{e}");
     }
 
+    /// `config check` says when samples between a max limit (any condition's too) and
+    /// the explain threshold go unexplained; not at or below the lowest limit.
+    #[test]
+    fn an_explain_threshold_above_a_limit_is_advised() {
+        let advice = |t: &str| parse(t).unwrap().advice().join("\n");
+        let a = advice(
+            "[explain]\nthreshold_us = 100\n[[condition]]\nname = \"a\"\n\
+             [condition.limits]\nmax_us = 40\n",
+        );
+        assert!(
+            a.contains("threshold_us = 100 is above a max_us limit of 40"),
+            "{a}"
+        );
+        assert!(
+            !advice("[explain]\nthreshold_us = 40\n[limits]\nmax_us = 40\n").contains("threshold")
+        );
+        assert!(
+            !advice("[explain]\nenabled = false\nthreshold_us = 100\n[limits]\nmax_us = 40\n")
+                .contains("threshold")
+        );
+    }
+
     #[test]
     fn names_and_tests_are_checked_where_written() {
         for (text, line, key) in [

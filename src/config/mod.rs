@@ -146,6 +146,27 @@ impl Config {
             }
         }
         prio("monitor.priority", self.monitor.priority);
+        // A threshold above a max limit: the verdict judges such samples, but nothing
+        // explains those between the limit and the threshold.
+        if let (true, Some(t)) = (self.explain.enabled, self.explain.threshold_us) {
+            let sets = std::iter::once(&self.limits)
+                .chain(self.conditions.iter().map(|c| &c.measure.limits));
+            let lowest = sets
+                .flat_map(|s| {
+                    std::iter::once(&s.default)
+                        .chain(s.per_test.values())
+                        .chain(s.per_cpus.iter().map(|r| &r.limits))
+                })
+                .filter_map(|l| l.max_us)
+                .min();
+            if let Some(l) = lowest.filter(|&l| l < t) {
+                v.push(format!(
+                    "explain.threshold_us = {t} is above a max_us limit of {l}: samples \
+                     between {l} and {t} µs fail that limit unexplained (leave threshold_us \
+                     out to explain from each thread's limit)"
+                ));
+            }
+        }
         v
     }
 }
