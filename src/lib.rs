@@ -1,10 +1,25 @@
 //! rtbench: real-time Linux latency measurement, tuning and boot self-test.
 //!
 //! The library owns all logic; `main.rs` only calls [`app::main`] and exits with the
-//! code it returns. Data flow (docs/ARCHITECTURE.md): command line → [`cli`] (clap) →
-//! [`plan`] (validated options; the configuration file through [`config`]) → [`app`]
-//! (one file per command) → [`tune`] / [`measure`] / [`load`] → [`report`] (every
-//! output format), with [`sys`] the only way to the kernel.
+//! code it returns. Data flow (docs/ARCHITECTURE.md, "Data flow" and "Module map"):
+//!
+//! - command line → [`cli`] (clap) → [`plan`] (validated, typed options; the
+//!   configuration file through [`config`]) → [`app`] (one file per command);
+//! - [`app`] runs the command: [`tune`] (kernel knobs), [`load`] (load processes),
+//!   [`measure`] (the measuring threads, with the [`explain`] flight recorder beside
+//!   them), or the flows built on them — [`selftest`] (the boot self-test),
+//!   [`monitor`] (the field monitor), [`diagnose`] (the bundle);
+//! - what was measured becomes the [`results`] model (per-thread summaries, the verdict
+//!   and its causes, the stores, and `results::read`, the readers of stored and foreign
+//!   results that [`compare`] and [`plot`] use);
+//! - every byte goes out through [`report`] (`report::output::Output` and one sink per
+//!   format; [`plot`] draws SVG, [`compare`] renders its comparison as text);
+//! - [`sys`] is the only way to the kernel (`/proc`, `/sys`, `/dev`, tracefs, syscalls);
+//!   [`cpuset`], [`duration`], [`date`] and [`error`] are the foundation every module
+//!   uses.
+//!
+//! `app` maps the result to the exit code (`error::Error::exit_code`, or the command's
+//! own verdict).
 
 /// The source revision this binary was built from: a 12-digit git commit id (with
 /// `-dirty` when the checkout had changes), what the packager passed in
@@ -22,7 +37,6 @@ pub const VERSION: &str = concat!(
 
 pub mod app;
 pub mod cli;
-#[cfg(feature = "plot")]
 pub mod compare;
 pub mod config;
 pub mod cpuset;

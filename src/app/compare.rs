@@ -1,47 +1,46 @@
-//! `rtbench compare RUN RUN…`: plan, read every run, render the comparison, write the
-//! overlay plot when asked; exit 1 when a run regressed against the baseline.
+//! `rtbench compare RUN RUN…`: plan, read every run once, check what needs the runs,
+//! judge, then write the overlay plot when asked and print the comparison (each output
+//! whatever happened to the other); the exit code is the comparison's (1 when a run
+//! regressed against the baseline) unless an output failed.
 
 use crate::cli::compare::CompareArgs;
-use crate::compare::judge::Verdict;
-use crate::error::{exit, Error, Result};
-use crate::report::output::{Output, Target};
+use crate::compare::outcome::Comparison;
+use crate::error::Result;
+use crate::report::output::{Output, Target, Written};
+use std::path::Path;
 
 /// `rtbench compare`.
 pub fn run(args: &CompareArgs) -> Result<i32> {
     let p = crate::plan::compare::plan(args)?;
-    let runs = p
-        .runs
-        .iter()
-        .map(|r| crate::compare::load(r))
-        .collect::<Result<Vec<_>>>()?;
-    let (text, outcomes) = crate::compare::text::render(&runs, p.tolerance);
+    let mut runs = Vec::with_capacity(p.runs.len());
+    let mut inputs = Vec::with_capacity(p.runs.len());
+    for r in &p.runs {
+        let (run, input) = crate::results::read::run::load(r)?;
+        runs.push(run);
+        inputs.push(input);
+    }
+    let files: Vec<&Path> = inputs.iter().filter_map(|i| i.file.as_deref()).collect();
+    crate::plan::compare::check_runs(&p, &runs, &files)?;
+    let comparison = Comparison::judge(&runs, p.tolerance);
     let plot_target = p.plot.as_ref().map(|f| Target::from_path(f));
     let out = Output::new(plot_target.as_ref());
-    out.text(&crate::report::output::Verbatim, &text)?;
-    if let (Some(target), Some(file)) = (&plot_target, &p.plot) {
-        let base = &runs[0];
-        let key = p.test.clone().unwrap_or_else(|| {
-            base.series("cyclic")
-                .or(base.series.first())
-                .map_or_else(String::new, |s| s.key.clone())
-        });
-        let overlay = crate::compare::overlay(&runs, &key)
-            .ok_or_else(|| Error::usage("--test", &key, "no run has this test"))?;
-        let svg = crate::plot::svg::Svg {
-            title: None,
-            x_max_us: None,
-        };
-        out.document(target, &svg, &overlay)?;
-        let _ = file;
+    for line in inputs.iter().flat_map(|i| &i.skipped) {
+        out.warn(&format!("rtbench: {line}"));
     }
-    Ok(
-        if outcomes.iter().any(|o| o.verdict == Verdict::Regression) {
-            exit::FAIL
-        } else if outcomes.iter().any(|o| o.compared == 0) {
-            // Nothing in common: a CI job must not read that as a pass.
-            exit::USAGE
-        } else {
-            exit::OK
-        },
-    )
+    let mut written = Written::new();
+    #[cfg(feature = "plot")]
+    if let Some(target) = &plot_target {
+        let key = crate::compare::overlay_key(&runs, p.test.as_deref()).unwrap_or_default();
+        // check_runs made sure some run has `--test`; the baseline has its own first.
+        if let Some(overlay) = crate::compare::overlay(&runs, &key) {
+            let svg = crate::plot::svg::Svg {
+                title: None,
+                x_max_us: None,
+            };
+            written.stdout(|| out.document(target, &svg, &overlay));
+        }
+    }
+    let text = crate::compare::text::render(&runs, &comparison);
+    written.stdout(|| out.text(&crate::report::output::Verbatim, &text));
+    written.finish(comparison.exit_code())
 }

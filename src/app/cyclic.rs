@@ -4,10 +4,9 @@
 use crate::cli::cyclic::CyclicArgs;
 use crate::error::Result;
 use crate::measure::cyclic;
-use crate::report::explain::ExplainLines;
 use crate::report::histogram::HistogramDump;
 use crate::report::json::Json;
-use crate::report::output::{self, Output, Target, Written};
+use crate::report::output::{self, Output, Written};
 use crate::report::text::{BreakTrailer, FinalTLines, LiveLines, Summary, TLines};
 use crate::report::RunReport;
 use crate::sys::cpus::CpuTopology;
@@ -72,11 +71,7 @@ pub fn run(args: &CyclicArgs, argv: &[String]) -> Result<i32> {
     {
         out.warn(&line);
     }
-    let exit_code = if plan.output.rt_tests_stdout {
-        result.end.stop.exit_code_as_rt_tests()
-    } else {
-        result.end.exit_code()
-    };
+    let exit_code = super::progress::exit_code(&result.end, plan.output.rt_tests_stdout);
     // Read after the run: the kernel's facts do not change during it, and reading
     // them (uname, the decompressed kernel configuration) is not start-up work.
     let sysinfo = SysInfo::read(&root);
@@ -90,58 +85,58 @@ pub fn run(args: &CyclicArgs, argv: &[String]) -> Result<i32> {
     };
     // Every output is written whatever happened to the others, files first: a
     // standard output that fails (a full disk, a reader gone) costs no file.
-    let mut written = Written::new();
     let hist = plan.output.histogram.as_ref();
     let dump = hist.map(|h| HistogramDump {
         summary_column: h.summary_column,
         layout: h.layout,
     });
-    if let (Some(h), Some(dump)) = (hist, &dump) {
-        if let Some(p) = &h.file {
-            written.keep(output::file(p, dump, &report));
+    let o = &plan.output;
+    // Beside the percentile lines: standard error when standard output must stay
+    // byte-compatible with cyclictest's.
+    let explain_to_stderr = o.rt_tests_stdout || (hist.is_some() && o.quiet);
+    let own = |written: &mut Written| {
+        if let (Some(h), Some(dump)) = (hist, &dump) {
+            if let Some(p) = &h.file {
+                written.keep(output::file(p, dump, &report));
+            }
         }
-    }
-    let json = plan.output.json.as_deref().map(Target::from_path);
-    if let Some(t @ Target::File(_)) = &json {
-        written.keep(out.document(t, &Json, &report));
-    }
-    // cyclictest -v prints no T: lines at the end, but with -q (and no -h).
-    let final_lines = if plan.verbose.is_some() {
-        hist.is_none() && plan.output.quiet
-    } else {
-        hist.is_none() || !plan.output.quiet
+        // cyclictest -v prints no T: lines at the end, but with -q (and no -h).
+        let final_lines = if plan.verbose.is_some() {
+            hist.is_none() && o.quiet
+        } else {
+            hist.is_none() || !o.quiet
+        };
+        if final_lines {
+            if o.rt_tests_stdout {
+                written.stdout(|| out.text(&FinalTLines, &report));
+                let _ = out.to_stderr(&Summary, &report);
+            } else {
+                written.stdout(|| out.text(&TLines, &report));
+            }
+        }
+        if let (Some(h), Some(dump)) = (hist, &dump) {
+            if h.file.is_none() {
+                written.stdout(|| out.text(dump, &report));
+            }
+            if o.quiet {
+                // Keep standard output byte-compatible with `cyclictest -q -h`.
+                let _ = out.to_stderr(&Summary, &report);
+            }
+        }
+        if plan.spec.control.break_ns.is_some() {
+            written.stdout(|| out.text(&BreakTrailer, &report));
+        }
     };
-    if final_lines {
-        if plan.output.rt_tests_stdout {
-            written.stdout(|| out.text(&FinalTLines, &report));
-            let _ = out.to_stderr(&Summary, &report);
-        } else {
-            written.stdout(|| out.text(&TLines, &report));
-        }
-    }
-    if let (Some(h), Some(dump)) = (hist, &dump) {
-        if h.file.is_none() {
-            written.stdout(|| out.text(dump, &report));
-        }
-        if plan.output.quiet {
-            // Keep standard output byte-compatible with `cyclictest -q -h`.
-            let _ = out.to_stderr(&Summary, &report);
-        }
-    }
-    if plan.spec.control.break_ns.is_some() {
-        written.stdout(|| out.text(&BreakTrailer, &report));
-    }
-    if let Some(x) = &result.end.explained {
-        // Beside the percentile lines: standard error when standard output must stay
-        // byte-compatible with cyclictest's.
-        if plan.output.rt_tests_stdout || (hist.is_some() && plan.output.quiet) {
-            let _ = out.to_stderr(&ExplainLines, x);
-        } else {
-            written.stdout(|| out.text(&ExplainLines, x));
-        }
-    }
-    if let Some(t @ Target::Stdout) = &json {
-        written.stdout(|| out.document(t, &Json, &report));
-    }
-    written.finish(exit_code)
+    let explained = result.end.explained.as_ref();
+    let json = o.json.as_deref();
+    super::progress::write_outputs(
+        &out,
+        json,
+        &Json,
+        &report,
+        explained,
+        explain_to_stderr,
+        exit_code,
+        own,
+    )
 }

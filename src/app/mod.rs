@@ -3,7 +3,6 @@
 //! ([`Error::exit_code`](crate::error::Error::exit_code)), except clap's own help and
 //! errors, which [`crate::cli::parse`] prints; nothing else calls `exit`.
 
-#[cfg(feature = "plot")]
 mod compare;
 mod config;
 mod cyclic;
@@ -57,7 +56,6 @@ pub fn main(args: Vec<OsString>) -> i32 {
         Command::Diagnose(a) => diagnose::run(&a),
         #[cfg(feature = "plot")]
         Command::Plot(a) => plot::run(&a),
-        #[cfg(feature = "plot")]
         Command::Compare(a) => compare::run(&a),
         Command::Selftest(a) => Ok(selftest::run(&a)),
         Command::Config(a) => config::run(&a),

@@ -6,9 +6,8 @@ use crate::cli::pmq::PmqArgs;
 use crate::error::Result;
 use crate::measure::pair;
 use crate::plan::pair::PairPlan;
-use crate::report::explain::ExplainLines;
 use crate::report::histogram::HistogramDump;
-use crate::report::output::{Output, Target, Written};
+use crate::report::output::{Output, Written};
 use crate::report::pair_json::PairJson;
 use crate::report::pair_text::{as_cyclic, PairLines, PairLive, PairSummary};
 use crate::report::PairReport;
@@ -48,11 +47,7 @@ fn run_pair(plan: PairPlan, argv: &[String]) -> Result<i32> {
     let (run, load) = super::progress::with_load(plan.load.as_ref(), shown, |p| {
         pair::run(&plan.spec, channels, &root, p)
     })?;
-    let exit_code = if plan.output.rt_tests_stdout {
-        run.end.stop.exit_code_as_rt_tests()
-    } else {
-        run.end.exit_code()
-    };
+    let exit_code = super::progress::exit_code(&run.end, plan.output.rt_tests_stdout);
     // Read after the run: the kernel's facts do not change during it, and reading
     // them (uname, the decompressed kernel configuration) is not start-up work.
     let sysinfo = SysInfo::read(&root);
@@ -64,36 +59,28 @@ fn run_pair(plan: PairPlan, argv: &[String]) -> Result<i32> {
         exit_code,
         load: load.as_ref(),
     };
-    // Every output whatever happened to the others, the file first ([`Written`]).
-    let mut written = Written::new();
-    let json = plan.output.json.as_deref().map(Target::from_path);
-    if let Some(t @ Target::File(_)) = &json {
-        written.keep(out.document(t, &PairJson, &report));
-    }
-    written.stdout(|| out.text(&PairLines, &report));
-    if let Some(h) = &plan.output.histogram {
-        let columns = as_cyclic(&run);
-        let dump = HistogramDump {
-            summary_column: h.summary_column,
-            layout: h.layout,
-        };
-        written.stdout(|| out.text(&dump, &report.with(&columns)));
-    }
-    if plan.output.rt_tests_stdout {
-        let _ = out.to_stderr(&PairSummary, &report);
-    } else {
-        written.stdout(|| out.text(&PairSummary, &report));
-    }
-    if let Some(x) = &run.end.explained {
-        // Standard output stays pmqtest's when called as pmqtest.
-        if plan.output.rt_tests_stdout {
-            let _ = out.to_stderr(&ExplainLines, x);
-        } else {
-            written.stdout(|| out.text(&ExplainLines, x));
+    // Every output whatever happened to the others, the file first ([`Written`]);
+    // standard output stays pmqtest's when called as pmqtest.
+    let rt_tests = plan.output.rt_tests_stdout;
+    let own = |written: &mut Written| {
+        written.stdout(|| out.text(&PairLines, &report));
+        if let Some(h) = &plan.output.histogram {
+            let columns = as_cyclic(&run);
+            let dump = HistogramDump {
+                summary_column: h.summary_column,
+                layout: h.layout,
+            };
+            written.stdout(|| out.text(&dump, &report.with(&columns)));
         }
-    }
-    if let Some(t @ Target::Stdout) = &json {
-        written.stdout(|| out.document(t, &PairJson, &report));
-    }
-    written.finish(exit_code)
+        if rt_tests {
+            let _ = out.to_stderr(&PairSummary, &report);
+        } else {
+            written.stdout(|| out.text(&PairSummary, &report));
+        }
+    };
+    let json = plan.output.json.as_deref();
+    let explained = run.end.explained.as_ref();
+    super::progress::write_outputs(
+        &out, json, &PairJson, &report, explained, rt_tests, exit_code, own,
+    )
 }

@@ -1,5 +1,6 @@
-//! `rtbench plot INPUT -o FILE`: plan, read, parse, render (a latency plot, or the
-//! monitor's timeline), write (atomically; `-` = standard output).
+//! `rtbench plot INPUT -o FILE`: plan, read, parse, refuse an `-o` that is the file
+//! read, render (a latency plot, or the monitor's timeline), write (atomically; `-` =
+//! standard output).
 
 use crate::cli::plot::PlotArgs;
 use crate::error::{exit, Result};
@@ -9,10 +10,16 @@ use crate::report::output::{Output, Target};
 /// `rtbench plot`.
 pub fn run(args: &PlotArgs) -> Result<i32> {
     let p = crate::plan::plot::plot(args)?;
-    let (name, input) = plot::load(&p.input, p.test.as_deref())?;
+    let loaded = plot::load(&p.input, p.test.as_deref())?;
+    if let Some(file) = &loaded.file {
+        crate::plan::check_not_input("-o", &p.output, &[file])?;
+    }
     let target = Target::from_path(&p.output);
     let out = Output::new(Some(&target));
-    match input {
+    for line in &loaded.skipped {
+        out.warn(&format!("rtbench: {line}"));
+    }
+    match loaded.input {
         plot::Input::Latency(parsed) => {
             let svg = plot::svg::Svg {
                 title: p.title.as_deref(),
@@ -23,7 +30,7 @@ pub fn run(args: &PlotArgs) -> Result<i32> {
         plot::Input::Windows(records) => {
             let svg = plot::timeline::Timeline {
                 title: p.title.as_deref(),
-                source: &name,
+                source: &loaded.name,
             };
             out.document(&target, &svg, &records)?;
         }

@@ -1,12 +1,17 @@
 //! What every measuring command (`cyclic`, `pmq`, `pipe`) does around its
-//! measurement: the load before and after it, live progress through its [`Output`].
+//! measurement: the load before and after it, live progress through its [`Output`],
+//! and the end of the run — its exit code ([`exit_code`]) and the outputs every one of
+//! them writes in the same order ([`write_outputs`]).
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::explain::explainer::ExplainSummary;
 use crate::load::{LoadInfo, LoadSpec};
 use crate::measure::harness::Progress;
+use crate::measure::harness::RunEnd;
 use crate::measure::stats::LiveSnapshot;
 use crate::measure::ThreadSpec;
-use crate::report::output::Output;
+use crate::report::explain::ExplainLines;
+use crate::report::output::{Output, Target, Written};
 use crate::report::snapshot::ShmSnapshot;
 use crate::report::{Live, Sink};
 
@@ -118,8 +123,9 @@ impl Progress for TextProgress<'_> {
             nsecs: self.nsecs,
         };
         let r = self.out.text(self.lines, &l);
-        self.stdout_closed |= matches!(r, Err(Error::Io { source, .. })
-            if source.kind() == std::io::ErrorKind::BrokenPipe && !self.out.text_to_stderr());
+        self.stdout_closed |= r
+            .as_ref()
+            .is_err_and(|e| crate::report::output::reader_gone(e) && !self.out.text_to_stderr());
     }
 
     fn wants_stop(&mut self) -> bool {
@@ -137,8 +143,9 @@ impl Progress for TextProgress<'_> {
         let r = self
             .out
             .text(&crate::report::output::Verbatim, text.as_str());
-        self.stdout_closed |= matches!(r, Err(Error::Io { source, .. })
-            if source.kind() == std::io::ErrorKind::BrokenPipe && !self.out.text_to_stderr());
+        self.stdout_closed |= r
+            .as_ref()
+            .is_err_and(|e| crate::report::output::reader_gone(e) && !self.out.text_to_stderr());
         self.stdout_closed
     }
 
@@ -233,4 +240,52 @@ pub fn with_load<R>(
     let result = measure(&mut progress);
     super::load::stop(running);
     Ok((result?, info))
+}
+
+/// The exit code of a run that ended with `end`: rtbench's, or rt-tests' own (0 after
+/// SIGINT/SIGTERM and `-b`) when standard output is rt-tests' (called as
+/// `cyclictest`/`pmqtest`).
+pub(super) fn exit_code(end: &RunEnd, rt_tests_stdout: bool) -> i32 {
+    if rt_tests_stdout {
+        end.stop.exit_code_as_rt_tests()
+    } else {
+        end.exit_code()
+    }
+}
+
+/// What a measuring command writes once its run ended, each output whatever happened
+/// to the others ([`Written`]), files first: the `--json` document `doc` to its file,
+/// then the command's `own` outputs (its other files first, then its lines on standard
+/// output), the explanations (`# Explained:` lines; on standard error when
+/// `explain_to_stderr` keeps standard output byte-compatible with rt-tests'), and the
+/// `--json -` document on standard output last. Returns [`Written::finish`] of
+/// `exit_code`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn write_outputs<R>(
+    out: &Output,
+    json: Option<&std::path::Path>,
+    doc: &dyn Sink<R>,
+    report: &R,
+    explained: Option<&ExplainSummary>,
+    explain_to_stderr: bool,
+    exit_code: i32,
+    own: impl FnOnce(&mut Written),
+) -> Result<i32> {
+    let mut written = Written::new();
+    let json = json.map(Target::from_path);
+    if let Some(t @ Target::File(_)) = &json {
+        written.keep(out.document(t, doc, report));
+    }
+    own(&mut written);
+    if let Some(x) = explained {
+        if explain_to_stderr {
+            let _ = out.to_stderr(&ExplainLines, x);
+        } else {
+            written.stdout(|| out.text(&ExplainLines, x));
+        }
+    }
+    if let Some(t @ Target::Stdout) = &json {
+        written.stdout(|| out.document(t, doc, report));
+    }
+    written.finish(exit_code)
 }

@@ -33,10 +33,14 @@ pub struct CompareArgs {
     pub runs: Vec<PathBuf>,
     /// Relative tolerance, %: a larger latency counts as a difference only beyond it
     /// (default 100: twice as large)
-    #[arg(long, value_name = "PCT")]
+    #[arg(long, value_name = "PCT", allow_negative_numbers = true)]
     pub tolerance: Option<f64>,
     /// Absolute tolerance, µs, added to the relative one (default 5)
-    #[arg(long = "tolerance-us", value_name = "US")]
+    #[arg(
+        long = "tolerance-us",
+        value_name = "US",
+        allow_negative_numbers = true
+    )]
     pub tolerance_us: Option<u64>,
     /// Overlay the histograms of one test of every run in an SVG plot (- for standard
     /// output)

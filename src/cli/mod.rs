@@ -8,7 +8,6 @@
 //! `[tuning]` or `[output]` there names a section of rtbench.toml, not a Rust item.
 #![allow(rustdoc::broken_intra_doc_links)]
 
-#[cfg(feature = "plot")]
 pub mod compare;
 pub mod config;
 pub mod cyclic;
@@ -76,7 +75,6 @@ pub enum Command {
     Plot(plot::PlotArgs),
     /// Compare runs (stored results, --json, -h dumps): per test, CPU and statistic,
     /// equivalent, regression, improvement or inconclusive; what differs between them
-    #[cfg(feature = "plot")]
     #[command(after_help = compare::EXAMPLES)]
     Compare(compare::CompareArgs),
     /// Print the configuration template, or check a configuration file without running anything

@@ -20,7 +20,7 @@
 //! equivalent when each interval lies within the other's grown by it, inconclusive
 //! otherwise.
 
-use crate::plot::Curve;
+use crate::results::read::Curve;
 
 /// Standard deviations of the rank on each side of a percentile's interval.
 pub const Z: f64 = 3.0;

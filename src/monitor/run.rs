@@ -12,13 +12,13 @@ use crate::measure::monitor::{self, Link, WindowSlot, Windows};
 use crate::measure::stats::LiveSnapshot;
 use crate::measure::ThreadSpec;
 use crate::report::journal::{self, Journal, Priority};
+use crate::report::output::{Output, Verbatim};
 use crate::report::text::LiveLines;
 use crate::report::Live;
 use crate::sys::clock::Clock;
 use crate::sys::notify::{self, Notifier};
 use crate::sys::SysRoot;
 use std::collections::VecDeque;
-use std::io::Write;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -45,6 +45,8 @@ struct Collector<'a> {
     explained: Vec<crate::explain::Explanation>,
     /// A window closed: the explain thresholds go back to the limit.
     reset_explain: bool,
+    /// Where the monitor's own lines go (no document: text on standard output).
+    out: Output,
 }
 
 impl Collector<'_> {
@@ -180,25 +182,24 @@ impl Progress for Collector<'_> {
             nsecs: false,
         };
         let mut buf = Vec::new();
-        let r = crate::report::Sink::write(&LiveLines, &l, &mut buf).and_then(|()| {
+        if crate::report::Sink::write(&LiveLines, &l, &mut buf).is_ok() {
             let text = journal::stamped(&String::from_utf8_lossy(&buf));
-            std::io::stderr().write_all(text.as_bytes())
-        });
-        self.closed(r);
+            let r = self.out.to_stderr(&Verbatim, &text);
+            self.closed(r);
+        }
     }
 
     // The monitor's own lines carry their time, as its entries in text do.
     fn notice(&mut self, line: &str) {
-        let r = writeln!(std::io::stdout(), "{}", journal::stamped(line));
+        let r = self
+            .out
+            .text(&Verbatim, &format!("{}\n", journal::stamped(line)));
         self.closed(r);
     }
 
     fn warning(&mut self, line: &str) {
-        let r = writeln!(
-            std::io::stderr(),
-            "{}",
-            journal::stamped(&crate::error::one_line(line))
-        );
+        let line = journal::stamped(&crate::error::one_line(line));
+        let r = self.out.to_stderr(&Verbatim, &format!("{line}\n"));
         self.closed(r);
     }
 
@@ -217,8 +218,8 @@ impl Collector<'_> {
     }
 
     /// Notes a write to standard output or error that found its reader gone.
-    fn closed(&mut self, r: std::io::Result<()>) {
-        if r.is_err_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) {
+    fn closed(&mut self, r: crate::error::Result<()>) {
+        if r.is_err_and(|e| crate::report::output::reader_gone(&e)) {
             self.agg.log_closed = true;
         }
     }
@@ -283,6 +284,7 @@ pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32
         next_close: now + plan.window,
         ready: false,
         notifier: Notifier::from_env(),
+        out: Output::new(None),
         watchdog: watchdog.is_some(),
         explained: Vec::new(),
         reset_explain: false,

@@ -4,7 +4,8 @@ use super::usage;
 use crate::cli::compare::CompareArgs;
 use crate::compare::judge::{Tolerance, DEFAULT_TOLERANCE_PCT, DEFAULT_TOLERANCE_US};
 use crate::error::Result;
-use std::path::PathBuf;
+use crate::results::read::run::Run;
+use std::path::{Path, PathBuf};
 
 /// A validated `rtbench compare`.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,8 +20,10 @@ pub struct ComparePlan {
     pub test: Option<String>,
 }
 
-/// Validates `rtbench compare`: `--tolerance` 0..=10000 %, `--tolerance-us` at most
-/// one second, `--plot` writable ([`super::check_output_path`]).
+/// Validates `rtbench compare`'s flags: `--tolerance` 0..=10000 %, `--tolerance-us` at
+/// most one second, `--plot` writable ([`super::check_output_path`]), not one of the
+/// RUNs as named ([`super::check_not_input`]), and only in a build with the `plot`
+/// feature. What needs the runs read is [`check_runs`].
 pub fn plan(args: &CompareArgs) -> Result<ComparePlan> {
     let pct = args.tolerance.unwrap_or(DEFAULT_TOLERANCE_PCT);
     if !(pct.is_finite() && (0.0..=10_000.0).contains(&pct)) {
@@ -31,7 +34,16 @@ pub fn plan(args: &CompareArgs) -> Result<ComparePlan> {
         return usage("--tolerance-us", us, "expected at most 1000000 µs");
     }
     if let Some(p) = &args.plot {
+        if !cfg!(feature = "plot") {
+            return usage(
+                "--plot",
+                p.display(),
+                "this rtbench was built without the plot feature; expected no --plot",
+            );
+        }
         super::check_output_path("--plot", p)?;
+        let inputs: Vec<&Path> = args.runs.iter().map(PathBuf::as_path).collect();
+        super::check_not_input("--plot", p, &inputs)?;
     }
     Ok(ComparePlan {
         runs: args.runs.clone(),
@@ -42,4 +54,33 @@ pub fn plan(args: &CompareArgs) -> Result<ComparePlan> {
         plot: args.plot.clone(),
         test: args.test.clone(),
     })
+}
+
+/// What can be checked only once the runs are read, before anything is printed or
+/// written: `--plot` is none of the files read (a results directory's newest run
+/// included, `files`), and `--test` names a test some run has (`CONDITION/TEST` with
+/// conditions). Errors: [`crate::error::Error::Usage`] (exit 2).
+pub fn check_runs(plan: &ComparePlan, runs: &[Run], files: &[&Path]) -> Result<()> {
+    if let Some(p) = &plan.plot {
+        super::check_not_input("--plot", p, files)?;
+    }
+    if let Some(t) = &plan.test {
+        if !runs.iter().any(|r| r.series(t).is_some()) {
+            let mut have: Vec<&str> = Vec::new();
+            for s in runs.iter().flat_map(|r| &r.series) {
+                if !have.contains(&s.key.as_str()) {
+                    have.push(&s.key);
+                }
+            }
+            return usage(
+                "--test",
+                t,
+                format!(
+                    "no run has this test; expected one of: {}",
+                    crate::error::echo(&have.join(", "))
+                ),
+            );
+        }
+    }
+    Ok(())
 }

@@ -5,7 +5,6 @@
 //! probe creates and removes one empty file). One file per command; the checks several
 //! commands share are here.
 
-#[cfg(feature = "plot")]
 pub mod compare;
 pub mod cyclic;
 #[cfg(feature = "diagnose")]
@@ -70,6 +69,39 @@ pub fn check_stdout() -> Result<()> {
             "",
             "standard output is open for reading only: the results would be lost",
         );
+    }
+    Ok(())
+}
+
+/// Refuses an output file `out` (`-` is standard output, never an input) that is one of
+/// the `inputs` the command reads: the same file by device and inode (stat(2), through
+/// links), not by name, so `./a.json`, a hard link or a symbolic link to an input is
+/// refused too. An output that does not exist yet, and an input that cannot be
+/// stat'ed (standard input, `-`), is no input's file.
+///
+/// Errors: [`Error::Usage`] naming `flag`, the output and the input (exit 2).
+pub fn check_not_input(flag: &str, out: &Path, inputs: &[&Path]) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    if out == Path::new("-") {
+        return Ok(());
+    }
+    let Ok(o) = std::fs::metadata(out) else {
+        return Ok(());
+    };
+    for input in inputs.iter().filter(|i| **i != Path::new("-")) {
+        if let Ok(i) = std::fs::metadata(input) {
+            if (i.dev(), i.ino()) == (o.dev(), o.ino()) {
+                return usage(
+                    flag,
+                    out.display(),
+                    format!(
+                        "is the input {}; expected a file that is not one of the inputs \
+                         (writing it would replace what is read)",
+                        crate::error::echo(&input.display().to_string())
+                    ),
+                );
+            }
+        }
     }
     Ok(())
 }

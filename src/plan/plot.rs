@@ -23,7 +23,8 @@ pub struct PlotPlan {
 use crate::plot::svg::{MAX_X_MAX_US, MIN_X_MAX_US};
 
 /// Validates `rtbench plot`: `--x-max` must be a latency from 1 ns to 2^64 - 1 ns, and
-/// `-o` writable ([`super::check_output_path`]).
+/// `-o` writable ([`super::check_output_path`]) and not the input
+/// ([`super::check_not_input`]; a directory's newest run is checked once read).
 pub fn plot(args: &PlotArgs) -> Result<PlotPlan> {
     if let Some(x) = args.x_max_us.filter(|x| !(x.is_finite() && *x > 0.0)) {
         return usage("--x-max", x, "not a finite number of µs greater than 0");
@@ -44,6 +45,7 @@ pub fn plot(args: &PlotArgs) -> Result<PlotPlan> {
         );
     }
     super::check_output_path("-o", &args.output)?;
+    super::check_not_input("-o", &args.output, &[&args.input])?;
     Ok(PlotPlan {
         input: args.input.clone(),
         output: args.output.clone(),

@@ -3,7 +3,7 @@
 //! Why each is the default where it is: docs/PLOT.md.
 
 use super::labels::nice_step;
-use super::Curve;
+use crate::results::read::Curve;
 
 /// How the latency axis maps **µs** to the plot's width.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -7,43 +7,7 @@ pub fn esc(s: &str) -> String {
     crate::report::xml::escape(&s.replace(['\t', '\n', '\r'], " "))
 }
 
-/// `s` cut to `n` characters, with `…` when cut.
-pub(super) fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    }
-}
-
-/// `s` in lines of at most `n` characters, broken after `; ` or else at a space (a word
-/// longer than `n` is cut with `…`): nothing of a verdict is lost.
-pub(super) fn wrap(s: &str, n: usize) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut rest = s.trim_end();
-    while rest.chars().count() > n {
-        let head: String = rest.chars().take(n).collect();
-        let cut = head
-            .rfind("; ")
-            .map(|i| i + 1)
-            .filter(|&i| i > n / 3)
-            .or_else(|| head.rfind(' ').filter(|&i| i > 0));
-        match cut {
-            Some(i) => {
-                lines.push(rest[..i].trim_end().to_string());
-                rest = rest[i..].trim_start();
-            }
-            None => {
-                lines.push(clip(rest, n));
-                return lines;
-            }
-        }
-    }
-    lines.push(rest.to_string());
-    lines
-}
+pub(super) use crate::report::layout::{clip, wrap};
 
 /// A latency in **ns** as the plot writes it in **µs**:
 /// [`crate::duration::us`] in [`crate::duration::UsStyle::Label`] (`87`, `12.3`, `1.23`).

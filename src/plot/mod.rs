@@ -4,258 +4,65 @@
 //! draws them
 //! (<https://www.osadl.org/Latency-plots.latency-plots.0.html>).
 //!
-//! Inputs ([`parse`] tells them apart by content, not by file name):
-//! - rt-tests `file_version` 1 JSON: `rtbench cyclic --json` (with its `"rtbench"`
-//!   object: exact p99.9 and max in ns, system snapshot) or `cyclictest --json`;
-//!   see [`json`].
-//! - a stored self-test result (`results::store::StoredRun`; `[value_ns, count]` histogram pairs); see
-//!   [`stored`].
-//! - a cyclictest `-h`/`-H` dump, rt-tests ≤ 2.6 and 2.7+ layouts; see [`dump`].
+//! Inputs (told apart by content, not by file name):
+//! - a result read by `crate::results::read` (`parse`): rt-tests `file_version` 1
+//!   JSON — `rtbench cyclic --json` (with its `"rtbench"` object: exact p99.9 and max
+//!   in ns, system snapshot) or `cyclictest --json` —, a stored self-test result, a
+//!   cyclictest `-h`/`-H` dump (rt-tests ≤ 2.6 and 2.7+ layouts);
 //! - the monitor's window store (`windows.jsonl`), drawn as a timeline; see [`timeline`].
 //!
 //! Output: SVG written by [`svg`] (no plotting crate: see that module for why) and
 //! [`timeline`], on the page of `page.rs`.
 
 pub mod axis;
-pub mod dump;
-pub mod json;
 mod labels;
 mod page;
 mod place;
-pub mod stored;
 pub mod svg;
 pub mod timeline;
 
 use crate::error::{Error, Result};
-use crate::sys::input::{self, InputError};
+use crate::results::read::{self, Histograms};
 use std::path::Path;
-
-/// One CPU's (thread's) latency histogram, as plotted. Latencies in **ns**.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Curve {
-    /// Thread index in the input.
-    pub thread: usize,
-    /// CPU the thread was pinned to (`None`: unknown or not pinned).
-    pub cpu: Option<usize>,
-    /// Width of one bucket in **ns** (1000: cyclictest's 1-µs classes; 1 with `-N`).
-    pub bucket_ns: u64,
-    /// Non-empty buckets as `(lower bound in ns, samples)`, ascending, bounds distinct.
-    pub buckets: Vec<(u64, u64)>,
-    /// Samples beyond the histogram's range: counted by cyclictest, never binned.
-    pub overflows: u64,
-    /// End of the histogram's range in **ns** (`-h US` × 1 µs); `None` for ns histogram
-    /// input, which bins every sample.
-    pub range_ns: Option<u64>,
-    /// Maximum latency in **ns** (exact where the input has it; from a cyclictest dump
-    /// it is the `# Max Latencies:` value in µs).
-    pub max_ns: u64,
-    /// 99.9th percentile in **ns** as the input states it (`None`: derive it from the
-    /// buckets with [`Curve::p999`]).
-    pub p999_ns: Option<u64>,
-    /// Whose curve it is when several runs share one plot (`rtbench compare --plot`:
-    /// `A`, `B`, …), before its label; `None` in a plot of one run.
-    pub run: Option<String>,
-}
-
-/// Where a percentile lies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Percentile {
-    /// At this latency in **ns** (bucket lower bound when derived from buckets).
-    At(u64),
-    /// Among the overflows: at or above this latency in **ns** (the histogram's range).
-    Beyond(u64),
-}
-
-impl Curve {
-    /// Samples in the buckets (overflows not included). [`parse`] refuses inputs whose
-    /// counts (with the overflows) add up past `u64::MAX`; for a curve built otherwise
-    /// the sum saturates there.
-    pub fn binned(&self) -> u64 {
-        self.buckets.iter().fold(0, |a, b| a.saturating_add(b.1))
-    }
-
-    /// Every sample: binned and overflows (saturating, see [`Curve::binned`]).
-    pub fn samples(&self) -> u64 {
-        self.binned().saturating_add(self.overflows)
-    }
-
-    /// End of the bucket starting at `lo` ns (saturating; [`parse`] refuses buckets
-    /// whose end does not fit).
-    pub fn bucket_end(&self, lo: u64) -> u64 {
-        lo.saturating_add(self.bucket_ns)
-    }
-
-    /// The 99.9th percentile: the input's value, else the lower bound of the bucket
-    /// holding sample number ⌈0.999 × all samples⌉ (overflows counted as above the range).
-    pub fn p999(&self) -> Percentile {
-        if let Some(p) = self.p999_ns {
-            return Percentile::At(p);
-        }
-        let total = self.samples();
-        let rank = (total as f64 * 0.999).ceil().max(1.0) as u64;
-        let mut seen = 0u64;
-        for &(lo, n) in &self.buckets {
-            seen = seen.saturating_add(n);
-            if seen >= rank {
-                return Percentile::At(lo);
-            }
-        }
-        let end = self.buckets.last().map_or(0, |b| self.bucket_end(b.0));
-        Percentile::Beyond(self.range_ns.unwrap_or(end))
-    }
-
-    /// The label used in the legend: `CPU 2`, or `T:1 CPU 0` when threads share CPUs,
-    /// or `T:1` when the CPU is unknown; for a pair test (`pairs`) `pair 0 CPU 2`, or
-    /// `pair 0` when not pinned.
-    pub fn label(&self, cpus_unique: bool, pairs: bool) -> String {
-        match &self.run {
-            // The same CPU in several runs: the run tells them apart.
-            Some(run) => format!("{run} {}", self.label_of_run(true, pairs)),
-            None => self.label_of_run(cpus_unique, pairs),
-        }
-    }
-
-    /// [`Curve::label`] without the run.
-    fn label_of_run(&self, cpus_unique: bool, pairs: bool) -> String {
-        if pairs {
-            return match self.cpu {
-                Some(c) => format!("pair {} CPU {c}", self.thread),
-                None => format!("pair {}", self.thread),
-            };
-        }
-        match self.cpu {
-            Some(c) if cpus_unique => format!("CPU {c}"),
-            Some(c) => format!("T:{} CPU {c}", self.thread),
-            None => format!("T:{}", self.thread),
-        }
-    }
-}
-
-/// What the input says about the run; `None` where it does not record it.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Meta {
-    /// The input format, e.g. `rtbench cyclic --json`.
-    pub format: String,
-    /// Host name (uname -n).
-    pub host: Option<String>,
-    /// Kernel: release, preemption model, machine.
-    pub kernel: Option<String>,
-    /// Start of the run, as text.
-    pub date: Option<String>,
-    /// Test name (`cyclic`, ...).
-    pub test: Option<String>,
-    /// The command line of the run.
-    pub command: Option<String>,
-    /// Measured duration in seconds.
-    pub duration_s: Option<f64>,
-    /// Load beside the test (`none` when the input says there was none).
-    pub load: Option<String>,
-    /// A stored self-test result's verdict of the plotted test alone and what failed in
-    /// it, e.g. `FAIL: cyclic CPU 1 p99.9 2974.0 µs > limit 50 µs`.
-    pub verdict: Option<String>,
-    /// The whole run's verdict where it says more than the test's (`run: FAIL, 1 more
-    /// finding outside this test (rtbench report)`).
-    pub run_verdict: Option<String>,
-    /// A stored self-test result's latency limits of the plotted test: (statistic,
-    /// limit in **ns**), drawn as vertical lines.
-    pub limits: Vec<(String, u64)>,
-    /// The curves are sender/receiver pairs (`rtbench pmq`/`pipe` in a stored result),
-    /// labelled `pair N CPU C`.
-    pub pairs: bool,
-    /// The histogram bins every sample: no range was chosen (a stored self-test result
-    /// without `[output] histogram_us`). The latency axis is then logarithmic, from the
-    /// body to the largest maximum (docs/PLOT.md).
-    pub binned_all: bool,
-}
-
-/// A parsed input: metadata and one curve per thread, in thread order.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LatencyPlot {
-    /// Facts for the title and legend.
-    pub meta: Meta,
-    /// At least one curve, each with at least one non-empty bucket.
-    pub curves: Vec<Curve>,
-}
-
-/// The one-line explanation for an input of unknown format.
-pub const EXPECTED: &str = "expected rtbench or cyclictest --json output, a stored \
-     self-test result (rtbench report --json) or a cyclictest -h/-H histogram dump";
-
-/// Parses `bytes` read from `input` (named in errors). `test` picks a test from a
-/// stored self-test result (default: `cyclic`, else the first).
-///
-/// Errors (all [`Error::Usage`], exit 2): neither format ([`EXPECTED`]); a JSON result
-/// without histograms; an empty histogram; a truncated or inconsistent dump (naming the
-/// line).
-pub fn parse(input: &str, bytes: &[u8], test: Option<&str>) -> Result<LatencyPlot> {
-    let bad = |m: String| Error::usage(input, "", m);
-    let text = std::str::from_utf8(bytes).map_err(|_| bad(format!("not text; {EXPECTED}")))?;
-    let plot = if text.trim_start().starts_with('{') {
-        json::parse(text, test).map_err(bad)?
-    } else if dump::is_dump(text) {
-        dump::parse(text).map_err(bad)?
-    } else {
-        return Err(bad(format!("unknown format; {EXPECTED}")));
-    };
-    if plot.curves.is_empty() {
-        return Err(bad("no threads in the result".into()));
-    }
-    for c in &plot.curves {
-        if c.buckets.is_empty() {
-            let why = match c.range_ns {
-                _ if c.overflows == 0 => "no samples".to_string(),
-                Some(r) if r >= 1000 => format!(
-                    "all {} samples lie beyond the histogram's {} µs (use a larger -h)",
-                    c.overflows,
-                    r / 1000
-                ),
-                // A dump without rows (rt-tests 2.7+ leaves out empty ones) does not
-                // say where its range ends.
-                _ => format!(
-                    "all {} samples are histogram overflows, beyond its last bucket (use a larger -h)",
-                    c.overflows
-                ),
-            };
-            return Err(bad(format!(
-                "the histogram of thread {} is empty: {why}",
-                c.thread
-            )));
-        }
-    }
-    Ok(plot)
-}
 
 /// What an input of `rtbench plot` is drawn as.
 #[derive(Debug)]
 pub enum Input {
     /// A latency histogram per CPU ([`svg`]).
-    Latency(Box<LatencyPlot>),
+    Latency(Box<Histograms>),
     /// The monitor's windows, oldest first, at least one ([`timeline`]).
     Windows(Vec<crate::results::window::WindowRecord>),
 }
 
-/// Reads and parses `path` ([`read_input`], [`parse`]); a monitor's window store (its
-/// directory, or a `windows.jsonl` file or stream) is read as [`Input::Windows`].
-/// Returns the name to show and the input. Errors: those of [`read_input`] and
-/// [`parse`]; a window store without a readable window ([`Error::Usage`]).
-pub fn load(path: &Path, test: Option<&str>) -> Result<(String, Input)> {
-    let (name, records) = match timeline::store_dir(path) {
+/// Reads and parses `path` (`crate::results::read::read_input` and `parse`); a
+/// monitor's window store (its directory, or a `windows.jsonl` file or stream) is read
+/// as [`Input::Windows`]. Returns the name to show, the input, the file read (`None`:
+/// standard input or a window store's directory) and what a results directory's reading
+/// skipped. Errors: those of `read_input` and `parse`; a window store without a
+/// readable window ([`Error::Usage`]).
+pub fn load(path: &Path, test: Option<&str>) -> Result<Loaded> {
+    let (name, records, file) = match timeline::store_dir(path) {
         Some(dir) => {
             let name = dir.display().to_string();
             let (records, _) = timeline::read_store(&dir)
                 .map_err(|e| Error::usage(&name, "", format!("cannot read: {e}")))?;
-            (name, records)
+            (name, records, None)
         }
         None => {
-            let (name, bytes) = read_input(path)?;
-            match std::str::from_utf8(&bytes)
+            let read = read::read_input(path)?;
+            match std::str::from_utf8(&read.bytes)
                 .ok()
                 .filter(|t| timeline::is_windows(t))
             {
-                Some(text) => (name, timeline::parse_lines(text).0),
+                Some(text) => (read.name.clone(), timeline::parse_lines(text).0, read.file),
                 None => {
-                    let plot = parse(&name, &bytes, test)?;
-                    return Ok((name, Input::Latency(Box::new(plot))));
+                    let plot = read::parse(&read.name, &read.bytes, test)?;
+                    return Ok(Loaded {
+                        name: read.name,
+                        input: Input::Latency(Box::new(plot)),
+                        file: read.file,
+                        skipped: read.skipped,
+                    });
                 }
             }
         }
@@ -267,91 +74,23 @@ pub fn load(path: &Path, test: Option<&str>) -> Result<(String, Input)> {
             "the monitor's window store holds no readable window",
         ));
     }
-    Ok((name, Input::Windows(records)))
+    Ok(Loaded {
+        name,
+        input: Input::Windows(records),
+        file,
+        skipped: Vec::new(),
+    })
 }
 
-/// Reads `path`: `-` is standard input; a directory is a results store (its newest run
-/// that is a regular file; anything else named like a run — a FIFO, a symbolic link —
-/// is skipped with a warning on standard error). At most
-/// [`input::MAX_INPUT_BYTES`] are read: a named FIFO (`<(cmd)`) is fine, `/dev/zero`
-/// is not read without end. Returns the name to show in errors and the bytes.
-pub fn read_input(path: &Path) -> Result<(String, Vec<u8>)> {
-    let name = path.display().to_string();
-    let unreadable = |e: InputError| Error::usage(&name, "", format!("cannot read: {e}"));
-    let max = input::MAX_INPUT_BYTES;
-    if path == Path::new("-") {
-        let buf = input::read_stream(std::io::stdin().lock(), max).map_err(unreadable)?;
-        return Ok(("<stdin>".into(), buf));
-    }
-    if path.is_dir() {
-        let store = crate::results::store::Store::new(path, 1);
-        let files = store.list().map_err(|e| unreadable(e.into()))?;
-        for f in files.iter().rev() {
-            // A file of the store: never through a link (crate::sys::kept).
-            match crate::sys::kept::read(f, max) {
-                Ok(bytes) => return Ok((f.display().to_string(), bytes)),
-                Err(e) => crate::report::output::Output::new(None).warn(&format!(
-                    "rtbench: {}: skipped, not a stored result: {e}",
-                    f.display()
-                )),
-            }
-        }
-        return Err(Error::usage(
-            &name,
-            "",
-            if files.is_empty() {
-                "directory holds no stored results"
-            } else {
-                "directory holds no readable stored result"
-            },
-        ));
-    }
-    let bytes = input::read_bounded(path, max).map_err(unreadable)?;
-    Ok((name, bytes))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::error::exit;
-
-    fn curve(buckets: Vec<(u64, u64)>, overflows: u64) -> Curve {
-        Curve {
-            thread: 0,
-            cpu: Some(0),
-            bucket_ns: 1000,
-            buckets,
-            overflows,
-            range_ns: Some(100_000),
-            max_ns: 150_000,
-            p999_ns: None,
-            run: None,
-        }
-    }
-
-    #[test]
-    fn p999_from_buckets_and_overflows() {
-        // 999 samples at 5 µs, 1 at 80 µs: sample 999 of 1000 is at 5 µs.
-        let c = curve(vec![(5000, 999), (80_000, 1)], 0);
-        assert_eq!(c.p999(), Percentile::At(5000));
-        // 998 + 2: rank 999 falls in the 80 µs bucket.
-        let c = curve(vec![(5000, 998), (80_000, 2)], 0);
-        assert_eq!(c.p999(), Percentile::At(80_000));
-        // Rank 999 of 1000 among the overflows.
-        let c = curve(vec![(5000, 990)], 10);
-        assert_eq!(c.p999(), Percentile::Beyond(100_000));
-    }
-
-    #[test]
-    fn neither_format_is_one_line_usage_error() {
-        let e = parse("x.txt", b"hello\nworld\n", None).unwrap_err();
-        assert_eq!(e.exit_code(), exit::USAGE);
-        let s = e.to_string();
-        assert!(s.starts_with("x.txt: unknown format; expected"), "{s}");
-        assert!(!s.contains('\n'));
-        let e = parse("x.bin", &[0xff, 0xfe, 0], None).unwrap_err();
-        assert!(e.to_string().contains("not text"), "{e}");
-        let e = parse("x.json", b"{\"a\": 1}", None).unwrap_err();
-        assert!(e.to_string().starts_with("x.json: "), "{e}");
-    }
+/// An input of `rtbench plot` as [`load`] read it.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The name to show.
+    pub name: String,
+    /// What it is drawn as.
+    pub input: Input,
+    /// The file read (`None`: standard input, a window store's directory).
+    pub file: Option<std::path::PathBuf>,
+    /// What a results directory's reading passed over, one line each.
+    pub skipped: Vec<String>,
 }

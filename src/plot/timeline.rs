@@ -152,7 +152,10 @@ pub fn render(records: &[WindowRecord], title: Option<&str>, source: &str) -> St
             count(exceeded as u64)
         ),
     ];
-    header = header.iter().flat_map(|l| wrap(l, HEADER_CHARS)).collect();
+    header = header
+        .iter()
+        .flat_map(|l| wrap(l, HEADER_CHARS, ""))
+        .collect();
     let top = page::plot_top(header.len());
     let pw = PLOT_W;
     let bottom = top + PLOT_H;

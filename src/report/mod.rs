@@ -21,6 +21,7 @@ pub mod histogram;
 pub mod journal;
 pub mod json;
 pub mod junit;
+pub mod layout;
 #[cfg(feature = "monitor")]
 pub mod monitor;
 pub mod output;

@@ -54,6 +54,12 @@ pub struct Output {
     stdout_is_document: bool,
 }
 
+/// Whether `e` is a write whose reader went away (EPIPE; SIGPIPE ignored), to standard
+/// output or standard error.
+pub fn reader_gone(e: &Error) -> bool {
+    matches!(e, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
 fn stdout_error(e: std::io::Error) -> Error {
     Error::io(STDOUT, e)
 }
@@ -184,10 +190,7 @@ impl Written {
     /// because its reader went away; else [`Error::Outputs`], every failure (exit 3),
     /// which `app::main` prints one line each.
     pub fn finish(self, code: i32) -> Result<i32> {
-        let closed = |e: &Error| {
-            is_stdout(e)
-                && matches!(e, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe)
-        };
+        let closed = |e: &Error| is_stdout(e) && reader_gone(e);
         let (pipe, other): (Vec<Error>, Vec<Error>) = self.failed.into_iter().partition(closed);
         match (pipe.is_empty(), other.is_empty()) {
             (true, true) => Ok(code),

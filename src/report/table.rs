@@ -177,16 +177,8 @@ pub fn render(run: &StoredRun) -> String {
     s.push_str(&super::conditions::render(run));
     // A failure with its cause is longer than a line: wrapped, never cut. A check
     // whose maximum is not the system's latency says so (the table's INVALID).
-    let v = &run.verdict;
-    let lines = v
-        .checks
-        .iter()
-        .filter(|c| !c.pass)
-        .map(|c| (if c.invalid { "INVALID" } else { "FAIL" }, c.failure_text()))
-        .chain(v.tuning.iter().map(|t| ("FAIL", t.text())))
-        .chain(v.problems.iter().map(|p| ("FAIL", p.clone())));
-    for (word, f) in lines {
-        for line in wrap(&format!("{word} {f}"), 80, "     ") {
+    for (mark, f) in run.verdict.marked_failures() {
+        for line in wrap(&format!("{} {f}", mark.word()), 80, "     ") {
             let _ = writeln!(s, "{line}");
         }
     }
@@ -200,45 +192,21 @@ pub fn render(run: &StoredRun) -> String {
     s
 }
 
-/// `s` escaped ([`crate::error::one_line`]) in lines of at most `width` characters, broken at spaces (a longer word is cut),
-/// the continuation lines starting with `indent`.
-fn wrap(s: &str, width: usize, indent: &str) -> Vec<String> {
-    let s = crate::error::one_line(s);
-    let mut lines = Vec::new();
-    let mut cur = String::new();
-    for word in s.split(' ') {
-        let len = cur.chars().count();
-        let add = word.chars().count() + usize::from(len > 0);
-        if len > 0 && len + add > width {
-            lines.push(std::mem::replace(&mut cur, indent.to_string()));
-        }
-        if !cur.is_empty() && !cur.ends_with(' ') {
-            cur.push(' ');
-        }
-        cur.push_str(word);
-    }
-    if !cur.trim().is_empty() {
-        lines.push(cur);
-    }
-    lines.into_iter().map(|l| clip(&l, width)).collect()
-}
-
 /// `s` escaped ([`crate::error::one_line`]: a stored field is any text, and must not
-/// move the cursor or forge a line) and cut to `n` characters, ending in `…` when cut.
+/// move the cursor or forge a line), then cut to `n` characters ([`super::layout::clip`]).
 fn clip(s: &str, n: usize) -> String {
-    let s = crate::error::one_line(s);
-    if s.chars().count() <= n {
-        return s.to_string();
-    }
-    let mut t: String = s.chars().take(n - 1).collect();
-    t.push('…');
-    t
+    super::layout::clip(&crate::error::one_line(s), n)
 }
 
-fn truncate(s: &str, n: usize) -> String {
+/// `s` escaped as [`clip`] does, in lines of `width` ([`super::layout::wrap`]).
+fn wrap(s: &str, width: usize, indent: &str) -> Vec<String> {
+    super::layout::wrap(&crate::error::one_line(s), width, indent)
+}
+
+fn truncate(s: &str, n: usize) -> &str {
     match s.char_indices().nth(n) {
-        Some((i, _)) => s[..i].to_string(),
-        None => s.to_string(),
+        Some((i, _)) => &s[..i],
+        None => s,
     }
 }
 

@@ -330,6 +330,25 @@ impl TuningFinding {
     }
 }
 
+/// What a failure line of [`Verdict::marked_failures`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    /// A failure: the unit's.
+    Fail,
+    /// A limit exceeded only by samples that are not the system's latency.
+    Invalid,
+}
+
+impl Mark {
+    /// `FAIL` or `INVALID`, as the report table prints it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Mark::Fail => "FAIL",
+            Mark::Invalid => "INVALID",
+        }
+    }
+}
+
 /// The self-test's verdict, built by [`crate::results::verdict::verdict`]. The outcome
 /// is derived from the parts when it is built: fail when anything failed, else unjudged
 /// when anything measured was not judged, else pass.
@@ -468,14 +487,24 @@ impl Verdict {
     /// Everything that failed, one line each, in **µs**: failed checks (test, CPU,
     /// statistic, value, limit, and the cause when explained; the invalid ones too),
     /// tuning deviations and failures (item, expected, found), then the other
-    /// problems.
+    /// problems. [`Verdict::marked_failures`] with the marks left out.
     pub fn failures(&self) -> Vec<String> {
+        self.marked_failures().into_iter().map(|(_, l)| l).collect()
+    }
+
+    /// [`Verdict::failures`], each line with its mark: [`Mark::Invalid`] for a check
+    /// whose maximum is not the system's latency ([`Check::invalid`]), else
+    /// [`Mark::Fail`]. The one place the failure lines are built.
+    pub fn marked_failures(&self) -> Vec<(Mark, String)> {
         self.checks
             .iter()
             .filter(|c| !c.pass)
-            .map(Check::failure_text)
-            .chain(self.tuning.iter().map(TuningFinding::text))
-            .chain(self.problems.iter().cloned())
+            .map(|c| {
+                let mark = if c.invalid { Mark::Invalid } else { Mark::Fail };
+                (mark, c.failure_text())
+            })
+            .chain(self.tuning.iter().map(|t| (Mark::Fail, t.text())))
+            .chain(self.problems.iter().map(|p| (Mark::Fail, p.clone())))
             .collect()
     }
 

@@ -30,10 +30,16 @@ pub struct WindowCpu {
     pub min_ns: u64,
     /// Mean, rounded.
     pub avg_ns: u64,
+    /// Median (< 1 % value error). Absent in records of older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p50_ns: Option<u64>,
     /// 99th percentile (< 1 % value error).
     pub p99_ns: u64,
     /// 99.9th percentile (< 1 % value error).
     pub p999_ns: u64,
+    /// 99.99th percentile (< 1 % value error). Absent in records of older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p9999_ns: Option<u64>,
     /// Largest latency (exact).
     pub max_ns: u64,
     /// Wakeups later than the following deadline.
@@ -68,8 +74,10 @@ impl WindowCpu {
             samples: stats.count,
             min_ns: stats.min(),
             avg_ns: stats.mean_ns().round() as u64,
+            p50_ns: Some(stats.quantile_ns(0.5)),
             p99_ns: stats.quantile_ns(0.99),
             p999_ns: stats.quantile_ns(0.999),
+            p9999_ns: Some(stats.quantile_ns(0.9999)),
             max_ns: stats.max_ns,
             overruns: stats.overruns,
             missed_periods: Some(stats.missed_periods),
@@ -342,28 +350,20 @@ pub const MAX_LINE_BYTES: u64 = 4 << 20;
 /// Opens `path` if it exists and is a regular file (`O_NONBLOCK`: a FIFO never blocks
 /// the open); anything else is not read.
 fn open_regular(path: &Path) -> io::Result<Opened> {
-    use std::os::unix::fs::OpenOptionsExt;
+    use crate::sys::input::{open_regular, Links};
     // A file the monitor keeps (crate::sys::kept): a link is never followed — opening
     // what it points to may have effects of its own (a device) — and said as a link.
-    let f = match std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_NOFOLLOW)
-        .open(path)
-    {
+    let f = match open_regular(path, std::fs::OpenOptions::new().read(true), Links::Refuse) {
         Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Opened::Missing),
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+        Err(Ok(kind)) => return Ok(Opened::Special(kind)),
+        Err(Err(e)) if e.kind() == io::ErrorKind::NotFound => return Ok(Opened::Missing),
+        Err(Err(e)) if e.raw_os_error() == Some(libc::ELOOP) => {
             return Ok(Opened::Special("symbolic link"))
         }
-        Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
+        Err(Err(e)) => return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
     };
-    let meta = f.metadata()?;
-    if !meta.is_file() {
-        return Ok(Opened::Special(crate::sys::atomic::kind_name(
-            meta.file_type(),
-        )));
-    }
-    Ok(Opened::File(f, meta.len()))
+    let len = f.metadata()?.len();
+    Ok(Opened::File(f, len))
 }
 
 /// The records of one file of the store from byte `start` (the first whole line
@@ -656,7 +656,9 @@ mod tests {
                 samples: 300_000,
                 min_ns: 1_000,
                 avg_ns: 2_000,
+                p50_ns: None,
                 p99_ns: 5_000,
+                p9999_ns: None,
                 p999_ns: 8_000 + seq,
                 max_ns,
                 overruns: 1,

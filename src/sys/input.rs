@@ -58,20 +58,53 @@ impl InputError {
     }
 }
 
+/// Whether [`open_regular`] follows a symbolic link at the path itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Links {
+    /// Follow it (a file the user names: a link to a result is fine).
+    Follow,
+    /// Refuse it with `ELOOP` (`O_NOFOLLOW`: the files rtbench keeps, `crate::sys::kept`).
+    Refuse,
+}
+
+/// Opens `path` with `opts` plus `O_NONBLOCK | O_NOCTTY` (and `O_NOFOLLOW` for
+/// [`Links::Refuse`]) and checks with `fstat` on the opened descriptor that it is a
+/// regular file: the one way rtbench opens a regular file without blocking. Opening a
+/// FIFO never waits for a writer (`O_NONBLOCK`; for a regular file the flag does
+/// nothing), a terminal never becomes the controlling one, and nothing can change
+/// between the check and the open. Returns the file, or `Err(Ok(kind))` when it is not
+/// a regular file (`FIFO`, `character device`, … as `super::atomic::kind_name` says),
+/// or `Err(Err(e))` when the open or `fstat` failed (`ELOOP`: a link refused).
+pub fn open_regular(
+    path: &Path,
+    opts: &mut OpenOptions,
+    links: Links,
+) -> Result<std::fs::File, Result<&'static str, io::Error>> {
+    let nofollow = if links == Links::Refuse {
+        libc::O_NOFOLLOW
+    } else {
+        0
+    };
+    let f = opts
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | nofollow)
+        .open(path)
+        .map_err(Err)?;
+    let t = f.metadata().map_err(Err)?.file_type();
+    if !t.is_file() {
+        return Err(Ok(super::atomic::kind_name(t)));
+    }
+    Ok(f)
+}
+
 /// Reads the regular file `path`, at most `max` bytes (see the module documentation).
 /// A FIFO, device, socket or directory — also behind a symbolic link — is
 /// [`InputError::NotRegular`] without waiting or reading.
 pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, InputError> {
-    let f = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)?;
-    let meta = f.metadata()?;
-    if !meta.file_type().is_file() {
-        return Err(InputError::NotRegular {
-            kind: super::atomic::kind_name(meta.file_type()),
-        });
-    }
+    let f =
+        open_regular(path, OpenOptions::new().read(true), Links::Follow).map_err(|e| match e {
+            Ok(kind) => InputError::NotRegular { kind },
+            Err(e) => InputError::Io(e),
+        })?;
     read_opened_regular(f, max)
 }
 

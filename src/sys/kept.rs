@@ -23,7 +23,7 @@ use super::atomic::{self, kind_name};
 use super::input::InputError;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 fn refused(msg: String) -> io::Error {
@@ -80,20 +80,12 @@ pub fn why_not_dir(dir: &Path) -> Option<String> {
 /// Opens `path` with `opts` (plus `O_NOFOLLOW | O_NONBLOCK | O_NOCTTY`) and checks
 /// that it is a regular file; anything else is said as [`why_not`] says it.
 fn open(path: &Path, opts: &mut OpenOptions) -> io::Result<File> {
-    let f = opts
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
+    super::input::open_regular(path, opts, super::input::Links::Refuse).map_err(|e| match e {
+        Ok(kind) => refused(format!("is a {kind}; expected a regular file")),
         // ELOOP (a link, O_NOFOLLOW), ENXIO (a FIFO without a reader, O_NONBLOCK), a
         // device that refuses: said as what the path is.
-        .map_err(|e| why_not(path).map_or(e, refused))?;
-    let t = f.metadata()?.file_type();
-    if !t.is_file() {
-        return Err(refused(format!(
-            "is a {}; expected a regular file",
-            kind_name(t)
-        )));
-    }
-    Ok(f)
+        Err(e) => why_not(path).map_or(e, refused),
+    })
 }
 
 /// Reads the kept file `path`, at most `max` bytes: a link, FIFO, device or

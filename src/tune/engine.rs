@@ -3,7 +3,7 @@
 //! this run's changes in reverse order. Also `revert` and crash recovery.
 //!
 //! The procedure (journal before write, verify, reverse-order rollback, recovery of an
-//! interrupted apply) is described in docs/ARCHITECTURE.md, "Tuning"; tuned's
+//! interrupted apply) is described in docs/ARCHITECTURE.md, "Where a knob is written"; tuned's
 //! `tuned-adm verify` and revert (github.com/redhat-performance/tuned) are the
 //! established model it improves on: tuned does not roll back a half-applied profile.
 

@@ -1,5 +1,5 @@
 //! RT tuning: check the kernel's effective state against `[tuning]`, change only what
-//! differs, record every change so it can be undone (docs/ARCHITECTURE.md, "Tuning").
+//! differs, record every change so it can be undone (docs/ARCHITECTURE.md, "Where a knob is written").
 //!
 //! An [`Item`] reads its kernel files and decides ([`Item::plan`]); the shared engine
 //! ([`engine`]) applies the decided [`Step`]s one `write(2)` each, after journalling the

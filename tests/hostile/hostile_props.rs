@@ -799,7 +799,10 @@ impl Dump {
 }
 
 /// Checks that an accepted plot carries exact values and renders.
-fn render_ok(plot: &rtbench::plot::LatencyPlot, x_max: Option<f64>) -> Result<(), TestCaseError> {
+fn render_ok(
+    plot: &rtbench::results::read::Histograms,
+    x_max: Option<f64>,
+) -> Result<(), TestCaseError> {
     let svg = rtbench::plot::svg::render(plot, None, x_max);
     prop_assert!(svg.ends_with("</svg>\n"));
     prop_assert!(roxmltree::Document::parse(&svg).is_ok(), "not XML");
@@ -818,7 +821,7 @@ fn odd_f64() -> impl Strategy<Value = Option<f64>> {
 fn cyclictest_dumps_parse_to_exact_numbers_or_refuse() {
     check("plot: -h dumps", 3000, (dump(), odd_f64()), |(d, x_max)| {
         let text = d.text();
-        let Ok(plot) = rtbench::plot::parse("d", text.as_bytes(), None) else {
+        let Ok(plot) = rtbench::results::read::parse("d", text.as_bytes(), None) else {
             return Ok(());
         };
         render_ok(&plot, x_max)?;
@@ -934,7 +937,7 @@ fn rt_tests_json_parses_to_exact_numbers_or_refuses() {
         (rt_tests_json(), odd_f64()),
         |((doc, ns), x_max)| {
             let text = doc.to_string();
-            let Ok(plot) = rtbench::plot::parse("j", text.as_bytes(), None) else {
+            let Ok(plot) = rtbench::results::read::parse("j", text.as_bytes(), None) else {
                 return Ok(());
             };
             render_ok(&plot, x_max)?;
@@ -971,7 +974,7 @@ fn rt_tests_json_parses_to_exact_numbers_or_refuses() {
 
 #[test]
 fn dates_parse_exactly_or_not_at_all() {
-    use rtbench::plot::json::parse_rfc2822;
+    use rtbench::results::read::json::parse_rfc2822;
     let text = prop_oneof![
         (i64::MIN / 2..i64::MAX / 2).prop_map(|s| (Some(s), rtbench::date::rfc2822_utc(s))),
         odd_text().prop_map(|t| (None, t)),
@@ -1119,7 +1122,7 @@ fn stored_results_report_and_plot_their_exact_values() {
         }
         let _ = rtbench::report::prometheus::render(&run);
         let text = serde_json::to_string(&run).unwrap();
-        if let Ok(plot) = rtbench::plot::parse("s", text.as_bytes(), None) {
+        if let Ok(plot) = rtbench::results::read::parse("s", text.as_bytes(), None) {
             render_ok(&plot, None)?;
             for (c, th) in plot.curves.iter().zip(&run.tests[0].threads) {
                 let want: u128 = th.histogram.iter().map(|p| p[1] as u128).sum();

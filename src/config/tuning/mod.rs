@@ -48,7 +48,7 @@
 //! (cpu lists, `isolcpus=`, `nohz_full=`, `irqaffinity=`),
 //! Documentation/admin-guide/sysctl/kernel.rst and vm.rst (printk, RT throttling,
 //! overcommit), Documentation/admin-guide/pm/cpufreq.rst and cpuidle.rst; the items
-//! that apply them are in src/tune/ (docs/ARCHITECTURE.md, "Tuning").
+//! that apply them are in src/tune/ (docs/ARCHITECTURE.md, "Where a knob is written").
 
 mod raw;
 

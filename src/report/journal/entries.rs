@@ -124,16 +124,7 @@ pub fn thread_result(t: &TestSummary, th: &ThreadSummary, verdict: &Verdict) -> 
     .field("RTBENCH_TEST", test)
     .field("RTBENCH_CPU", &cpu)
     .field("RTBENCH_THREAD", th.thread)
-    .field("RTBENCH_SAMPLES", th.count)
-    .field("RTBENCH_MIN_NS", th.min_ns)
-    .field("RTBENCH_AVG_NS", th.avg_ns)
-    .field("RTBENCH_P50_NS", th.p50_ns)
-    .field("RTBENCH_P99_NS", th.p99_ns)
-    .field("RTBENCH_P999_NS", th.p999_ns)
-    .field("RTBENCH_P9999_NS", th.p9999_ns)
-    .field("RTBENCH_MAX_NS", th.max_ns)
-    .field("RTBENCH_OVERRUNS", th.overruns)
-    .field("RTBENCH_MISSED_PERIODS", th.missed());
+    .figures(&th.into());
     if let Some(c) = &t.condition {
         e = e.field("RTBENCH_CONDITION", c);
     }

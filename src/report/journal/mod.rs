@@ -92,6 +92,66 @@ pub enum Priority {
     Info,
 }
 
+/// One thread's or one CPU window's latency figures, **ns** ([`Entry::figures`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Figures {
+    /// Samples taken.
+    pub samples: u64,
+    /// Smallest latency.
+    pub min_ns: u64,
+    /// Mean latency.
+    pub avg_ns: u64,
+    /// Median; `None` where a record does not carry it.
+    pub p50_ns: Option<u64>,
+    /// 99th percentile.
+    pub p99_ns: u64,
+    /// 99.9th percentile.
+    pub p999_ns: u64,
+    /// 99.99th percentile; `None` where a record does not carry it.
+    pub p9999_ns: Option<u64>,
+    /// Largest latency.
+    pub max_ns: u64,
+    /// Wakeups (messages) later than the following deadline.
+    pub overruns: u64,
+    /// Periods those skipped.
+    pub missed_periods: u64,
+}
+
+impl From<&crate::results::summary::ThreadSummary> for Figures {
+    fn from(th: &crate::results::summary::ThreadSummary) -> Figures {
+        Figures {
+            samples: th.count,
+            min_ns: th.min_ns,
+            avg_ns: th.avg_ns,
+            p50_ns: Some(th.p50_ns),
+            p99_ns: th.p99_ns,
+            p999_ns: th.p999_ns,
+            p9999_ns: Some(th.p9999_ns),
+            max_ns: th.max_ns,
+            overruns: th.overruns,
+            missed_periods: th.missed(),
+        }
+    }
+}
+
+#[cfg(feature = "monitor")]
+impl From<&crate::results::window::WindowCpu> for Figures {
+    fn from(c: &crate::results::window::WindowCpu) -> Figures {
+        Figures {
+            samples: c.samples,
+            min_ns: c.min_ns,
+            avg_ns: c.avg_ns,
+            p50_ns: c.p50_ns,
+            p99_ns: c.p99_ns,
+            p999_ns: c.p999_ns,
+            p9999_ns: c.p9999_ns,
+            max_ns: c.max_ns,
+            overruns: c.overruns,
+            missed_periods: c.missed(),
+        }
+    }
+}
+
 /// A structured entry: MESSAGE, MESSAGE_ID, PRIORITY and `RTBENCH_*` fields.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
@@ -126,6 +186,25 @@ impl Entry {
         self.fields
             .push((name, crate::error::one_line(&value).into_owned()));
         self
+    }
+
+    /// The latency figures of one thread (self-test) or CPU window (monitor), the
+    /// same fields in the same order for both: `RTBENCH_SAMPLES`, `RTBENCH_MIN_NS`,
+    /// `RTBENCH_AVG_NS`, `RTBENCH_P50_NS`, `RTBENCH_P99_NS`, `RTBENCH_P999_NS`,
+    /// `RTBENCH_P9999_NS`, `RTBENCH_MAX_NS` (**ns**), `RTBENCH_OVERRUNS`,
+    /// `RTBENCH_MISSED_PERIODS`. A percentile a record does not carry is `none`.
+    pub fn figures(self, f: &Figures) -> Self {
+        let opt = |v: Option<u64>| v.map_or_else(|| "none".to_string(), |v| v.to_string());
+        self.field("RTBENCH_SAMPLES", f.samples)
+            .field("RTBENCH_MIN_NS", f.min_ns)
+            .field("RTBENCH_AVG_NS", f.avg_ns)
+            .field("RTBENCH_P50_NS", opt(f.p50_ns))
+            .field("RTBENCH_P99_NS", f.p99_ns)
+            .field("RTBENCH_P999_NS", f.p999_ns)
+            .field("RTBENCH_P9999_NS", opt(f.p9999_ns))
+            .field("RTBENCH_MAX_NS", f.max_ns)
+            .field("RTBENCH_OVERRUNS", f.overruns)
+            .field("RTBENCH_MISSED_PERIODS", f.missed_periods)
     }
 
     /// The entry for people: the MESSAGE, `rtbench: warning: ` or `rtbench: ` before
@@ -428,6 +507,34 @@ mod tests {
             catalog_fields(MSG_PLACEMENT).unwrap(),
             ["RTBENCH_PLACEMENT", "RTBENCH_MEASURED_CPUS", "RTBENCH_CPUS"]
         );
+    }
+
+    /// The self-test's thread entry and the monitor's window entry write the same
+    /// figures, P50 and P99.99 included, from the same statistics.
+    #[cfg(feature = "monitor")]
+    #[test]
+    fn the_self_test_and_the_monitor_write_the_same_figures() {
+        let mut stats = crate::measure::stats::LatencyStats::new(None);
+        for v in (1..=10_000u64).map(|i| i * 137 % 90_001) {
+            stats.record(v);
+        }
+        let th = crate::results::summary::ThreadSummary::from_stats(0, Some(1), 98, 1000, &stats);
+        let wc = crate::results::window::WindowCpu::from_stats(1, &stats, 0);
+        let names = |e: &Entry| e.fields.iter().map(|f| f.0).collect::<Vec<_>>();
+        let a = Entry::new(MSG_RESULT, Priority::Info, "").figures(&(&th).into());
+        let b = Entry::new(MSG_MONITOR_WINDOW, Priority::Info, "").figures(&(&wc).into());
+        assert_eq!(names(&a), names(&b));
+        for f in [
+            "RTBENCH_P50_NS",
+            "RTBENCH_P99_NS",
+            "RTBENCH_P999_NS",
+            "RTBENCH_P9999_NS",
+            "RTBENCH_MAX_NS",
+            "RTBENCH_SAMPLES",
+        ] {
+            assert_eq!(a.get(f), b.get(f), "{f}");
+            assert_ne!(a.get(f), Some("none"), "{f}");
+        }
     }
 
     #[test]

@@ -17,7 +17,7 @@
 //! maximum whose value in ns does not fit in 64 bits, or counts that add up past
 //! 2^64 - 1, are errors naming the line and the value, never a wrapped number.
 
-use super::{Curve, LatencyPlot, Meta};
+use super::{Curve, Histograms, Meta};
 
 /// True when `text` has a `# Histogram` line (a cyclictest `-h`/`-H` dump).
 pub fn is_dump(text: &str) -> bool {
@@ -70,7 +70,7 @@ fn us_to_ns(us: u64, line: usize, what: &str) -> Result<u64, String> {
 }
 
 /// Parses a dump. Errors are messages naming the line, without the input name.
-pub fn parse(text: &str) -> Result<LatencyPlot, String> {
+pub fn parse(text: &str) -> Result<Histograms, String> {
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
     for (_, l) in lines.by_ref() {
         if is_start(l) {
@@ -251,7 +251,7 @@ pub fn parse(text: &str) -> Result<LatencyPlot, String> {
             run: None,
         });
     }
-    Ok(LatencyPlot {
+    Ok(Histograms {
         meta: Meta {
             format: format!(
                 "cyclictest -h{} dump, rt-tests {} layout",

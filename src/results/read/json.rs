@@ -1,4 +1,4 @@
-//! JSON inputs of `rtbench plot`:
+//! JSON results (`rtbench plot`, `rtbench compare`):
 //! - rt-tests `file_version` 1 (`rt_write_json()` in rt-tests src/lib/rt-utils.c, the
 //!   writer is src/report/json.rs): `"thread": {"0":
 //!   {"histogram": {"<bucket>": count}, "cycles", "max", "cpu", ...}}`, buckets in µs (ns
@@ -9,9 +9,9 @@
 //!   histogram `[value_ns, count]` pairs, re-binned into 1-µs classes as cyclictest
 //!   and OSADL use by [`super::stored`].
 
-pub use super::labels::utc_date;
-use super::{Curve, LatencyPlot, Meta};
+use super::{Curve, Histograms, Meta};
 use crate::date::days_from_civil;
+use crate::date::iso_s;
 use crate::results::store::StoredRun;
 use serde_json::Value;
 
@@ -20,7 +20,7 @@ use serde_json::Value;
 /// The rt-tests document is read through `serde_json::Value` and the stored result
 /// through `StoredRun`, both already deserialized from text elsewhere in rtbench: typed
 /// structs for rt-tests' keys would add their own deserializer code to the binary.
-pub fn parse(text: &str, test: Option<&str>) -> Result<LatencyPlot, String> {
+pub fn parse(text: &str, test: Option<&str>) -> Result<Histograms, String> {
     let (v, non_finite): (Value, Vec<String>) = match serde_json::from_str(text) {
         Ok(v) => (v, Vec::new()),
         Err(e) => {
@@ -114,7 +114,7 @@ fn null_non_finite(text: &str) -> (String, Vec<String>) {
 /// Leaves out of `plot` the threads that measured nothing (0 cycles: cyclictest's
 /// `"avg": -nan`), saying so in the format line; an error naming the cause when no
 /// thread measured anything. `words` are the non-finite figures found.
-fn keep_measured(plot: &mut LatencyPlot, words: &[String]) -> Result<(), String> {
+fn keep_measured(plot: &mut Histograms, words: &[String]) -> Result<(), String> {
     let empty: Vec<usize> = plot
         .curves
         .iter()
@@ -148,7 +148,9 @@ fn u64_at(v: Option<&Value>, key: &str) -> Option<u64> {
     v?.get(key)?.as_u64()
 }
 
-fn rt_tests(doc: &Value) -> Result<LatencyPlot, String> {
+/// An rt-tests `file_version` 1 document already parsed (see the module doc). Errors
+/// are messages without the input name.
+pub fn rt_tests(doc: &Value) -> Result<Histograms, String> {
     let unit_ns: u64 = if doc.get("resolution_in_ns").and_then(Value::as_u64) == Some(1) {
         1
     } else {
@@ -295,13 +297,13 @@ fn rt_tests(doc: &Value) -> Result<LatencyPlot, String> {
     {
         test.push_str(" (interrupted)");
     }
-    Ok(LatencyPlot {
+    Ok(Histograms {
         meta: Meta {
             format: format.into(),
             host: text_at(si, "nodename"),
             kernel,
             // rt-tests writes RFC 2822; the plot says it as every rtbench text does.
-            date: start.map(|s| parse_rfc2822(&s).map_or(s, utc_date)),
+            date: start.map(|s| parse_rfc2822(&s).map_or(s, iso_s)),
             test: Some(test),
             command: cmdline,
             duration_s,
@@ -410,8 +412,8 @@ mod tests {
             let s = crate::report::json::rfc2822(secs);
             assert_eq!(parse_rfc2822(&s), Some(secs), "{s}");
         }
-        assert_eq!(utc_date(0), "1970-01-01T00:00:00Z");
-        assert_eq!(utc_date(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(iso_s(0), "1970-01-01T00:00:00Z");
+        assert_eq!(iso_s(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(
             parse_rfc2822("Sun, 29 Nov 2026 22:09:25 +0130").unwrap() % 60,
             25

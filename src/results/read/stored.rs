@@ -3,15 +3,14 @@
 //! OSADL use (up to `[output] histogram_us` when the test carries it, the rest counted
 //! as overflows), with that test's own duration, verdict and limits.
 
-use super::labels::utc_date;
-use super::{Curve, LatencyPlot, Meta};
+use super::{Curve, Histograms, Meta};
 use crate::results::store::StoredRun;
 use crate::results::summary::{is_pair_test, TestSummary};
 use std::collections::BTreeMap;
 
 /// The name `--test` selects a test by: `cyclic`, or with `[[condition]]`s
 /// `CONDITION/TEST` (`stress/cyclic`; the test's name alone is its first condition's).
-fn selector(t: &TestSummary) -> String {
+pub fn selector(t: &TestSummary) -> String {
     match &t.condition {
         Some(c) => format!("{c}/{}", t.test),
         None => t.test.clone(),
@@ -22,7 +21,13 @@ fn selector(t: &TestSummary) -> String {
 /// conditions `CONDITION/TEST`, one plot per condition and test). Errors are
 /// messages without the input name: no such test (naming those there are), counts or
 /// values past 2^64 - 1.
-pub fn plot(run: &StoredRun, test: Option<&str>) -> Result<LatencyPlot, String> {
+pub fn plot(run: &StoredRun, test: Option<&str>) -> Result<Histograms, String> {
+    histograms(run, select(run, test)?)
+}
+
+/// Test `test` of `run` (default: `cyclic`, else the first): by its selector
+/// ([`selector`]) or its name alone. Errors: no such test, naming those there are.
+pub fn select<'a>(run: &'a StoredRun, test: Option<&str>) -> Result<&'a TestSummary, String> {
     let names = || {
         run.tests
             .iter()
@@ -48,6 +53,13 @@ pub fn plot(run: &StoredRun, test: Option<&str>) -> Result<LatencyPlot, String> 
             .or(run.tests.first())
             .ok_or("the stored result has no tests")?,
     };
+    Ok(chosen)
+}
+
+/// The histograms of `chosen`, a test of `run`, with that test's own duration, verdict
+/// and limits. Errors are messages without the input name: counts or values past
+/// 2^64 - 1.
+pub fn histograms(run: &StoredRun, chosen: &TestSummary) -> Result<Histograms, String> {
     // `[output] histogram_us`: cyclictest's `-h US`, buckets at or beyond it are overflows.
     let range_ns = chosen.histogram_us.map(|h| h.saturating_mul(1000));
     let curves = chosen
@@ -111,7 +123,7 @@ pub fn plot(run: &StoredRun, test: Option<&str>) -> Result<LatencyPlot, String> 
             .map_or_else(String::new, |r| r.load.clone()),
         None => run.load.clone(),
     };
-    Ok(LatencyPlot {
+    Ok(Histograms {
         meta: Meta {
             format: "rtbench self-test result".into(),
             host: Some(si.nodename.clone()),
@@ -119,7 +131,7 @@ pub fn plot(run: &StoredRun, test: Option<&str>) -> Result<LatencyPlot, String> 
                 "{} {} {}",
                 si.release, si.preempt_model, si.machine
             )),
-            date: Some(utc_date(run.start_s)),
+            date: Some(crate::date::iso_s(run.start_s)),
             test: Some(name),
             command: None,
             // Files of older versions have only the whole run's duration.
