@@ -331,7 +331,7 @@ _rtbench() {
             return 0
             ;;
         rtbench__cyclic)
-            opts="-a -b -c -d -h -H -i -l -m -n -p -S -t -u -D -N -q -V --affinity --breaktrace --clock --distance --histogram --histofall --histfile --histogram-layout --interval --loops --mlockall --nanosleep --priority --policy --priospread --smp --threads --tracemark --explain --explain-timerlat --unbuffered --load --load-cmd --load-cpus --duration --json --mainaffinity --no-mlockall --nsecs --quiet --report-interval --latency --default-system --help --version"
+            opts="-a -b -c -d -h -H -i -l -m -n -p -S -t -v -o -u -D -N -q -V --affinity --breaktrace --clock --distance --histogram --histofall --histfile --histogram-layout --interval --loops --mlockall --nanosleep --priority --policy --priospread --smp --threads --tracemark --explain --explain-timerlat --verbose --oscope --unbuffered --load --load-cmd --load-cpus --duration --json --mainaffinity --no-mlockall --nsecs --quiet --report-interval --latency --default-system --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -430,6 +430,14 @@ _rtbench() {
                     return 0
                     ;;
                 --explain)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oscope)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

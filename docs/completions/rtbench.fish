@@ -57,6 +57,7 @@ complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -s p -l priority
 complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -l policy -d 'Policy of the measuring threads: other, normal, batch, idle, fifo, rr' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -s t -l threads -d 'Number of threads; without NUM one per online CPU' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -l explain -d 'Explain every new maximum over USEC µs from the kernel\'s trace events: what ran on the CPU between the deadline and the wakeup (a tracefs instance of rtbench\'s own; root). -b explains the sample that stops the run' -r
+complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -s o -l oscope -d 'With -v: print only the largest of every RED samples, with its cycle (cyclictest\'s oscilloscope reduction)' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -l load -d 'Built-in load: cpu:N (busy loops), vm:N:SIZE (allocate, touch, free SIZE bytes, e.g. 64M), io:N (write + fsync an unlinked temp file in $TMPDIR); comma-separated' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -l load-cmd -d 'External load command, e.g. "stress-ng --cpu 2" or "iperf3 -c host -t 0" (split like a shell would, no expansion); its output goes to standard error' -r
 complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -l load-cpus -d 'CPUs the load runs on (default: all online CPUs)' -r
@@ -71,6 +72,7 @@ complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -l priospread -d
 complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -s S -l smp -d 'Standard SMP testing: -a -t with the same priority on all threads'
 complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -l tracemark -d 'Write a trace marker when -b fires'
 complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -l explain-timerlat -d 'With --explain or -b: also run the kernel\'s timerlat tracer for a second opinion (adds a SCHED_FIFO 95 thread per measured CPU)'
+complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -s v -l verbose -d 'Every sample on standard output as cyclictest prints it, `THREAD:CYCLE:LATENCY` (µs; ns with -N), instead of the live T: lines'
 complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -s u -l unbuffered -d 'Unbuffered output: every line is written at once (always so; accepted for cyclictest command lines)'
 complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -l no-mlockall -d 'Do not call mlockall'
 complete -c rtbench -n "__fish_rtbench_using_subcommand cyclic" -s N -l nsecs -d 'Print results in ns instead of µs'

@@ -25,15 +25,52 @@ pub fn run(args: &CyclicArgs, argv: &[String]) -> Result<i32> {
         out.warn(w);
     }
     let nsecs = plan.output.nsecs;
+    // -v: a ring per thread, made here, before any thread starts.
+    let mut spec = plan.spec.clone();
+    let mut verbose = plan.verbose.map(|v| {
+        // What cyclictest -v prints before and as its threads start.
+        // SAFETY: sysconf has no preconditions.
+        let (conf, onln) = unsafe {
+            (
+                libc::sysconf(libc::_SC_NPROCESSORS_CONF),
+                libc::sysconf(libc::_SC_NPROCESSORS_ONLN),
+            )
+        };
+        out.line(&format!("Max CPUs = {conf}\nOnline CPUs = {onln}"));
+        let header: String = spec
+            .threads
+            .iter()
+            .map(|t| {
+                format!(
+                    "Thread {} Interval: {}\n",
+                    t.index,
+                    t.interval_us + v.distance_us
+                )
+            })
+            .collect();
+        let rings: crate::measure::verbose::Rings = spec
+            .threads
+            .iter()
+            .map(|t| crate::measure::verbose::SampleRing::for_interval(t.interval_us))
+            .collect();
+        spec.samples = Some(rings.clone());
+        super::progress::Verbose::new(rings, v.reduction, nsecs, header)
+    });
     let shown = super::progress::Shown {
         out,
         lines: &LiveLines,
         nsecs,
         snapshot: true,
+        verbose: verbose.as_mut(),
     };
-    let (result, load) = super::progress::with_load(plan.load.as_ref(), shown, |p| {
-        cyclic::run(&plan.spec, &root, p)
-    })?;
+    let (result, load) =
+        super::progress::with_load(plan.load.as_ref(), shown, |p| cyclic::run(&spec, &root, p))?;
+    for line in verbose
+        .iter()
+        .flat_map(super::progress::Verbose::lost_lines)
+    {
+        out.warn(&line);
+    }
     let exit_code = super::progress::exit_code(&result.end, plan.output.rt_tests_stdout);
     // Read after the run: the kernel's facts do not change during it, and reading
     // them (uname, the decompressed kernel configuration) is not start-up work.
@@ -63,7 +100,13 @@ pub fn run(args: &CyclicArgs, argv: &[String]) -> Result<i32> {
                 written.keep(output::file(p, dump, &report));
             }
         }
-        if hist.is_none() || !o.quiet {
+        // cyclictest -v prints no T: lines at the end, but with -q (and no -h).
+        let final_lines = if plan.verbose.is_some() {
+            hist.is_none() && o.quiet
+        } else {
+            hist.is_none() || !o.quiet
+        };
+        if final_lines {
             if o.rt_tests_stdout {
                 written.stdout(|| out.text(&FinalTLines, &report));
                 let _ = out.to_stderr(&Summary, &report);

@@ -42,6 +42,7 @@ fn run_pair(plan: PairPlan, argv: &[String]) -> Result<i32> {
         lines: &PairLive,
         nsecs,
         snapshot: false,
+        verbose: None,
     };
     let (run, load) = super::progress::with_load(plan.load.as_ref(), shown, |p| {
         pair::run(&plan.spec, channels, &root, p)

@@ -27,6 +27,78 @@ struct TextProgress<'a> {
     nsecs: bool,
     snapshot: Option<ShmSnapshot>,
     stdout_closed: bool,
+    verbose: Option<&'a mut Verbose>,
+}
+
+/// `-v`: what the measuring threads store ([`crate::measure::verbose`]), printed by
+/// the main thread as cyclictest prints it, each thread's samples reduced by `-o`.
+pub struct Verbose {
+    /// The threads' rings, in thread order.
+    pub rings: crate::measure::verbose::Rings,
+    /// `-o RED` (1: every sample).
+    pub reduction: u64,
+    /// Where each ring was read to.
+    pub readers: Vec<crate::measure::verbose::Reader>,
+    /// Each thread's reduction state.
+    pub reduce: Vec<crate::report::text::Reduce>,
+    /// Text unit: 1000 for µs, 1 for ns (`-N`).
+    pub unit_ns: u64,
+    /// Lines printed before the first samples, once the threads run (cyclictest's
+    /// `Thread N Interval:` lines).
+    pub header: String,
+}
+
+impl Verbose {
+    /// For the threads of `rings`, `-o reduction`, in µs or ns (`nsecs`).
+    pub fn new(
+        rings: crate::measure::verbose::Rings,
+        reduction: u64,
+        nsecs: bool,
+        header: String,
+    ) -> Verbose {
+        let n = rings.len();
+        Verbose {
+            rings,
+            reduction,
+            readers: vec![Default::default(); n],
+            reduce: vec![Default::default(); n],
+            unit_ns: crate::report::unit_ns(nsecs),
+            header,
+        }
+    }
+
+    /// The lines of every sample stored since the last call (the header first).
+    fn lines(&mut self) -> String {
+        let mut s = std::mem::take(&mut self.header);
+        for (i, ring) in self.rings.iter().enumerate() {
+            let (red, unit) = (self.reduction, self.unit_ns);
+            let reduce = &mut self.reduce[i];
+            ring.drain(&mut self.readers[i], |cycle, ns| {
+                if let Some((c, v)) = reduce.take(red, cycle, ns / unit) {
+                    crate::report::text::verbose_line(&mut s, i, c, v);
+                }
+            });
+        }
+        s
+    }
+
+    /// One warning line per thread whose samples were overwritten before they could be
+    /// printed.
+    pub fn lost_lines(&self) -> Vec<String> {
+        self.readers
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.lost > 0)
+            .map(|(i, r)| {
+                format!(
+                    "# rtbench: warning: -v: {} samples of thread {i} were overwritten before \
+                     they could be printed (standard output did not keep up); their cycles \
+                     are missing from the lines",
+                    r.lost
+                )
+            })
+            .collect()
+    }
 }
 
 /// `# rtbench current status:` and the live lines (`SIGUSR1`).
@@ -41,6 +113,10 @@ impl Sink<Live<'_>> for Status<'_> {
 
 impl Progress for TextProgress<'_> {
     fn report(&mut self, threads: &[ThreadSpec], live: &[LiveSnapshot]) {
+        if self.verbose.is_some() {
+            // cyclictest -v prints the samples instead of the live T: lines.
+            return;
+        }
         let l = Live {
             threads,
             live,
@@ -53,6 +129,23 @@ impl Progress for TextProgress<'_> {
     }
 
     fn wants_stop(&mut self) -> bool {
+        self.stdout_closed
+    }
+
+    fn drain(&mut self) -> bool {
+        let Some(v) = self.verbose.as_mut() else {
+            return false;
+        };
+        let text = v.lines();
+        if text.is_empty() || self.stdout_closed {
+            return self.stdout_closed;
+        }
+        let r = self
+            .out
+            .text(&crate::report::output::Verbatim, text.as_str());
+        self.stdout_closed |= r
+            .as_ref()
+            .is_err_and(|e| crate::report::output::reader_gone(e) && !self.out.text_to_stderr());
         self.stdout_closed
     }
 
@@ -103,6 +196,8 @@ pub struct Shown<'a> {
     pub nsecs: bool,
     /// SIGUSR2 writes `/dev/shm/cyclictestPID`.
     pub snapshot: bool,
+    /// `-v`: the samples printed instead of the live lines.
+    pub verbose: Option<&'a mut Verbose>,
 }
 
 /// What every measuring command does around its measurement: SIGPIPE ignored (a
@@ -140,6 +235,7 @@ pub fn with_load<R>(
         nsecs: shown.nsecs,
         snapshot,
         stdout_closed: false,
+        verbose: shown.verbose,
     };
     let result = measure(&mut progress);
     super::load::stop(running);

@@ -117,6 +117,16 @@ pub struct CyclicArgs {
     #[arg(long = "explain-timerlat")]
     pub explain_timerlat: bool,
 
+    /// Every sample on standard output as cyclictest prints it, `THREAD:CYCLE:LATENCY`
+    /// (µs; ns with -N), instead of the live T: lines
+    #[arg(short = 'v', long = "verbose")]
+    pub verbose: bool,
+
+    /// With -v: print only the largest of every RED samples, with its cycle
+    /// (cyclictest's oscilloscope reduction).
+    #[arg(short = 'o', long = "oscope", value_name = "RED", value_parser = number::u64_arg)]
+    pub oscope: Option<u64>,
+
     /// Unbuffered output: every line is written at once (always so; accepted for
     /// cyclictest command lines)
     #[arg(short = 'u', long = "unbuffered")]

@@ -59,6 +59,7 @@ pub struct ConditionToml {
 
 /// The raw sections one condition measures with: its own where it writes them, the
 /// top-level ones otherwise.
+#[derive(Clone, Copy)]
 pub struct Parts<'a> {
     /// `[cyclic]`.
     pub cyclic: &'a CyclicToml,
@@ -251,12 +252,23 @@ pub fn resolve(
             load: c.load.as_ref().unwrap_or(top.load),
             limits: c.limits.as_ref().unwrap_or(top.limits),
         };
-        let load_spec = parts.load.resolve(topo, src)?;
+        // An error of a section names the condition: the condition's own sections by
+        // their key in it, an inherited top-level one as inherited.
+        let own = |section: &str| match section {
+            "cyclic" => c.cyclic.is_some(),
+            "pmq" => c.pmq.is_some(),
+            "pipe" => c.pipe.is_some(),
+            "load" => c.load.is_some(),
+            "limits" => c.limits.is_some(),
+            _ => false,
+        };
+        let named = |e| in_condition(e, i, name, own);
+        let load_spec = parts.load.resolve(topo, src).map_err(named)?;
         let duration = match &c.duration {
             Some(d) => duration_key(src, d, &key("duration"))?.1,
             None => duration,
         };
-        let mut m = measure(&parts, load_spec, duration, topo, root, src)?;
+        let mut m = measure(&parts, load_spec, duration, topo, root, src).map_err(named)?;
         if let Some(tests) = &c.tests {
             only_tests(&mut m, tests, &key("tests"), src)?;
         }
@@ -273,6 +285,36 @@ pub fn resolve(
         });
     }
     Ok(out)
+}
+
+/// `e`, an error of a section condition `i` (named `name`) measures with: the message
+/// begins `condition[i] "name": `; a section the condition writes (`own` of the first
+/// segment of the key) is keyed `condition[i].KEY`, an inherited top-level one keeps
+/// its key and line and says it is inherited.
+fn in_condition(
+    mut e: ConfigError,
+    i: usize,
+    name: &str,
+    own: impl Fn(&str) -> bool,
+) -> ConfigError {
+    use crate::error::ConfigPlace;
+    let mine = match &mut e.place {
+        ConfigPlace::Value { key, .. } | ConfigPlace::Table { key, .. } => {
+            let mine = own(key.split(['.', '[']).next().unwrap_or(""));
+            if mine {
+                *key = format!("condition[{i}].{key}");
+            }
+            mine
+        }
+        _ => true,
+    };
+    let how = if mine {
+        ""
+    } else {
+        " (inherited from the top level)"
+    };
+    e.message = format!("condition[{i}] \"{name}\"{how}: {}", e.message);
+    e
 }
 
 /// `tests = ["cyclic", "pmq"]`: only these of the condition's tests run; each must be
@@ -347,6 +389,58 @@ mod tests {
         assert_eq!(stress.duration.as_secs(), 3);
         // Without conditions, none.
         assert!(parse("").unwrap().conditions.is_empty());
+    }
+
+    /// The top-level [limits] are checked against what the conditions that inherit
+    /// them run, and an error names the condition and the line of the rule.
+    #[test]
+    fn top_level_limits_are_checked_against_the_conditions_that_inherit_them() {
+        let pmq_everywhere = "[limits.pmq]\nmax_us = 100\n\
+             [[condition]]\nname = \"a\"\n[condition.pmq]\n\
+             [[condition]]\nname = \"b\"\n[condition.pmq]\n";
+        let c = parse(pmq_everywhere).unwrap();
+        assert_eq!(c.conditions.len(), 2);
+        // One condition without pmq inherits a rule it cannot apply.
+        let e = parse(
+            "[limits.pmq]\nmax_us = 100\n[[condition]]\nname = \"a\"\n[condition.pmq]\n\
+             [[condition]]\nname = \"b\"\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.line(), Some(1), "{e}");
+        assert!(
+            e.message
+                .starts_with("condition[1] \"b\" (inherited from the top level): "),
+            "{e}"
+        );
+        // A condition's own rule: keyed in it.
+        let e = parse(
+            "[[condition]]\nname = \"a\"\n[[condition.limits.cpus]]\ncpus = \"x\"\nmax_us = 5\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.key(), Some("condition[0].limits.cpus[0].cpus"), "{e}");
+        assert!(e.message.starts_with("condition[0] \"a\": "), "{e}");
+    }
+
+    /// `config check` says when samples between a max limit (any condition's too) and
+    /// the explain threshold go unexplained; not at or below the lowest limit.
+    #[test]
+    fn an_explain_threshold_above_a_limit_is_advised() {
+        let advice = |t: &str| parse(t).unwrap().advice().join("\n");
+        let a = advice(
+            "[explain]\nthreshold_us = 100\n[[condition]]\nname = \"a\"\n\
+             [condition.limits]\nmax_us = 40\n",
+        );
+        assert!(
+            a.contains("threshold_us = 100 is above a max_us limit of 40"),
+            "{a}"
+        );
+        assert!(
+            !advice("[explain]\nthreshold_us = 40\n[limits]\nmax_us = 40\n").contains("threshold")
+        );
+        assert!(
+            !advice("[explain]\nenabled = false\nthreshold_us = 100\n[limits]\nmax_us = 40\n")
+                .contains("threshold")
+        );
     }
 
     #[test]

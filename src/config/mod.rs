@@ -152,6 +152,27 @@ impl Config {
             }
         }
         prio("monitor.priority", self.monitor.priority);
+        // A threshold above a max limit: the verdict judges such samples, but nothing
+        // explains those between the limit and the threshold.
+        if let (true, Some(t)) = (self.explain.enabled, self.explain.threshold_us) {
+            let sets = std::iter::once(&self.limits)
+                .chain(self.conditions.iter().map(|c| &c.measure.limits));
+            let lowest = sets
+                .flat_map(|s| {
+                    std::iter::once(&s.default)
+                        .chain(s.per_test.values())
+                        .chain(s.per_cpus.iter().map(|r| &r.limits))
+                })
+                .filter_map(|l| l.max_us)
+                .min();
+            if let Some(l) = lowest.filter(|&l| l < t) {
+                v.push(format!(
+                    "explain.threshold_us = {t} is above a max_us limit of {l}: samples \
+                     between {l} and {t} µs fail that limit unexplained (leave threshold_us \
+                     out to explain from each thread's limit)"
+                ));
+            }
+        }
         v
     }
 }
@@ -175,10 +196,33 @@ pub fn parse(text: &str, file: &str, root: &SysRoot) -> Result<Config, ConfigErr
         load: &raw.load,
         limits: &raw.limits,
     };
-    let base = condition::measure(&parts, load_spec, duration, &topo, root, &src)?;
+    // With conditions, the top-level [limits] apply only where a condition inherits
+    // them, and are checked there against the tests that condition runs (a top-level
+    // [limits.pmq] is right when every condition runs pmq): not against the top-level
+    // tests, which then do not run as such. Kept (for what reads the top level) as
+    // rules of every test, after the conditions had their say.
+    let no_limits = limits::LimitsToml::default();
+    let base_parts = if raw.condition.is_empty() {
+        parts
+    } else {
+        condition::Parts {
+            limits: &no_limits,
+            ..parts
+        }
+    };
+    let mut base = condition::measure(&base_parts, load_spec, duration, &topo, root, &src)?;
     let monitor = raw.monitor.resolve(&topo, &src)?;
     let explain = raw.explain.resolve(&src)?;
     let conditions = condition::resolve(&raw, &parts, duration, &topo, root, &src)?;
+    if !raw.condition.is_empty() {
+        let any = limits::Written {
+            cyclic: limits::Measured::Default,
+            pmq: limits::Measured::Default,
+            pipe: limits::Measured::Default,
+            poll: limits::Measured::Default,
+        };
+        base.limits = raw.limits.resolve(&topo, &src, any)?;
+    }
     let unit = raw.unit.resolve(&src)?;
     tuning.commit_reserve = conditions
         .iter()
@@ -317,7 +361,18 @@ impl Source<'_> {
             Some(span) => {
                 let line = self.line_of(span.start);
                 let text = self.text.lines().nth(line - 1).unwrap_or("").trim();
-                message = expect::reword(&message, key_on_line(text).as_deref());
+                message = match text.strip_prefix("[[").and_then(|t| t.split_once("]]")) {
+                    // An array of tables where a table is expected (`[[cyclic]]`): the
+                    // type serde expected inside the table is not what was wrong (serde
+                    // reads the array as the fields in order: `expected a boolean`).
+                    Some((name, _)) if message.starts_with("invalid type") => {
+                        format!(
+                            "expected a table, [{}], not an array of tables",
+                            name.trim()
+                        )
+                    }
+                    _ => expect::reword(&message, key_on_line(text).as_deref()),
+                };
                 ConfigPlace::Syntax {
                     line: Some(line),
                     text: text.to_string(),

@@ -127,6 +127,10 @@ pub struct ExplainSummary {
     /// Limits of the recording (events the kernel lacks, timerlat unavailable).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Why nothing was recorded: the recorder could not start (`tracefs … read-only`,
+    /// no permission); nothing else in the summary is then set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<String>,
     /// Per measuring thread that tripped: what the verdict needs to excuse a maximum
     /// as invalid, also for explanations not kept.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -23,6 +23,9 @@ pub struct CyclicSpec {
     pub clock: Clock,
     /// Duration, loops, process setup, reporting.
     pub control: RunControl,
+    /// `-v`: one ring per thread, in thread order, made by the main thread
+    /// ([`super::verbose`]); the main thread prints what the threads store there.
+    pub samples: Option<super::verbose::Rings>,
 }
 
 /// One thread's outcome.
@@ -56,10 +59,12 @@ pub fn run(spec: &CyclicSpec, root: &SysRoot, progress: &mut dyn Progress) -> Re
     let workers = spec
         .threads
         .iter()
-        .map(|t| CyclicThread {
+        .enumerate()
+        .map(|(i, t)| CyclicThread {
             spec: t.clone(),
             period: Period::new(spec.clock, &spec.control),
             stats: Some(LatencyStats::new(spec.control.histogram)),
+            ring: spec.samples.clone().map(|r| (r, i)),
         })
         .collect();
     let (threads, end) = harness.run("T", &spec.threads, workers, progress)?;
@@ -74,6 +79,8 @@ struct CyclicThread {
     /// would make glibc create a per-thread malloc arena (64 MiB of mappings that
     /// `mlockall(MCL_FUTURE)` then accounts as locked).
     stats: Option<LatencyStats>,
+    /// `-v`: the rings and this thread's index in them.
+    ring: Option<(super::verbose::Rings, usize)>,
 }
 
 impl Worker for CyclicThread {
@@ -86,7 +93,8 @@ impl Worker for CyclicThread {
             .take()
             .expect("stats are set when the thread is made");
         if measure {
-            self.period.run(&self.spec, ctx, tid, &mut stats);
+            let ring = self.ring.as_ref().map(|(r, i)| &r[*i]);
+            self.period.run(&self.spec, ctx, tid, &mut stats, ring);
         }
         Ok(ThreadResult {
             spec: self.spec,

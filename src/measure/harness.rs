@@ -69,6 +69,13 @@ pub trait Progress {
     fn reset_explain(&mut self) -> bool {
         false
     }
+    /// Called at every look of the main thread (at least every 50 ms) and once after
+    /// the threads returned: `-v` prints the samples stored since. True stops the run
+    /// as the duration's end would (standard output's reader is gone). Default:
+    /// nothing, false.
+    fn drain(&mut self) -> bool {
+        false
+    }
     /// Asked after every report period: true stops the run as the duration's end
     /// would (the monitor, whose log output is gone). Default: never.
     fn wants_stop(&mut self) -> bool {
@@ -159,9 +166,24 @@ pub struct RunEnd {
     /// The explained samples, when the run explained any (`RunControl::explain`); why
     /// nothing could be explained is in its notes.
     pub explained: Option<ExplainSummary>,
+    /// Why the run asked for explanations and got none: the flight recorder could not
+    /// start (`cannot explain: …`, e.g. a read-only tracefs, no permission).
+    pub explain_unavailable: Option<String>,
 }
 
 impl RunEnd {
+    /// What the stored results keep of the recorder: [`RunEnd::explained`], or, when
+    /// it could not start, an empty summary that says why
+    /// ([`ExplainSummary::unavailable`]), so a failed maximum without a cause says why.
+    pub fn explain_summary(&self) -> Option<ExplainSummary> {
+        self.explained.clone().or_else(|| {
+            self.explain_unavailable.as_ref().map(|why| ExplainSummary {
+                unavailable: Some(why.clone()),
+                ..ExplainSummary::default()
+            })
+        })
+    }
+
     /// The exit code of a measuring command (see [`StopCause::exit_code`]).
     pub fn exit_code(&self) -> i32 {
         self.stop.exit_code()
@@ -252,6 +274,8 @@ pub struct Harness {
     root: SysRoot,
     explain: Option<ExplainSpec>,
     trap: Arc<Trap>,
+    /// Why the flight recorder could not start.
+    explain_unavailable: Option<String>,
 }
 
 impl Harness {
@@ -312,6 +336,7 @@ impl Harness {
             root: root.clone(),
             explain: control.explain.clone(),
             trap: Arc::new(Trap::idle(threads)),
+            explain_unavailable: None,
         })
     }
 
@@ -444,6 +469,7 @@ impl Harness {
             start_wall_s: self.start_wall_s,
             end_wall_s: Clock::wall_secs(),
             explained,
+            explain_unavailable: self.explain_unavailable.take(),
         };
         Ok((outputs, end))
     }
@@ -504,6 +530,7 @@ impl Harness {
             }
             Err(why) => {
                 progress.warning(&format!("# cannot explain: {why}"));
+                self.explain_unavailable = Some(why);
                 None
             }
         }
@@ -560,6 +587,9 @@ impl Harness {
                 }
                 _ => {}
             }
+            if progress.drain() && !shared.stopped() {
+                shared.request_stop();
+            }
             if let Some(x) = explainer.as_mut() {
                 for e in x.poll(&self.tids()) {
                     progress.explained(&e);
@@ -578,6 +608,7 @@ impl Harness {
                 }
             }
         }
+        let _ = progress.drain();
         cause
     }
 }

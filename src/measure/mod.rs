@@ -19,6 +19,7 @@ pub mod poll;
 pub mod shared;
 pub mod stats;
 pub mod transport;
+pub mod verbose;
 
 use crate::cpuset::CpuSet;
 use crate::sys::sched::Policy;

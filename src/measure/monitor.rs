@@ -161,7 +161,7 @@ impl Worker for MonitorThread {
                 empty: &self.empty,
                 active: &mut active,
             };
-            self.period.run(&self.spec, ctx, tid, &mut hand_over);
+            self.period.run(&self.spec, ctx, tid, &mut hand_over, None);
         }
         Ok(active)
     }

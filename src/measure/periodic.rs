@@ -17,6 +17,7 @@
 use super::breaktrace::BreakInfo;
 use super::harness::ThreadCtx;
 use super::stats::LatencyStats;
+use super::verbose::SampleRing;
 use super::{RunControl, ThreadSpec};
 use crate::sys::clock::Clock;
 
@@ -60,9 +61,17 @@ impl Period {
 
     /// Runs the loop for thread `spec` (its interval; its index and kernel thread id
     /// `tid` name it when `-b` fires) until the duration or loop count ends, `-b`
-    /// fires, the run is stopped, or `at` returns `None`.
+    /// fires, the run is stopped, or `at` returns `None`. With `ring` (`-v`), every
+    /// sample is also stored there for the main thread to print.
     #[inline(always)]
-    pub(super) fn run<W: Wakeup>(&self, spec: &ThreadSpec, ctx: &ThreadCtx, tid: i32, at: &mut W) {
+    pub(super) fn run<W: Wakeup>(
+        &self,
+        spec: &ThreadSpec,
+        ctx: &ThreadCtx,
+        tid: i32,
+        at: &mut W,
+        ring: Option<&SampleRing>,
+    ) {
         let clock = self.clock;
         let interval = spec.interval_us as i64 * 1000;
         let loops = self.loops.unwrap_or(u64::MAX);
@@ -82,6 +91,9 @@ impl Period {
             let Some(stats) = at.stats() else { break };
             let latency = (now - next).max(0) as u64;
             stats.record_at(latency, now);
+            if let Some(r) = ring {
+                r.push(latency);
+            }
             ctx.live.publish(stats);
             // The flight recorder (`--explain`, the self-test's and monitor's limits):
             // one load per sample, one write(2) when it trips.

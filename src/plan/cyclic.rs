@@ -29,6 +29,19 @@ pub struct CyclicPlan {
     pub load: Option<LoadSpec>,
     /// Non-fatal remarks to print before starting (cyclictest's warnings).
     pub warnings: Vec<String>,
+    /// `-v`: every sample on standard output.
+    pub verbose: Option<VerbosePlan>,
+}
+
+/// `-v` as cyclictest runs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VerbosePlan {
+    /// `-o RED`: each group of this many samples printed as its maximum (cyclictest's
+    /// oscilloscope reduction; 1 without `-o`).
+    pub reduction: u64,
+    /// The distance between the threads' intervals (µs): cyclictest's `Thread N
+    /// Interval:` line shows each thread's interval plus it.
+    pub distance_us: u64,
 }
 
 /// `--policy` and `-p` → policy and priority (cyclictest's rules, but SCHED_FIFO 98
@@ -116,6 +129,15 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
         return usage("--explain-timerlat", "", "needs --explain USEC or -b USEC");
     }
     let (policy, priority) = policy_and_priority(args)?;
+    // cyclictest: `-o` below 1 is an error, and above 1 "only meaningful, if verbose".
+    let oscope = match args.oscope {
+        None => 1,
+        Some(0) => return usage("-o", 0, "expected a reduction of at least 1 sample"),
+        Some(r) if r > 1 && !args.verbose => {
+            return usage("-o", r, "expected with -v (it reduces -v's samples)")
+        }
+        Some(r) => r,
+    };
 
     // Threads and CPUs.
     let count = match args.threads.as_deref() {
@@ -202,7 +224,12 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
             threads,
             clock,
             control,
+            samples: None,
         },
+        verbose: args.verbose.then_some(VerbosePlan {
+            reduction: oscope,
+            distance_us: distance,
+        }),
         output: OutputSpec {
             quiet: run.quiet,
             nsecs: run.nsecs,

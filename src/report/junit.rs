@@ -15,6 +15,12 @@
 //! `JUnit.xsd`: `testsuites`, `testsuite` with `name`, `tests`, `failures`, `errors`,
 //! `skipped`, `time`, `timestamp`, `hostname`; `properties`/`property`; `testcase` with
 //! `classname`, `name`; `failure`/`error`/`skipped` with `message` and `type`).
+//!
+//! Values a stored file may hold out of the schema's range are left out rather than
+//! written wrong: `time` (xs:decimal, seconds) only for a finite, non-negative duration
+//! ([`seconds`]; the `<testsuites>` total sums those), `timestamp` (xs:dateTime) only for
+//! a start in years 0001–9999 ([`timestamp`]). Both attributes are optional in the
+//! schema; a reader takes a missing one as unknown, never `inf` or year 10000 as a value.
 
 use super::xml::escape as esc;
 use super::Sink;
@@ -48,6 +54,29 @@ struct Case {
     detail: String,
 }
 
+/// `duration_s` as the schema's `time` (seconds, three decimals), `None` when it is
+/// not a finite, non-negative number (a damaged or hostile stored file).
+pub fn seconds(duration_s: f64) -> Option<String> {
+    (duration_s.is_finite() && duration_s >= 0.0).then(|| format!("{duration_s:.3}"))
+}
+
+/// `start_s` (seconds since the epoch) as the schema's `timestamp` (xs:dateTime, UTC,
+/// no zone designator), `None` outside 0001-01-01T00:00:00 … 9999-12-31T23:59:59.
+pub fn timestamp(start_s: i64) -> Option<String> {
+    const FIRST: i64 = -62_135_596_800; // 0001-01-01T00:00:00Z
+    const LAST: i64 = 253_402_300_799; // 9999-12-31T23:59:59Z
+    (FIRST..=LAST).contains(&start_s).then(|| {
+        crate::date::iso_s(start_s)
+            .trim_end_matches('Z')
+            .to_string()
+    })
+}
+
+/// ` NAME="VALUE"`, or nothing for `None`.
+fn attr(name: &str, v: Option<String>) -> String {
+    v.map_or_else(String::new, |v| format!(" {name}=\"{v}\""))
+}
+
 /// The document of `runs`.
 pub fn render(runs: &[&StoredRun]) -> String {
     let suites: Vec<(Vec<Case>, &StoredRun)> = runs.iter().map(|r| (cases(r), *r)).collect();
@@ -60,12 +89,20 @@ pub fn render(runs: &[&StoredRun]) -> String {
     let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         s,
-        "<testsuites name=\"rtbench self-test\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3}\">",
+        "<testsuites name=\"rtbench self-test\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"{}>",
         count(&|_| true),
         count(&|c| matches!(c.outcome, Outcome::Failure(_))),
         count(&|c| matches!(c.outcome, Outcome::Error(_))),
         count(&|c| matches!(c.outcome, Outcome::Skipped(_))),
-        suites.iter().map(|(_, r)| r.duration_s).sum::<f64>(),
+        attr(
+            "time",
+            seconds(
+                suites
+                    .iter()
+                    .filter_map(|(_, r)| seconds(r.duration_s).map(|_| r.duration_s))
+                    .fold(0.0, |a, b| a + b)
+            )
+        ),
     );
     for (cases, run) in &suites {
         suite(&mut s, run, cases);
@@ -82,19 +119,16 @@ fn suite(s: &mut String, run: &StoredRun, cases: &[Case]) {
         let _ = write!(name, " {}", u.text());
     }
     let _ = write!(name, " {}", crate::date::iso_s(run.start_s));
-    // xs:dateTime as the schema has it: no zone designator (the time is UTC).
-    let stamp = crate::date::iso_s(run.start_s)
-        .trim_end_matches('Z')
-        .to_string();
     let _ = writeln!(
         s,
-        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3}\" timestamp=\"{stamp}\" hostname=\"{}\">",
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"{}{} hostname=\"{}\">",
         esc(&name),
         cases.len(),
         n(&|o| matches!(o, Outcome::Failure(_))),
         n(&|o| matches!(o, Outcome::Error(_))),
         n(&|o| matches!(o, Outcome::Skipped(_))),
-        run.duration_s,
+        attr("time", seconds(run.duration_s)),
+        attr("timestamp", timestamp(run.start_s)),
         esc(&run.sysinfo.nodename),
     );
     s.push_str("    <properties>\n");
@@ -291,5 +325,38 @@ mod tests {
             x.contains("<skipped message=\"not-applicable: no such knob\"/>"),
             "{x}"
         );
+    }
+
+    /// Out-of-range stored values never reach the document: a duration that is not a
+    /// finite non-negative number and a start outside years 0001–9999 are left out; the
+    /// document still parses as XML.
+    #[test]
+    fn out_of_range_durations_and_starts_are_left_out() {
+        for (d, start) in [
+            (f64::INFINITY, 253_402_300_800),
+            (f64::NAN, -62_135_596_801),
+            (-1.0, i64::MAX),
+            (f64::NEG_INFINITY, i64::MIN),
+        ] {
+            let mut run = crate::results::store::sample_run(0);
+            run.duration_s = d;
+            run.start_s = start;
+            let x = render(&[&run]);
+            assert!(x.contains("<testsuites name=\"rtbench self-test\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\" time=\"0.000\">"), "{x}");
+            assert_eq!(x.matches("time=").count(), 1, "{d}: {x}");
+            assert!(!x.contains("timestamp="), "{start}: {x}");
+            assert!(
+                !x.to_lowercase().contains("inf") && !x.contains("NaN"),
+                "{x}"
+            );
+            roxmltree::Document::parse(&x).unwrap_or_else(|e| panic!("{e}: {x}"));
+        }
+        assert_eq!(seconds(1.5).as_deref(), Some("1.500"));
+        assert_eq!(timestamp(0).as_deref(), Some("1970-01-01T00:00:00"));
+        assert_eq!(
+            timestamp(253_402_300_799).as_deref(),
+            Some("9999-12-31T23:59:59")
+        );
+        assert_eq!(timestamp(253_402_300_800), None);
     }
 }

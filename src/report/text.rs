@@ -197,3 +197,40 @@ mod tests {
         );
     }
 }
+
+/// `-v`'s line of one sample, as cyclictest's `print_stat` writes it:
+/// `%8d:%8lu:%8ld\n` — thread index, cycle (from 0), latency (µs, ns with `-N`).
+pub fn verbose_line(out: &mut String, thread: usize, cycle: u64, latency: u64) {
+    use std::fmt::Write as _;
+    let _ = writeln!(out, "{thread:8}:{cycle:8}:{latency:8}");
+}
+
+/// cyclictest's oscilloscope reduction (`-o RED`) of one thread's `-v` samples: of
+/// every `RED` samples, the largest and its cycle (the first of equal ones; a group
+/// whose samples are all 0 keeps the cycle of the group before, as cyclictest's
+/// `redmax`/`cycleofmax` do). `RED` 1 is every sample.
+#[derive(Debug, Clone, Default)]
+pub struct Reduce {
+    seen: u64,
+    max: u64,
+    cycle_of_max: u64,
+}
+
+impl Reduce {
+    /// Takes sample `latency` of `cycle`; returns the group's (cycle, maximum) when it
+    /// completes a group of `red`.
+    pub fn take(&mut self, red: u64, cycle: u64, latency: u64) -> Option<(u64, u64)> {
+        if latency > self.max {
+            self.max = latency;
+            self.cycle_of_max = cycle;
+        }
+        self.seen += 1;
+        if self.seen < red {
+            return None;
+        }
+        let out = (self.cycle_of_max, self.max);
+        self.seen = 0;
+        self.max = 0;
+        Some(out)
+    }
+}

@@ -277,7 +277,13 @@ fn explained_max(
             )),
             false,
         ),
-        None => (None, false),
+        // The recorder could not start: the maximum has no cause, and this is why.
+        None => (
+            x.unavailable
+                .as_ref()
+                .map(|why| format!("not explained: cannot explain: {why}")),
+            false,
+        ),
     }
 }
 

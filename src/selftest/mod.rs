@@ -396,6 +396,7 @@ fn condition_plan(
             threads,
             clock: Clock::Monotonic,
             control,
+            samples: None,
         }));
     }
     for p in pairs {

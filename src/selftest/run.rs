@@ -507,7 +507,7 @@ fn measure_one(
                 duration_s: None,
                 histogram_us: None,
                 threads: r.threads.iter().map(ThreadSummary::from_cyclic).collect(),
-                explain: r.end.explained.clone(),
+                explain: r.end.explain_summary(),
             };
             (summary, r.end.stop)
         }
@@ -520,7 +520,7 @@ fn measure_one(
                 duration_s: None,
                 histogram_us: None,
                 threads: r.pairs.iter().map(ThreadSummary::from_pair).collect(),
-                explain: r.end.explained.clone(),
+                explain: r.end.explain_summary(),
             };
             (summary, r.end.stop)
         }

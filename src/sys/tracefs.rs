@@ -113,10 +113,26 @@ impl Tracefs {
         if let Some(d) = find(root, "instances") {
             return Ok(Tracefs { dir: root.path(d) });
         }
+        // tracefs is root's (mode 0700): a user who may not look cannot tell whether it
+        // is mounted, and must not be told it is not.
+        for d in ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"] {
+            if let Err(e) = std::fs::metadata(root.path(d).join("instances")) {
+                if e.kind() == std::io::ErrorKind::PermissionDenied {
+                    return Err(Unavailable(format!(
+                        "no permission to use tracefs at {d}: {e} (it is root's: run as root)"
+                    )));
+                }
+            }
+        }
         if root.is_host() && root.exists("/sys/kernel/tracing") {
             if let Err(e) = mount_tracefs() {
+                let why = if matches!(e.raw_os_error(), Some(libc::EPERM | libc::EACCES)) {
+                    "no permission to mount tracefs (CAP_SYS_ADMIN: run as root)"
+                } else {
+                    "tracefs is not mounted and mounting it failed"
+                };
                 return Err(Unavailable(format!(
-                    "tracefs is not mounted and mounting it at /sys/kernel/tracing failed: {e}"
+                    "{why}: mount at /sys/kernel/tracing: {e}"
                 )));
             }
             if root.exists("/sys/kernel/tracing/instances") {

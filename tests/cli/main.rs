@@ -25,3 +25,4 @@ mod plot;
 mod plot_report;
 mod refusals;
 mod signals;
+mod verbose;

@@ -510,3 +510,66 @@ fn plots_a_stored_self_test_result() {
         stderr(&o)
     );
 }
+
+/// cyclictest writes a thread that never completed a cycle as `"cycles": 0, …,
+/// "avg": -nan` (printf of 0/0: not JSON). The plot keeps the other threads and names
+/// the thread left out and why; a file where no thread measured anything is refused
+/// naming the cause.
+#[test]
+fn a_cyclictest_thread_with_0_cycles_and_avg_nan_is_left_out_and_named() {
+    let dir = TempDir::new("plot-nan");
+    let json = dir.join("r.json");
+    let o = rtbench()
+        .args([
+            "cyclic", "-t", "2", "-h", "100", "-l", "200", "-i", "1000", "-q", "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    // As cyclictest writes it: no "rtbench" object, thread 1 without a cycle.
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    doc.as_object_mut().unwrap().remove("rtbench");
+    let t1 = &mut doc["thread"]["1"];
+    for (_, n) in t1["histogram"].as_object_mut().unwrap() {
+        *n = 0.into();
+    }
+    t1["cycles"] = 0.into();
+    t1["min"] = 1_000_000.into();
+    t1["max"] = 0.into();
+    t1["avg"] = "NAN-HERE".into();
+    let text = serde_json::to_string_pretty(&doc)
+        .unwrap()
+        .replace("\"NAN-HERE\"", "-nan");
+    assert!(text.contains("\"avg\": -nan"), "{text}");
+    let ct = dir.join("ct.json");
+    std::fs::write(&ct, &text).unwrap();
+    let svg = dir.join("p.svg");
+    let o = plot(&ct, &svg);
+    assert_ok(&o);
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        drawn.contains("thread 1 left out") && drawn.contains("-nan"),
+        "the thread left out and why: {drawn}"
+    );
+    // Every thread without a cycle: refused, naming the cause, one line.
+    let t0 = &mut doc["thread"]["0"];
+    for (_, n) in t0["histogram"].as_object_mut().unwrap() {
+        *n = 0.into();
+    }
+    t0["cycles"] = 0.into();
+    t0["avg"] = "NAN-HERE".into();
+    let text = serde_json::to_string(&doc)
+        .unwrap()
+        .replace("\"NAN-HERE\"", "-nan");
+    std::fs::write(&ct, &text).unwrap();
+    let o = plot(&ct, &svg);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("no thread measured anything") && err.contains("\"avg\": -nan"),
+        "{err}"
+    );
+}

@@ -129,6 +129,7 @@ mod cyclic {
                 start_wall_s: 1_700_000_000,
                 end_wall_s: 1_700_000_030,
                 explained: None,
+                explain_unavailable: None,
             },
         }
     }
@@ -274,6 +275,7 @@ mod pair {
                 start_wall_s: 1_700_000_000,
                 end_wall_s: 1_700_000_030,
                 explained: None,
+                explain_unavailable: None,
             },
         }
     }

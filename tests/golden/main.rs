@@ -191,7 +191,9 @@ fn usage_errors_are_one_line_with_exit_codes() {
         // rt-tests options rtbench lacks (docs/COMPAT.md), getopt's own
         // errors, and clap's whole message (the tip, the missing arguments) on one line.
         "cyclic -s",
-        "cyclic -qvm",
+        "cyclic -qMm",
+        "cyclic -o 10",
+        "cyclic -v -o 0",
         "cyclic --smi",
         "cyclic --numa",
         "cyclic --hist 5",
@@ -331,6 +333,13 @@ fn configuration_errors_name_file_line_key() {
         "[output]\nresults_dir = \"results\"\n",
         "[output]\nprometheus = \"/nonexistent-rtbench-dir/x.prom\"\n",
         "[cyclic\n",
+        // An array of tables where a table is expected.
+        "[[cyclic]]\ncpus = \"0\"\n",
+        // Inside a condition: its own section keyed in it, an inherited one named as
+        // inherited, both naming the condition.
+        "[[condition]]\nname = \"idle\"\n[[condition]]\nname = \"stress\"\n[[condition.limits.cpus]]\ncpus = \"9\"\nmax_us = 5\n",
+        "[[limits.cpus]]\ncpus = \"9\"\nmax_us = 5\n[[condition]]\nname = \"idle\"\n",
+        "[[condition]]\nname = \"idle\"\n[condition.load]\nspec = \"cpu:x\"\n",
     ];
     let mut all = String::new();
     for cfg in cases {

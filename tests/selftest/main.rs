@@ -13,6 +13,7 @@ mod conditions;
 mod config;
 mod diagnose;
 mod explain;
+mod explain_refusals;
 mod factory;
 mod missed;
 mod notify;

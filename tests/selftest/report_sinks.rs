@@ -49,6 +49,7 @@ fn measured_run(max_us: u64) -> StoredRun {
             histogram: None,
             explain: None,
         },
+        samples: None,
     };
     let start_s = Clock::wall_secs();
     let r = cyclic::run(&spec, &SysRoot::host(), &mut Quiet).unwrap();

@@ -21,9 +21,25 @@ use serde_json::Value;
 /// through `StoredRun`, both already deserialized from text elsewhere in rtbench: typed
 /// structs for rt-tests' keys would add their own deserializer code to the binary.
 pub fn parse(text: &str, test: Option<&str>) -> Result<Histograms, String> {
-    let v: Value = serde_json::from_str(text).map_err(|e| format!("invalid JSON ({e})"))?;
+    let (v, non_finite): (Value, Vec<String>) = match serde_json::from_str(text) {
+        Ok(v) => (v, Vec::new()),
+        Err(e) => {
+            // cyclictest prints its figures with printf: a thread with 0 cycles has an
+            // average of 0/0, written `"avg": -nan` (not JSON). Such bare words become
+            // null, each named; anything else is still invalid JSON.
+            let (fixed, words) = null_non_finite(text);
+            match serde_json::from_str(&fixed) {
+                Ok(v) if !words.is_empty() => (v, words),
+                _ => return Err(format!("invalid JSON ({e})")),
+            }
+        }
+    };
     if v.get("file_version").is_some() && v.get("thread").is_some() {
-        rt_tests(&v)
+        let mut plot = rt_tests(&v)?;
+        if !non_finite.is_empty() {
+            keep_measured(&mut plot, &non_finite)?;
+        }
+        Ok(plot)
     } else if v.get("rtbench_version").is_some() && v.get("tests").is_some() {
         drop(v);
         let run: StoredRun = serde_json::from_str(text)
@@ -35,6 +51,93 @@ pub fn parse(text: &str, test: Option<&str>) -> Result<Histograms, String> {
             super::EXPECTED
         ))
     }
+}
+
+/// `text` with every bare `nan`, `-nan`, `inf`, `-inf` (any case, `infinity` too)
+/// outside strings replaced by `null`, and each as `"KEY": WORD` (the key before it).
+fn null_non_finite(text: &str) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(text.len());
+    let mut words = Vec::new();
+    let (mut in_str, mut esc) = (false, false);
+    let mut last_str = String::new();
+    let mut cur = String::new();
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if in_str {
+            out.push(c);
+            if esc {
+                esc = false;
+            } else if c == '\\' {
+                esc = true;
+            } else if c == '"' {
+                in_str = false;
+                last_str = std::mem::take(&mut cur);
+            } else {
+                cur.push(c);
+            }
+            continue;
+        }
+        if c == '"' {
+            in_str = true;
+            out.push(c);
+            continue;
+        }
+        if c == '-' || c.is_ascii_alphabetic() {
+            let start = i;
+            let mut end = i + c.len_utf8();
+            while let Some(&(j, d)) = chars.peek() {
+                if !d.is_ascii_alphabetic() {
+                    break;
+                }
+                end = j + d.len_utf8();
+                chars.next();
+            }
+            let word = &text[start..end];
+            let bare = word.trim_start_matches('-').to_ascii_lowercase();
+            if matches!(bare.as_str(), "nan" | "inf" | "infinity") {
+                words.push(format!(
+                    "\"{}\": {}",
+                    crate::error::echo_part(&last_str),
+                    word
+                ));
+                out.push_str("null");
+            } else {
+                out.push_str(word);
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    (out, words)
+}
+
+/// Leaves out of `plot` the threads that measured nothing (0 cycles: cyclictest's
+/// `"avg": -nan`), saying so in the format line; an error naming the cause when no
+/// thread measured anything. `words` are the non-finite figures found.
+fn keep_measured(plot: &mut Histograms, words: &[String]) -> Result<(), String> {
+    let empty: Vec<usize> = plot
+        .curves
+        .iter()
+        .filter(|c| c.buckets.is_empty() && c.overflows == 0)
+        .map(|c| c.thread)
+        .collect();
+    let cause = format!(
+        "not-a-number figures ({}) of threads with 0 cycles",
+        words.join(", ")
+    );
+    if empty.len() == plot.curves.len() {
+        return Err(format!("no thread measured anything: {cause}"));
+    }
+    plot.curves.retain(|c| !empty.contains(&c.thread));
+    if !empty.is_empty() {
+        let list: Vec<String> = empty.iter().map(usize::to_string).collect();
+        plot.meta.format = format!(
+            "{}; thread {} left out: {cause}",
+            plot.meta.format,
+            list.join(", ")
+        );
+    }
+    Ok(())
 }
 
 fn text_at(v: Option<&Value>, key: &str) -> Option<String> {
@@ -104,7 +207,9 @@ pub fn rt_tests(doc: &Value) -> Result<Histograms, String> {
         for (k, n) in hist {
             let (Ok(b), Some(n)) = (k.parse::<u64>(), n.as_u64()) else {
                 return Err(format!(
-                    "thread {i}: histogram entry {k:?}: {n} is not a bucket count"
+                    "thread {i}: histogram entry \"{}\": {} is not a bucket count",
+                    crate::error::echo(k),
+                    crate::error::echo(&n.to_string())
                 ));
             };
             // The bucket's lower bound and its end, in ns, must fit in 64 bits.
@@ -119,8 +224,9 @@ pub fn rt_tests(doc: &Value) -> Result<Histograms, String> {
                 })?;
             binned = binned.checked_add(n).ok_or_else(|| {
                 format!(
-                    "thread {i}: histogram entry {k:?}: count {n} takes the samples past \
-                     2^64 - 1 (out of range)"
+                    "thread {i}: histogram entry \"{}\": count {n} takes the samples past \
+                     2^64 - 1 (out of range)",
+                    crate::error::echo(k)
                 )
             })?;
             if n > 0 {
