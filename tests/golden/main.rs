@@ -19,6 +19,7 @@
 mod common;
 
 mod architecture;
+mod function_length;
 mod generated_docs;
 mod golden_sinks;
 
