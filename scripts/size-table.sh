@@ -89,7 +89,7 @@ build() {
     dir=$HOST_DIR
     (cd "$ROOT" && cargo build -q --release --locked --target-dir "$dir" "${flags[@]}") >&2
     bin=$dir/release/rtbench
-    strip_cmd=strip
+    strip_cmd="strip"
   else
     dir=$CROSS_DIR
     [ "$opt" = default ] || dir=$CROSS_DIR/size-options
