@@ -23,7 +23,7 @@ callgrind  Instructions (user space, valgrind --tool=callgrind, deterministic): 
 startup    Wall time from exec to the end of a `-l 1 -i 1000 -t 256 -m -p 80 -q` run
            (start-up of 256 threads, one sample each, exit), ROUNDS interleaved, medians.
 
-Targets (README, "Performance"): p99.9 and max ratios <= 1.05 at 10 kHz, CPU per cycle
+Targets (benches/README.md, "Cost per measuring thread"): p99.9 and max ratios <= 1.05 at 10 kHz, CPU per cycle
 <= 1.0; instructions per cycle <= cyclictest's; startup <= 2x cyclictest's instructions
 at 1 thread and <= 2x its wall time at 256 threads; RSS at 256 threads <= cyclictest's.
 

@@ -27,7 +27,7 @@ and, from the kernel:
   Python's RSS (tens of MiB) instead of the tool's.
 
 It prints a per-pair table, medians and rtbench/cyclictest ratios with PASS/MISS
-against rtbench's targets (README, "Benchmarks": median p50 ratio <= 1.05,
+against rtbench's targets (benches/README.md, "Summary": median p50 ratio <= 1.05,
 CPU-per-cycle ratio <= 1.0, peak RSS with -m <= cyclictest's), and writes a markdown summary (date, kernel, CPU,
 exact command lines) plus the raw figures as JSON under benches/results/.
 
@@ -60,7 +60,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO / "benches" / "results" / "cyclic_vs_cyclictest.md"
 
-# rtbench's targets (README, "Benchmarks").
+# rtbench's targets (benches/README.md, "Summary").
 TARGET_P50_RATIO = 1.05
 TARGET_CPU_RATIO = 1.0
 TARGET_RSS_RATIO = 1.0
@@ -430,7 +430,7 @@ def config_report(interval, pairs, md):
     md.append(md_table(headers, rows))
     md.append("\nMedians and rtbench/cyclictest ratios:\n")
     md.append(md_table(mheaders, mrows))
-    md.append("\nTargets (README, \"Benchmarks\"):\n")
+    md.append("\nTargets (benches/README.md, \"Summary\"):\n")
     md.append(md_table(["target", "value", "limit", "verdict"], vrows))
     return verdicts
 
@@ -471,7 +471,7 @@ def machine_info(rtbench, cyclictest):
 
 def main():
     ap = argparse.ArgumentParser(
-        description="rtbench cyclic vs cyclictest with identical flags (the benchmark of README, \"Benchmarks\")"
+        description="rtbench cyclic vs cyclictest with identical flags (the benchmark of benches/README.md, \"Summary\")"
     )
     ap.add_argument(
         "--rtbench",

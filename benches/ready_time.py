@@ -5,7 +5,7 @@ Binds a NOTIFY_SOCKET, starts the self-test N times with a configuration that ap
 real tuning (printk console level, vm.stat_interval, timer_migration), records the time
 from spawn to the READY=1 datagram, reverts the tuning after each run (`rtbench tune
 revert`) and restores the original values at the end even on error. Prints each run and
-the median. Target (README, "Benchmarks"): <= 100 ms.
+the median. Target (benches/README.md, "tune check and time to READY"): <= 100 ms.
 
 Usage: sudo benches/ready_time.py [--rtbench PATH] [--runs N]
 """

@@ -217,7 +217,7 @@ for t in "${READY[@]}"; do
   # The release profile already strips; strip a copy with the target binutils to be sure.
   "$gnu-strip" -o "$WORK/rtbench-$t" "$bin"
   # build.rs links release binaries without DWARF unwind tables (build/no-unwind-tables.ld;
-  # README, "Binary size"): 270 KB of the aarch64 binary. ARM's .ARM.exidx is kept.
+  # benches/README.md, "Binary size"): 270 KB of the aarch64 binary. ARM's .ARM.exidx is kept.
   sections=$("$gnu-readelf" -SW "$bin")
   if grep -qE ' \.(eh_frame|eh_frame_hdr|gcc_except_table) ' <<<"$sections"; then
     log "ERROR: the $t release binary has unwind tables (.eh_frame): build.rs did not drop them"

@@ -14,17 +14,57 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
 
-/// Whether `c` must not reach a terminal, a log or the journal as itself: a control
-/// character other than tab (C0, DEL, C1), a line or paragraph separator, or a
-/// bidirectional formatting character (U+200E/F marks, U+202A–U+202E embeddings and
-/// overrides, U+2066–U+2069 isolates: Unicode TR #9), which would reorder the rest of
-/// the line as the reader sees it.
-fn hidden(c: char) -> bool {
+/// Whether `c` must not reach a terminal, a log or the journal as itself — the one
+/// rule for every string from outside that rtbench prints (task names, file facts,
+/// labels, stored runs' fields, values in messages):
+///
+/// - a control character other than tab: C0, DEL, C1 (U+0080–U+009F, NEL included);
+/// - a line or paragraph separator (U+2028, U+2029);
+/// - a bidirectional formatting character (U+061C, U+200E/F marks, U+202A–U+202E
+///   embeddings and overrides, U+2066–U+2069 isolates: Unicode TR #9), which would
+///   reorder the rest of the line as the reader sees it;
+/// - an invisible formatting character that makes two different strings look the same
+///   (U+00AD soft hyphen, U+034F, U+115F/U+1160, U+17B4/U+17B5, U+180B–U+180F, U+200B–U+200D zero
+///   widths, U+2060–U+2064 and U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, tags
+///   U+E0000–U+E007F);
+/// - a noncharacter (U+FDD0–U+FDEF, and U+xFFFE/U+xFFFF of every plane: Unicode §23.7),
+///   which has no meaning in interchanged text.
+pub fn hidden(c: char) -> bool {
+    let n = c as u32;
     (c != '\t' && c.is_control())
         || matches!(
             c,
-            '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+            '\u{2028}'
+                | '\u{2029}'
+                | '\u{061c}'
+                | '\u{200e}'
+                | '\u{200f}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{00ad}'
+                | '\u{034f}'
+                | '\u{115f}'
+                | '\u{1160}'
+                | '\u{17b4}'
+                | '\u{17b5}'
+                | '\u{180b}'..='\u{180f}'
+                | '\u{200b}'..='\u{200d}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{206a}'..='\u{206f}'
+                | '\u{3164}'
+                | '\u{feff}'
+                | '\u{ffa0}'
+                | '\u{fff9}'..='\u{fffb}'
+                | '\u{e0000}'..='\u{e007f}'
+                | '\u{fdd0}'..='\u{fdef}'
         )
+        || n & 0xFFFE == 0xFFFE
+}
+
+/// Whether `s` prints as itself: no character is [`hidden`]. The one definition of
+/// "printable" for values rtbench validates (the unit's labels).
+pub fn printable(s: &str) -> bool {
+    !s.contains(hidden)
 }
 
 /// `c` as [`one_line`] writes it.
@@ -37,8 +77,7 @@ fn push_visible(out: &mut String, c: char) {
     }
 }
 
-/// `s` on one line: line breaks, other control characters and bidirectional
-/// formatting characters escaped the way Rust writes them in strings (`\n`, `\r`,
+/// `s` on one line: line breaks and every other [`hidden`] character escaped the way Rust writes them in strings (`\n`, `\r`,
 /// `\u{1b}`, `\u{202e}`, …; a tab stays), so an error that echoes a multi-line TOML
 /// value, an argv word with a newline or a file name with an escape sequence or a
 /// right-to-left override is still one line, read in order, on a terminal, in a log or

@@ -78,7 +78,7 @@ fn since(p: &crate::plan::report::SincePlan) -> Result<i32> {
     // period is at most duration::MAX_SECS: the subtraction cannot overflow.
     let since_s = now.saturating_sub(i64::try_from(p.period.as_secs()).unwrap_or(i64::MAX));
     // Streamed: the summary is made one window at a time, and the JSON's windows are
-    // read again from the same snapshot as they are written (README: memory does not
+    // read again from the same snapshot as they are written (docs/FIELD.md: memory does not
     // grow with the store).
     let store = WindowStore::new(dir, u64::MAX);
     let (summary, snapshot) = store.since(since_s, now).map_err(|e| Error::io(dir, e))?;

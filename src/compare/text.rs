@@ -8,6 +8,7 @@ use super::judge::Verdict;
 use super::letter;
 use super::outcome::{Candidate, Comparison, Item, Outcome};
 use crate::duration::{us, UsStyle};
+use crate::error::one_line;
 use crate::results::read::run::Run;
 use std::fmt::Write as _;
 
@@ -16,7 +17,13 @@ pub fn render(runs: &[Run], cmp: &Comparison) -> String {
     let mut s = String::new();
     for (i, r) in runs.iter().enumerate() {
         let role = if i == 0 { ", the baseline" } else { "" };
-        let _ = writeln!(s, "{} = {} ({}{role})", letter(i), r.name, r.format);
+        let _ = writeln!(
+            s,
+            "{} = {} ({}{role})",
+            letter(i),
+            one_line(&r.name),
+            r.format
+        );
     }
     let _ = writeln!(
         s,
@@ -39,7 +46,8 @@ fn candidate(s: &mut String, c: &Candidate) {
     } else {
         let _ = writeln!(s, "what differs (A → {l}):");
         for (what, x, y) in &c.differ {
-            let _ = writeln!(s, "  {what}: {x} → {y}");
+            // A run file's facts are any text: escaped, so none forges a line.
+            let _ = writeln!(s, "  {what}: {} → {}", one_line(x), one_line(y));
         }
     }
     if !c.unknown.is_empty() {
@@ -49,14 +57,14 @@ fn candidate(s: &mut String, c: &Candidate) {
     for item in &c.items {
         match item {
             Item::OnlyIn { who, run } => {
-                let _ = writeln!(s, "{who}: only in {run}");
+                let _ = writeln!(s, "{}: only in {run}", one_line(who));
             }
             Item::Compared {
                 who,
                 samples,
                 stats,
             } => {
-                let head = crate::report::layout::clip(who, 19);
+                let head = crate::report::layout::clip(&one_line(who), 19);
                 let _ = writeln!(
                     s,
                     "{head:<20}{:>10}{:>10}  verdict",
@@ -93,7 +101,7 @@ fn candidate(s: &mut String, c: &Candidate) {
 fn detail(o: &Outcome) -> String {
     let l = &o.run;
     if !o.regressions.is_empty() {
-        format!(": {}", o.regressions.join(", "))
+        format!(": {}", one_line(&o.regressions.join(", ")))
     } else if o.compared == 0 {
         " (nothing in common with A to compare)".to_string()
     } else if o.verdict == Verdict::Inconclusive || o.undecided > 0 || o.missing > 0 {

@@ -270,7 +270,10 @@ fn only_tests(
                 return Err(src.value_error(
                     tests.span(),
                     key,
-                    format!("unknown test \"{t}\": expected \"cyclic\", \"pmq\" or \"pipe\""),
+                    format!(
+                        "unknown test \"{}\": expected \"cyclic\", \"pmq\" or \"pipe\"",
+                        crate::error::echo(t)
+                    ),
                 ))
             }
         };

@@ -40,10 +40,11 @@ pub struct UnitSection {
     pub order: Option<String>,
 }
 
-/// Whether `v` may name a unit: 1..=[`MAX_VALUE_LEN`] printable characters (it goes
+/// Whether `v` may name a unit: 1..=[`MAX_VALUE_LEN`] printable characters
+/// ([`crate::error::printable`], the rule every printed string is escaped by; it goes
 /// into journal fields, Prometheus labels and JUnit XML).
 pub fn valid_value(v: &str) -> bool {
-    !v.is_empty() && v.chars().count() <= MAX_VALUE_LEN && v.chars().all(|c| !c.is_control())
+    !v.is_empty() && v.chars().count() <= MAX_VALUE_LEN && crate::error::printable(v)
 }
 
 impl UnitToml {

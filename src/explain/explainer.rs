@@ -277,7 +277,7 @@ impl Explainer {
     }
 
     /// The instances of crashed rtbench processes removed at the start.
-    pub fn reclaimed(&self) -> &[String] {
+    pub fn reclaimed(&self) -> &crate::sys::tracefs::Reclaim {
         &self.recorder.reclaimed
     }
 

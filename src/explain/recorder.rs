@@ -238,8 +238,9 @@ pub struct Recorder {
     /// Optional events the kernel does not have, other than one architecture's own
     /// (x86's `irq_vectors`, arm's `ipi_entry`/`ipi_exit`): `irq:softirq_entry` ….
     pub missing: Vec<String>,
-    /// The instances of crashed rtbench processes removed at the start.
-    pub reclaimed: Vec<String>,
+    /// The instances of crashed rtbench processes removed at the start, and those named
+    /// like one that were left alone.
+    pub reclaimed: crate::sys::tracefs::Reclaim,
     /// The timerlat tracer runs in the instance.
     pub timerlat: bool,
     /// Why timerlat was asked for and does not run.

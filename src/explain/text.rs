@@ -12,7 +12,8 @@ fn us(ns: u64) -> String {
 
 /// `IRQ latency 9.2 µs, thread latency 790 µs, CPU 1 ran kworker/1:2 (pid 123, FIFO
 /// 99) for 780 µs`; a sample that is not the system's latency says so first
-/// (`not the system's latency: …`).
+/// (`not the system's latency: …`). One line, outside names escaped
+/// ([`crate::error::one_line`]).
 pub fn headline(e: &Explanation) -> String {
     let mut parts = Vec::new();
     if let Some(irq) = e.irq_latency_ns {
@@ -34,7 +35,9 @@ pub fn headline(e: &Explanation) -> String {
         cause = format!("not the system's latency: {cause}");
     }
     parts.push(cause);
-    parts.join(", ")
+    // Task names and IRQ names are any bytes a process or driver chose: escaped here,
+    // so every output of an explanation prints them one way (crate::error::hidden).
+    crate::error::one_line(&parts.join(", ")).into_owned()
 }
 
 fn irq_list(v: &[IrqUse]) -> String {
@@ -46,7 +49,8 @@ fn irq_list(v: &[IrqUse]) -> String {
 }
 
 /// The breakdown: what ran at the deadline, every task (longest first), hard IRQs,
-/// softirqs, NMIs, silent time, timerlat's figures, and the notes.
+/// softirqs, NMIs, silent time, timerlat's figures, and the notes; each one line, outside
+/// names escaped ([`crate::error::one_line`]).
 pub fn details(e: &Explanation) -> Vec<String> {
     let mut v = Vec::new();
     let cpu = e.spike.cpu;
@@ -122,5 +126,7 @@ pub fn details(e: &Explanation) -> Vec<String> {
             .filter(|n| !(e.cause.kind == CauseKind::Untraced && **n == e.cause.text))
             .cloned(),
     );
-    v
+    v.into_iter()
+        .map(|l| crate::error::one_line(&l).into_owned())
+        .collect()
 }

@@ -5,6 +5,7 @@
 
 use super::shared::Shared;
 use crate::sys::clock::NS_PER_US;
+use crate::sys::tracefs::Tracefs;
 use crate::sys::SysRoot;
 use std::fs::File;
 use std::io::Write;
@@ -33,11 +34,27 @@ pub struct BreakTrace {
 }
 
 impl BreakTrace {
-    /// Opens `tracing_on` (and `trace_marker` with `tracemark`) in tracefs below `root`,
-    /// where present: `-b` works without tracefs too.
+    /// Opens `tracing_on` (and `trace_marker` with `tracemark`) of the tracefs that
+    /// rtbench traces in: the one [`Tracefs::open`] finds, or mounts at
+    /// `/sys/kernel/tracing` when none is mounted (as the flight recorder does, and as
+    /// cyclictest's `-b` mounts debugfs in rt-tests' `src/lib/rt-utils.c`), so that the
+    /// break stops the tracing rtbench's own recorder may have started in a tracefs it
+    /// mounted. A tracefs without instances (before Linux 3.12) still has `tracing_on`.
+    /// Without any (no CONFIG_TRACING, no permission to mount), `-b` stops the run alone.
     pub fn open(root: &SysRoot, limit_ns: u64, tracemark: bool) -> BreakTrace {
-        let dir = crate::sys::tracefs::find(root, "tracing_on");
-        let open = |name: &str| dir.and_then(|d| root.open_rw(&format!("{d}/{name}")).ok());
+        let dir = match Tracefs::open(root) {
+            Ok(t) => Some(t.dir),
+            Err(_) => crate::sys::tracefs::find(root, "tracing_on").map(|d| root.path(d)),
+        };
+        let open = |name: &str| {
+            dir.as_ref().and_then(|d| {
+                std::fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .open(d.join(name))
+                    .ok()
+            })
+        };
         BreakTrace {
             limit_ns,
             tracing_on: open("tracing_on"),

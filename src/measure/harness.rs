@@ -486,9 +486,17 @@ impl Harness {
         let all = sched::get_affinity().unwrap_or_default();
         match Explainer::start(&self.root, spec, info, &all) {
             Ok(x) => {
-                for r in x.reclaimed() {
+                for r in &x.reclaimed().removed {
                     progress.warning(&format!(
                         "# tracefs instance {r} of an rtbench that is gone removed"
+                    ));
+                }
+                let left = &x.reclaimed().left;
+                if !left.is_empty() {
+                    progress.warning(&format!(
+                        "# tracefs instances named like a gone rtbench's left alone, \
+                         not provably rtbench's: {}",
+                        left.join(", ")
                     ));
                 }
                 self.trap = x.trap();

@@ -331,5 +331,8 @@ pub fn execute(plan: &MonitorPlan, root: &SysRoot, journal: &mut Journal) -> i32
     let windows = c.agg.windows;
     c.agg
         .send(&journal::monitor_stop(&how, windows, &state, prio));
+    if let Some(line) = c.notifier.as_ref().and_then(Notifier::dropped_line) {
+        c.warning(&format!("rtbench: warning: {line}"));
+    }
     code
 }

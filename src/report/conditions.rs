@@ -51,7 +51,7 @@ pub fn render(run: &StoredRun) -> String {
         }
         rows.sort();
         for block in conditions.chunks(per_block) {
-            let _ = writeln!(s, "{name} (µs)");
+            let _ = writeln!(s, "{} (µs)", crate::error::one_line(name));
             let mut head = format!("{:<LABEL$}", "");
             let mut sub = format!(
                 "{:<LABEL$}",
@@ -69,8 +69,8 @@ pub fn render(run: &StoredRun) -> String {
                     let _ = write!(sub, "{st:>CELL$}");
                 }
             }
-            let _ = writeln!(s, "{}", head.trim_end());
-            let _ = writeln!(s, "{sub}");
+            let _ = writeln!(s, "{}", crate::error::one_line(head.trim_end()));
+            let _ = writeln!(s, "{}", crate::error::one_line(&sub));
             for row in &rows {
                 let first = of(block[0])
                     .into_iter()
@@ -90,7 +90,7 @@ pub fn render(run: &StoredRun) -> String {
                         let _ = write!(line, "{v:>CELL$}");
                     }
                 }
-                let _ = writeln!(s, "{line}");
+                let _ = writeln!(s, "{}", crate::error::one_line(&line));
             }
         }
     }

@@ -36,6 +36,9 @@ pub mod text;
 pub mod tuning;
 pub mod xml;
 
+#[cfg(test)]
+mod escape_tests;
+
 use crate::load::LoadInfo;
 use crate::measure::cyclic::CyclicResult;
 use crate::measure::pair::PairRun;

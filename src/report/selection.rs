@@ -13,11 +13,13 @@ pub fn heading(sel: &Selection, s: &Shown) -> String {
     } else {
         "NOT this boot"
     };
-    format!(
+    // Stored fields and file names are any text: one line, escaped.
+    crate::error::one_line(&format!(
         "# {} (boot {}, {whose})",
         s.file.display(),
         s.run.origin.short_boot()
-    )
+    ))
+    .into_owned()
 }
 
 /// What this boot's run is, said plainly, when it is not simply the stored run shown:
@@ -25,7 +27,7 @@ pub fn heading(sel: &Selection, s: &Shown) -> String {
 /// stored run is). `dir` and `fallback_dir` are where it was looked for.
 pub fn this_boot_line(sel: &Selection, dir: &Path, fallback_dir: &Path) -> Option<String> {
     let last = sel.shown.last();
-    match (sel.this_boot, last) {
+    let line = match (sel.this_boot, last) {
         (ThisBoot::NotStored, Some(u)) => Some(format!(
             "this boot's self-test ({}) was NOT STORED: {}; shown from {}",
             u.run.verdict.word(),
@@ -43,12 +45,13 @@ pub fn this_boot_line(sel: &Selection, dir: &Path, fallback_dir: &Path) -> Optio
             ))
         )),
         _ => None,
-    }
+    };
+    line.map(|l| crate::error::one_line(&l).into_owned())
 }
 
 /// A warning line for what the selection from the store in `dir` skipped.
 pub fn note_line(n: &Note, dir: &Path) -> String {
-    match n {
+    let line = match n {
         Note::Skipped { file, error } => format!(
             "rtbench: {}: skipped, not a stored result: {error}",
             file.display()
@@ -57,7 +60,8 @@ pub fn note_line(n: &Note, dir: &Path) -> String {
             "rtbench: results directory {}: cannot list it: {why}",
             dir.display()
         ),
-    }
+    };
+    crate::error::one_line(&line).into_owned()
 }
 
 /// The running boot's ID shortened like [`crate::results::store::Origin::short_boot`]

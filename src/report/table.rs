@@ -4,7 +4,6 @@
 //! limit (**µs**) or the tuning item with what was expected and found, why the run is
 //! unjudged and whether it was stored — fitting an 80-column serial console.
 
-use super::layout::{clip, wrap};
 use super::Sink;
 use crate::results::store::StoredRun;
 use std::fmt::Write;
@@ -177,7 +176,7 @@ fn rows(s: &mut String, run: &StoredRun) {
             let _ = writeln!(
                 s,
                 "{:<7}{:>4}{:>8}{:>8}{:>8}{:>9}{:>9} {:>8} {:>8} {:>8}",
-                truncate(&t.test, 6),
+                truncate(&crate::error::one_line(&t.test), 6),
                 cpu,
                 us(th.min_ns),
                 us(th.avg_ns),
@@ -209,6 +208,17 @@ fn endings(s: &mut String, run: &StoredRun) {
     if let Some(e) = &run.store_error {
         let _ = writeln!(s, "{}", clip(&format!("NOT STORED: {e}"), 80));
     }
+}
+
+/// `s` escaped ([`crate::error::one_line`]: a stored field is any text, and must not
+/// move the cursor or forge a line), then cut to `n` characters ([`super::layout::clip`]).
+fn clip(s: &str, n: usize) -> String {
+    super::layout::clip(&crate::error::one_line(s), n)
+}
+
+/// `s` escaped as [`clip`] does, in lines of `width` ([`super::layout::wrap`]).
+fn wrap(s: &str, width: usize, indent: &str) -> Vec<String> {
+    super::layout::wrap(&crate::error::one_line(s), width, indent)
 }
 
 fn truncate(s: &str, n: usize) -> &str {

@@ -47,6 +47,14 @@ impl Notify {
             self.out.warn(&format!("rtbench: warning: {line}"));
         }
     }
+
+    /// The last notification of the run, and how many could not be sent as they were.
+    fn last(&mut self, lines: &[&str]) {
+        self.send(lines);
+        if let Some(line) = self.notifier.as_ref().and_then(Notifier::dropped_line) {
+            self.out.warn(&format!("rtbench: warning: {line}"));
+        }
+    }
 }
 
 /// Sends `STATUS=` progress and `WATCHDOG=1` to systemd while measuring; notices,
@@ -134,7 +142,7 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         // The one way out before a verdict.
         Err(a) => {
             journal.send(&aborted(&a.stage, &a.error));
-            notify.send(&[&format!("STATUS=self-test stopped: {}", a.what)]);
+            notify.last(&[&format!("STATUS=self-test stopped: {}", a.what)]);
             return a.error.exit_code();
         }
     };
@@ -172,7 +180,7 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
     };
     let run = super::outputs::write(plan, run, stop, journal);
     let _ = out.text(&Table, &run);
-    notify.send(&[&format!("STATUS=self-test {}", run.verdict.word())]);
+    notify.last(&[&format!("STATUS=self-test {}", run.verdict.word())]);
     code
 }
 

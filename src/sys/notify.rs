@@ -7,6 +7,15 @@
 //!
 //! A notification that cannot be delivered is reported once (the caller logs the
 //! returned line); later failures are silent, so a broken socket does not flood the log.
+//!
+//! Notification is best effort and never waits: the socket is non-blocking, so a
+//! supervisor that stops reading (a full receive queue, `net.unix.max_dgram_qlen`
+//! datagrams, 10 by default) costs a refused send (`EAGAIN`), not a main thread stuck in
+//! `sendto` while windows, `-D`, signals and storing wait. What could not be sent is kept,
+//! one value per variable (`READY`, `STATUS`, `WATCHDOG`, …: the latest wins, so what is
+//! kept is bounded by the variables rtbench sends), and sent before the next
+//! notification; [`Notifier::dropped`] counts the notifications that were replaced or
+//! merged that way, and the first refusal is said once.
 //! [`watchdog_interval`] says whether, and how often, the service manager wants
 //! `WATCHDOG=1`. Every command that notifies (the self-test, the monitor) goes through
 //! this module.
@@ -29,6 +38,15 @@ pub struct Notifier {
     sock: Option<UnixDatagram>,
     /// A failure was already reported.
     reported: bool,
+    /// What could not be sent yet, one `KEY=value` per key (latest value), in the
+    /// order the keys were first sent.
+    pending: Vec<String>,
+    /// Calls of [`Notifier::send`] whose lines did not go out then as a datagram of
+    /// their own, because the socket was full (delayed, merged with another, or a
+    /// value replaced by a newer one).
+    dropped: u64,
+    /// The socket was found full at least once (said once).
+    full_reported: bool,
 }
 
 /// The address `$NOTIFY_SOCKET` names: `/path`, or `@name` for an abstract socket.
@@ -58,6 +76,55 @@ impl Notifier {
             addr: address(value),
             sock: None,
             reported: false,
+            pending: Vec::new(),
+            dropped: 0,
+            full_reported: false,
+        }
+    }
+
+    /// How many notifications were not delivered as sent because the socket was full
+    /// (their latest values were sent later, merged, or are still pending).
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// The line to log at the end of a run when notifications were not delivered as
+    /// sent (see [`Notifier::dropped`]), `None` when all were.
+    pub fn dropped_line(&self) -> Option<String> {
+        (self.dropped > 0).then(|| {
+            format!(
+                "sd_notify to NOTIFY_SOCKET={}: {} notifications were delayed or merged \
+                 because the service manager was not reading{}",
+                self.name,
+                self.dropped,
+                if self.pending() {
+                    "; the last is still undelivered"
+                } else {
+                    ""
+                }
+            )
+        })
+    }
+
+    /// Whether notifications are still waiting for the socket to take them.
+    pub fn pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// Merges `lines` into the pending ones: a `KEY=value` replaces the pending value of
+    /// its key (the order of first sending kept), so the pending set never holds more
+    /// than one line per key.
+    fn merge(&mut self, lines: &[&str]) {
+        for line in lines {
+            let key = line.split('=').next().unwrap_or(line);
+            match self
+                .pending
+                .iter_mut()
+                .find(|p| p.split('=').next() == Some(key))
+            {
+                Some(p) => *p = line.to_string(),
+                None => self.pending.push(line.to_string()),
+            }
         }
     }
 
@@ -67,7 +134,10 @@ impl Notifier {
             .as_ref()
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.clone()))?;
         if self.sock.is_none() {
-            self.sock = Some(UnixDatagram::unbound()?);
+            let sock = UnixDatagram::unbound()?;
+            // Never wait on the supervisor: a full queue is EAGAIN (see the module).
+            sock.set_nonblocking(true)?;
+            self.sock = Some(sock);
         }
         let sock = self.sock.as_ref().expect("created above");
         let n = sock.send_to_addr(msg.as_bytes(), addr)?;
@@ -80,14 +150,46 @@ impl Notifier {
         Ok(())
     }
 
-    /// Sends `lines` (`READY=1`, `STATUS=…`, `WATCHDOG=1`) as one datagram. Returns a
-    /// line to log the first time a notification cannot be delivered, `None` otherwise.
+    /// Sends `lines` (`READY=1`, `STATUS=…`, `WATCHDOG=1`) as one datagram, together
+    /// with what an earlier call could not send (the newer value of a key winning);
+    /// never blocks. Returns a line to log the first time a notification cannot be
+    /// delivered (a full socket: once, and the values are kept for the next call; any
+    /// other failure: once, and nothing is kept), `None` otherwise.
     pub fn send(&mut self, lines: &[&str]) -> Option<String> {
-        let msg = lines.join("\n");
+        let had_pending = !self.pending.is_empty();
+        if had_pending {
+            // The pending notification and this one go as one: one of them is lost as
+            // a datagram of its own.
+            self.dropped += 1;
+        }
+        self.merge(lines);
+        let msg = self.pending.join("\n");
         match self.try_send(&msg) {
-            Ok(()) => None,
-            Err(_) if self.reported => None,
+            Ok(()) => {
+                self.pending.clear();
+                None
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                if !had_pending {
+                    self.dropped += 1;
+                }
+                if self.full_reported {
+                    return None;
+                }
+                self.full_reported = true;
+                Some(format!(
+                    "sd_notify to NOTIFY_SOCKET={}: the service manager is not reading \
+                     (its socket is full); rtbench does not wait for it and sends the \
+                     latest READY, STATUS and WATCHDOG when it reads again (reported once)",
+                    self.name
+                ))
+            }
+            Err(_) if self.reported => {
+                self.pending.clear();
+                None
+            }
             Err(e) => {
+                self.pending.clear();
                 self.reported = true;
                 Some(format!(
                     "sd_notify to NOTIFY_SOCKET={} failed: {e}; the service manager will not \
@@ -154,6 +256,43 @@ mod tests {
         let mut gone = Notifier::new("/nonexistent/rtbench-notify");
         assert!(gone.send(&["READY=1"]).is_some());
         assert_eq!(gone.send(&["WATCHDOG=1"]), None);
+    }
+
+    /// A reader that never reads: the queue fills (`net.unix.max_dgram_qlen`), and
+    /// `send` returns at once, says so once, keeps one line per key and delivers the
+    /// latest values when the reader drains the queue.
+    #[test]
+    fn a_socket_whose_reader_never_reads_never_blocks_and_keeps_the_latest() {
+        let dir = std::env::temp_dir().join(format!("rtbench-notify-full-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("notify.sock");
+        let rx = UnixDatagram::bind(&path).unwrap();
+        let mut n = Notifier::new(path.to_str().unwrap());
+        let mut said = Vec::new();
+        // Far more than any queue length; a blocking send would hang here.
+        for i in 0..5000 {
+            let status = format!("STATUS=window {i}");
+            said.extend(n.send(&[&status, "WATCHDOG=1"]));
+        }
+        assert_eq!(said.len(), 1, "said once: {said:?}");
+        assert!(said[0].contains("not reading"), "{said:?}");
+        assert!(n.pending(), "the latest values are kept");
+        assert!(n.dropped() > 4000, "{}", n.dropped());
+        assert!(n.pending.len() <= 2, "one line per key: {:?}", n.pending);
+        // The reader drains its queue: the next send delivers the latest values, merged.
+        rx.set_nonblocking(true).unwrap();
+        let mut buf = [0u8; 256];
+        let mut first = None;
+        while let Ok(len) = rx.recv(&mut buf) {
+            first.get_or_insert_with(|| String::from_utf8_lossy(&buf[..len]).into_owned());
+        }
+        assert_eq!(first.as_deref(), Some("STATUS=window 0\nWATCHDOG=1"));
+        assert_eq!(n.send(&["STATUS=stopped"]), None);
+        assert!(!n.pending());
+        let len = rx.recv(&mut buf).unwrap();
+        assert_eq!(&buf[..len], b"STATUS=stopped\nWATCHDOG=1");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

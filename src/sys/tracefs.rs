@@ -13,6 +13,14 @@
 //! (the inode of `/proc/self/ns/pid`, namespaces(7)), and an rtbench reclaims only
 //! instances of its own namespace, where `kill(PID, 0)` means what it says.
 //!
+//! An instance is reclaimed only when it is provably a dead rtbench's: its name says so,
+//! its process is gone, it carries rtbench's marker ([`MARKER`] in [`MARKER_FILE`],
+//! written right after `mkdir`: a filter on an event rtbench never enables, that no
+//! other tool writes) and it is not recording (`tracing_on` 0: a killed rtbench's
+//! recording is stopped by the kernel when `free_buffer` closes). A name alone proves
+//! nothing (`trace-cmd start -B rtbench-123` makes such an instance and leaves it
+//! recording): such an instance is left alone and named ([`Reclaim::left`]).
+//!
 //! tracefs that is not mounted is mounted at `/sys/kernel/tracing`, as libtracefs
 //! does for rtla and trace-cmd (`tracefs_tracing_dir()`), and stays mounted.
 
@@ -23,6 +31,48 @@ use std::path::{Path, PathBuf};
 
 /// The prefix of every instance rtbench makes.
 pub const INSTANCE_PREFIX: &str = "rtbench-";
+
+/// The file of an instance that carries rtbench's marker: the filter of an event that
+/// rtbench never enables (exists since Linux 2.6.32), so the filter changes nothing.
+pub const MARKER_FILE: &str = "events/sched/sched_process_free/filter";
+
+/// rtbench's marker, as [`MARKER_FILE`] reads back (the kernel shows a filter as it
+/// was written): a filter that passes every event and names rtbench (`0x7274626e` is
+/// "rtbn" in ASCII), which no other tool writes.
+pub const MARKER: &str = "common_pid != -1 && common_type != 0x7274626e";
+
+/// What [`Tracefs::reclaim`] did: the instances of dead rtbench processes it removed,
+/// and those named like one that it left alone, each with why (`NAME (why)`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reclaim {
+    /// Removed instances, by name.
+    pub removed: Vec<String>,
+    /// Instances named `rtbench-PID` of a gone process that are not provably rtbench's,
+    /// each as `NAME (why)`, the name escaped ([`crate::error::echo`]).
+    pub left: Vec<String>,
+}
+
+/// Why the instance in `dir` is not provably a dead rtbench's, `None` when it is:
+/// rtbench's [`MARKER`] in [`MARKER_FILE`] and `tracing_on` 0.
+pub fn not_provably_ours(dir: &Path) -> Option<&'static str> {
+    // One read(2) with room for the whole file: an event's `filter` answers only the
+    // first read of an open file (a second one at an offset reads as the end), so a
+    // reader that probes with a small buffer first sees a cut marker.
+    let read = |rel: &str| {
+        let mut b = [0u8; 512];
+        let n = File::open(dir.join(rel))
+            .and_then(|mut f| f.read(&mut b))
+            .ok()?;
+        String::from_utf8(b[..n].to_vec()).ok()
+    };
+    match read("tracing_on").as_deref().map(str::trim) {
+        Some("0") => {}
+        Some(_) => return Some("recording: tracing_on is 1"),
+        None => return Some("tracing_on unreadable"),
+    }
+    (read(MARKER_FILE).as_deref().map(str::trim) != Some(MARKER))
+        .then_some("no rtbench marker: another tool's")
+}
 
 /// Where tracefs is mounted.
 #[derive(Debug, Clone)]
@@ -94,17 +144,19 @@ impl Tracefs {
 
     /// Removes the instances named `rtbench-PID[-N]` (in a container
     /// `rtbench-PID-nsINODE[-N]` of this namespace) whose process is gone (a crashed
-    /// or killed rtbench) and returns their names. An instance of a running rtbench,
-    /// of another pid namespace, or any other name is never touched.
-    pub fn reclaim(&self) -> Vec<String> {
+    /// or killed rtbench) and that are provably rtbench's ([`not_provably_ours`]: the
+    /// marker, not recording). An instance of a running rtbench, of another pid
+    /// namespace, or any other name is never touched; one named like a gone rtbench's
+    /// but not provably one is left and listed in [`Reclaim::left`].
+    pub fn reclaim(&self) -> Reclaim {
+        let mut r = Reclaim::default();
         let Ok(rd) = std::fs::read_dir(self.dir.join("instances")) else {
-            return Vec::new();
+            return r;
         };
         // Which pids `kill(2)` can see is unknown without the namespace: reclaim nothing.
         let Some(ns) = own_pid_ns() else {
-            return Vec::new();
+            return r;
         };
-        let mut gone = Vec::new();
         for e in rd.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
             let Some((pid, their_ns)) = parse_instance(&name) else {
@@ -113,11 +165,19 @@ impl Tracefs {
             if their_ns != ns || crate::sys::signals::pid_alive(pid) {
                 continue;
             }
+            if let Some(why) = not_provably_ours(&e.path()) {
+                if !e.path().exists() {
+                    continue; // removed meanwhile (by its tool, or another rtbench)
+                }
+                r.left
+                    .push(format!("{} ({why})", crate::error::echo(&name)));
+                continue;
+            }
             if remove_instance(&e.path()).is_ok() {
-                gone.push(name);
+                r.removed.push(name);
             }
         }
-        gone
+        r
     }
 }
 
@@ -228,7 +288,13 @@ impl Instance {
             };
             let dir = fs.instance_dir(&name);
             match std::fs::create_dir(&dir) {
-                Ok(()) => return Ok(Instance { dir, name }),
+                Ok(()) => {
+                    let i = Instance { dir, name };
+                    // Without the marker (an old kernel without the event) the instance
+                    // works, but one a crash leaves is not reclaimed: said at that start.
+                    let _ = i.write(MARKER_FILE, MARKER);
+                    return Ok(i);
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
                 Err(e) => return Err(e),
             }
@@ -309,6 +375,31 @@ mod tests {
         ] {
             assert_eq!(parse_instance(other), None, "{other}");
         }
+    }
+
+    /// A fake instance tree (fault cases; the real kernel is in tests/cli/explain_reclaim.rs):
+    /// only the marker and `tracing_on` 0 together make an instance rtbench's.
+    #[test]
+    fn only_a_marked_instance_that_is_not_recording_is_provably_rtbenchs() {
+        let d = std::env::temp_dir().join(format!("rtbench-tracefs-mark-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        let marker_dir = d.join(MARKER_FILE);
+        std::fs::create_dir_all(marker_dir.parent().unwrap()).unwrap();
+        let put = |rel: &str, v: &str| std::fs::write(d.join(rel), v).unwrap();
+        assert_eq!(not_provably_ours(&d), Some("tracing_on unreadable"));
+        put(MARKER_FILE, "none\n");
+        put("tracing_on", "0\n");
+        assert_eq!(
+            not_provably_ours(&d),
+            Some("no rtbench marker: another tool's")
+        );
+        put(MARKER_FILE, &format!("{MARKER}\n"));
+        assert_eq!(not_provably_ours(&d), None);
+        put("tracing_on", "1\n");
+        assert_eq!(not_provably_ours(&d), Some("recording: tracing_on is 1"));
+        std::fs::remove_file(d.join("tracing_on")).unwrap();
+        assert_eq!(not_provably_ours(&d), Some("tracing_on unreadable"));
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]

@@ -580,6 +580,13 @@ fn an_rtbench_in_another_pid_namespace_reclaims_only_its_own_namespace() {
     gone.wait().unwrap();
     let planted = instance_of(gone_pid);
     std::fs::create_dir(&planted).expect("mkdir of a tracefs instance");
+    // What a killed rtbench leaves: its marker (src/sys/tracefs.rs), recording off.
+    std::fs::write(
+        planted.join("events/sched/sched_process_free/filter"),
+        "common_pid != -1 && common_type != 0x7274626e",
+    )
+    .unwrap();
+    std::fs::write(planted.join("tracing_on"), "0").unwrap();
     struct Rm(PathBuf);
     impl Drop for Rm {
         fn drop(&mut self) {

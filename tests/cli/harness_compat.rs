@@ -5,7 +5,7 @@
 //!   its argv, standard output to a file, SIGINT (repeated every 2 s while the process
 //!   lives), then the file read to the end and parsed as rteval parses it; every number
 //!   of the `-h` dump is checked against an independent reading of its rows;
-//! - the argv shapes of README's table, each run by Debian's cyclictest 2.4 and by
+//! - the argv shapes of docs/COMPAT.md's table, each run by Debian's cyclictest 2.4 and by
 //!   rtbench: both must accept it and read it the same way;
 //! - pmqtest's common invocations (pmqtest(8), Linaro test-definitions) the same way;
 //! - `--json` key sets equal to cyclictest 2.4's and pmqtest 2.4's for the same flags;
@@ -327,7 +327,7 @@ fn rteval_dump_agrees_with_json_of_the_same_run() {
     }
 }
 
-/// The argv shapes of README's table that finish on their own (`-l`), by source.
+/// The argv shapes of docs/COMPAT.md's table that finish on their own (`-l`), by source.
 fn cyclictest_shapes(n: usize, list: &str) -> Vec<(&'static str, Vec<String>)> {
     let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let shapes = vec![

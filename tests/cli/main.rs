@@ -14,6 +14,7 @@ mod cyclic_cli;
 mod cyclic_compat;
 mod every_command;
 mod explain;
+mod explain_reclaim;
 mod harness_compat;
 mod isolation;
 mod load;

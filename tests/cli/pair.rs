@@ -475,7 +475,7 @@ fn forced_timeouts_are_counted() {
 
 #[test]
 fn breaktrace_stops_the_run_with_exit_1() {
-    let _restore = TracingOnGuard::save();
+    let tracing = TracingOnGuard::save();
     // Every message hand-over takes more than 1 µs: -b 1 fires on the first one.
     let o = run(&[
         "pmq", "-a", "0", "-i", "100", "-b", "1", "-l", "100000", "-q",
@@ -494,8 +494,8 @@ fn breaktrace_stops_the_run_with_exit_1() {
         .parse()
         .unwrap();
     assert!(cycles < 100000, "stopped early: {s}");
-    if let Ok(v) = std::fs::read_to_string(TracingOnGuard::PATH) {
-        assert_eq!(v.trim(), "0", "-b stops tracing");
+    if let Some(v) = tracing.read() {
+        assert_eq!(v, "0", "-b stops tracing");
     }
 }
 

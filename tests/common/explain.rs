@@ -13,8 +13,11 @@ pub fn instance_of(pid: u32) -> PathBuf {
     PathBuf::from(format!("/sys/kernel/tracing/instances/rtbench-{pid}"))
 }
 
-/// Waits until `child`'s measuring thread `rtbench-T0` exists and its instance records
-/// (`tracing_on` is 1); fails the test after `bound`.
+/// Waits until `child`'s measuring thread `rtbench-T0` exists, its instance records
+/// (`tracing_on` is 1) and the thread has taken two samples, so that it is in its loop
+/// with a deadline (a thread that exists may still be setting up, or waiting at the start
+/// barrier for a main thread that a loaded CPU delays: a stop or a culprit then lands
+/// before the first deadline and delays no sample); fails the test after `bound`.
 pub fn wait_ready(child: &Child, bound: Duration) {
     let pid = child.id();
     let ready = wait_for(bound, || {
@@ -29,6 +32,7 @@ pub fn wait_ready(child: &Child, bound: Duration) {
         ready.is_some(),
         "rtbench {pid} did not start measuring and recording"
     );
+    super::proc::wait_samples(pid, "rtbench-T", 1, 2);
 }
 
 /// Runs `sh -c SCRIPT` pinned to CPU 1 under `chrt CHRT`, ended by `timeout` on CPU 0

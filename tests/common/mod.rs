@@ -173,25 +173,57 @@ pub fn online_cpus() -> usize {
     rtbench::cpuset::CpuSet::parse_list(&s, 4096).unwrap().len()
 }
 
-/// Restores /sys/kernel/tracing/tracing_on (which -b turns off) when dropped, and
-/// holds it alone until then: a parallel `-b` test must neither see this test's value
-/// nor restore its own in the middle of this one.
-pub struct TracingOnGuard(Option<String>, lock::Serial);
+/// Reads and restores the kernel's top-level `tracing_on` (which `-b` turns off)
+/// whether or not tracefs is mounted where rtbench looks, and holds it alone until
+/// dropped: a parallel `-b` test must neither see this test's value nor restore its own
+/// in the middle of this one.
+///
+/// `tracing_on` is one switch per kernel, whatever mount shows it; the guard reads it
+/// through a tracefs mount of its own on a temporary directory of this binary's private
+/// mount namespace ([`isolate`]), so `/sys/kernel/tracing` stays as the host had it
+/// (mounted or not) for the rtbench under test, and nothing leaks to the host's mounts.
+pub struct TracingOnGuard {
+    mount: Option<(TempDir, String)>,
+    _held: lock::Serial,
+}
 
 impl TracingOnGuard {
-    /// The tracefs switch.
-    pub const PATH: &'static str = "/sys/kernel/tracing/tracing_on";
-    /// Waits until no other test uses the switch, then saves its current value.
+    /// Waits until no other test uses the switch, mounts a private tracefs and saves
+    /// the switch's value. Without tracefs (no CONFIG_TRACING, no permission) there is
+    /// nothing to save or check: [`TracingOnGuard::read`] is `None`, and the test says so.
     pub fn save() -> Self {
+        isolate::ensure();
         let held = lock::serial(Resource::Tracing);
-        TracingOnGuard(std::fs::read_to_string(Self::PATH).ok(), held)
+        let dir = TempDir::new("tracefs");
+        let mounted = Command::new("mount")
+            .args(["-t", "tracefs", "nodev"])
+            .arg(dir.path())
+            .status()
+            .is_ok_and(|s| s.success());
+        let mount = mounted
+            .then(|| std::fs::read_to_string(dir.path().join("tracing_on")).ok())
+            .flatten()
+            .map(|v| (dir, v.trim().to_string()));
+        if mount.is_none() {
+            skip("the tracing_on check (tracefs cannot be mounted here)");
+        }
+        TracingOnGuard { mount, _held: held }
+    }
+
+    /// The kernel's `tracing_on` now ("0" or "1"), or `None` without tracefs.
+    pub fn read(&self) -> Option<String> {
+        let (dir, _) = self.mount.as_ref()?;
+        std::fs::read_to_string(dir.path().join("tracing_on"))
+            .ok()
+            .map(|v| v.trim().to_string())
     }
 }
 
 impl Drop for TracingOnGuard {
     fn drop(&mut self) {
-        if let Some(v) = &self.0 {
-            let _ = std::fs::write(Self::PATH, v.trim());
+        if let Some((dir, v)) = &self.mount {
+            let _ = std::fs::write(dir.path().join("tracing_on"), v);
+            let _ = Command::new("umount").arg(dir.path()).status();
         }
     }
 }
@@ -315,4 +347,27 @@ pub fn promtool_accepts(path: &std::path::Path) {
         stdout(&check),
         stderr(&check)
     );
+}
+
+/// Says that the calling test cannot run its check here, and why: one line
+/// `skipped: TEST: REASON` on standard error and, when `RTBENCH_IT_SKIPS` names a file
+/// (as `.ci/run` does), the same line appended to it, so the run counts and lists its
+/// skipped tests instead of reading them as passed. The test then returns.
+pub fn skip(reason: &str) {
+    use std::io::Write;
+    let name = std::thread::current()
+        .name()
+        .unwrap_or("(unnamed test)")
+        .to_string();
+    let line = format!("skipped: {name}: {reason}\n");
+    eprint!("{line}");
+    if let Some(path) = std::env::var_os("RTBENCH_IT_SKIPS") {
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+        {
+            let _ = f.write_all(line.as_bytes());
+        }
+    }
 }

@@ -170,7 +170,7 @@ fn refusal_line(o: &Output) -> String {
 #[test]
 fn a3_a_full_pids_cgroup_is_named_by_every_measuring_command() {
     let Some(g) = pids_cgroup("accept-pids", 4) else {
-        eprintln!("skipped: no pids cgroup controller to make a child of");
+        crate::common::skip("no pids cgroup controller to make a child of");
         return;
     };
     for args in [

@@ -10,4 +10,5 @@ mod common;
 mod missed;
 mod monitor;
 mod monitor_alloc;
+mod notify;
 mod text;

@@ -1,8 +1,10 @@
-//! `rtbench compare` on runs made here: twenty stored 1-s idle self-tests compared with
-//! the first are never a regression; a run whose measuring thread a SCHED_FIFO load
-//! above it preempts is one, against a stored idle run and against cyclictest 2.4's own
-//! `--json`; cyclictest's `-h` dump and its JSON of the same run read alike; `--plot`
-//! overlays the runs. No latency value is asserted: only what the comparison says.
+//! `rtbench compare`: its statistics on synthetic `-h` dumps (deterministic: twenty runs
+//! of one distribution never regress, a longer tail does, a short run is undecided), and
+//! on runs made here only an effect far larger than any host noise (a measuring thread
+//! that a SCHED_FIFO load above it preempts regresses against a stored idle run and
+//! against cyclictest 2.4's own `--json`); cyclictest's `-h` dump and its JSON of the
+//! same run read alike; `--plot` overlays the runs. No latency value is asserted: only
+//! what the comparison says.
 
 use crate::common::generated;
 use crate::common::*;
@@ -50,22 +52,111 @@ fn preempting_load(cpu: usize) -> String {
     )
 }
 
-#[test]
-fn repeated_idle_runs_never_regress_a_preempted_run_does() {
-    let _serial = lock::exclusive();
-    let last = online_cpus() - 1;
-    let idle = TempDir::new("cmp-idle");
-    for _ in 0..20 {
-        selftest(&idle, "");
+/// A cyclictest `-h 1000` dump (rt-tests 2.7+ layout, one thread) of `n` synthetic
+/// wake-up latencies in µs drawn with seed `seed`: 10 µs plus a geometric tail of mean
+/// `tail_us`, the occasional (1 in 5,000) long one up to 10 × `tail_us` more. Runs with
+/// the same `tail_us` come from one distribution; only their samples differ.
+fn synthetic_dump(seed: u64, n: u64, tail_us: f64) -> String {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut uniform = move || {
+        // xorshift64*: deterministic, independent of any crate's generator.
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut counts = vec![0u64; 1000];
+    let (mut sum, mut min, mut max) = (0u64, u64::MAX, 0u64);
+    for _ in 0..n {
+        let mut v = 10.0 - tail_us * (1.0 - uniform()).ln();
+        if uniform() < 1.0 / 5000.0 {
+            v += 10.0 * tail_us * uniform();
+        }
+        let v = (v as u64).min(999);
+        counts[v as usize] += 1;
+        sum += v;
+        min = min.min(v);
+        max = max.max(v);
     }
-    let runs = stored_files(&idle);
-    assert_eq!(runs.len(), 20);
-    let refs: Vec<&Path> = runs.iter().map(PathBuf::as_path).collect();
+    let mut out = String::from("# Histogram\n");
+    for (b, c) in counts.iter().enumerate().filter(|(_, c)| **c > 0) {
+        out += &format!("{b:06} {c:06}\n");
+    }
+    out += &format!(
+        "# Min Latencies: {min:05}\n# Avg Latencies: {:05}\n# Max Latencies: {max:05}\n\
+         # Histogram Overflows: 00000\n# Histogram Overflow at cycle number:\n# Thread 0:\n",
+        sum / n
+    );
+    out
+}
+
+/// The statistics on synthetic data, deterministic whatever the host does: twenty runs
+/// of one distribution compared with the first are never a regression (each is
+/// EQUIVALENT or INCONCLUSIVE, never REGRESSION); a run whose tail is four times longer
+/// is a regression named at its percentiles; the same data twice is equivalent where
+/// decided; a run too short to decide its tail is INCONCLUSIVE with exit 0, never a pass
+/// nor a regression (the samples-above rule: a percentile rests on the samples above it).
+#[test]
+fn synthetic_runs_of_one_distribution_never_regress_a_longer_tail_does() {
+    let dir = TempDir::new("cmp-synthetic");
+    let write = |name: &str, text: String| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let same: Vec<PathBuf> = (0..20)
+        .map(|k| {
+            write(
+                &format!("same{k:02}.txt"),
+                synthetic_dump(k + 1, 200_000, 3.0),
+            )
+        })
+        .collect();
+    let refs: Vec<&Path> = same.iter().map(PathBuf::as_path).collect();
     let (code, text) = compare(&refs, &[]);
     assert_eq!(code, Some(0), "{text}");
     assert!(!text.contains("REGRESSION"), "{text}");
     assert!(!text.lines().any(|l| l.ends_with(" regression")), "{text}");
     assert_eq!(text.matches(" against A: ").count(), 19, "{text}");
+
+    let longer = write("longer.txt", synthetic_dump(99, 200_000, 12.0));
+    let (code, text) = compare(&[&same[0], &longer], &[]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("verdict B against A: REGRESSION"), "{text}");
+    assert!(text.lines().any(|l| l.ends_with(" regression")), "{text}");
+    // And the other way round it is an improvement, not a regression.
+    let (code, text) = compare(&[&longer, &same[0]], &[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(!text.contains("REGRESSION"), "{text}");
+
+    let (code, text) = compare(&[&same[0], &same[0]], &[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(!text.contains("REGRESSION"), "{text}");
+
+    let short = write("short.txt", synthetic_dump(7, 300, 3.0));
+    let (code, text) = compare(&[&short, &short], &[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("verdict B against A: INCONCLUSIVE (no regression found; ")
+            && text.contains("statistic(s) undecided"),
+        "{text}"
+    );
+}
+
+/// Live runs, asserting only an effect far larger than any host noise: a measuring
+/// thread at SCHED_FIFO 1 that a SCHED_FIFO 2 load on its CPU keeps from running for up
+/// to a millisecond at a time regresses against an idle stored run and against
+/// cyclictest 2.4's own `--json` (neither of which a SCHED_OTHER host load can delay
+/// past its FIFO priority); cyclictest's `-h` dump and its JSON of one run read alike;
+/// `--plot` overlays the runs.
+#[test]
+fn a_preempted_run_regresses_against_idle_runs_and_cyclictest() {
+    let _serial = lock::exclusive();
+    let last = online_cpus() - 1;
+    let idle = TempDir::new("cmp-idle");
+    selftest(&idle, "");
+    let runs = stored_files(&idle);
+    assert_eq!(runs.len(), 1);
 
     // The loaded run: CPU `last` at FIFO 1 under the FIFO 2 load.
     let loaded = TempDir::new("cmp-load");

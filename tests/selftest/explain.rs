@@ -159,7 +159,7 @@ fn a_configured_hwlat_gate_that_cannot_run_is_not_a_pass() {
     if std::fs::read_to_string("/sys/kernel/tracing/available_tracers")
         .is_ok_and(|t| t.split_whitespace().any(|t| t == "hwlat"))
     {
-        eprintln!("skipped: this kernel has the hwlat tracer");
+        crate::common::skip("this kernel has the hwlat tracer");
         return;
     }
     let d = TempDir::new("st-hwlat");

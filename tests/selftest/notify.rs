@@ -142,3 +142,48 @@ fn undeliverable_notifications_are_logged_once() {
     );
     assert!(lines[0].contains("no-such.sock"), "{lines:?}");
 }
+
+/// A service manager whose socket stops reading (a real datagram socket bound here and
+/// never read: its queue fills after `net.unix.max_dgram_qlen` notifications): the
+/// self-test measures to its duration, stores its result and says so once, never
+/// waiting on the socket (with a 100-ms watchdog it notifies every 50 ms).
+#[test]
+fn a_notify_socket_that_stops_reading_does_not_hang_the_self_test() {
+    let dir = TempDir::new("notify-stuck");
+    let sock_path = dir.join("notify.sock");
+    let _sock = UnixDatagram::bind(&sock_path).unwrap();
+    let results = dir.join("results");
+    let cfg = dir.join("rtbench.toml");
+    std::fs::write(&cfg, crate::common::on_any_kernel(&format!(
+            "[selftest]\nmode = \"off\"\nduration = \"3s\"\n[limits]\nmax_us = 10000000\n[cyclic]\ncpus = \"0\"\n\
+             [output]\nresults_dir = \"{}\"\n",
+            results.display()
+        )))
+    .unwrap();
+    let o = Running::spawn(
+        rtbench()
+            .args(["selftest", "--config"])
+            .arg(&cfg)
+            .env("NOTIFY_SOCKET", &sock_path)
+            .env("WATCHDOG_USEC", "100000")
+            .env_remove("WATCHDOG_PID"),
+    )
+    .finish();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let stored: Vec<_> = std::fs::read_dir(&results)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("run-"))
+        .collect();
+    assert_eq!(stored.len(), 1, "the result stored: {err}");
+    let full = err
+        .lines()
+        .filter(|l| l.contains("its socket is full"))
+        .count();
+    assert_eq!(full, 1, "said once: {err}");
+    assert!(
+        err.contains("notifications were delayed or merged"),
+        "{err}"
+    );
+}

@@ -46,8 +46,8 @@ inherit cargo cargo-update-recipe-crates systemd update-rc.d bash-completion pte
 
 # Build options, the Cargo features of Cargo.toml; the default is everything. The
 # smallest useful build is PACKAGECONFIG = "monitor" (the self-test and the field
-# monitor); the repository's README.md, "Binary size", has the size of each option
-# per target.
+# monitor); the repository's benches/README.md, "Binary size", has the size of
+# each option per target.
 #   plot      rtbench plot (SVG latency plots)
 #   monitor   rtbench monitor and rtbench report --since; the package rtbench-monitor
 #   diagnose  rtbench diagnose (the .tar.gz bundle); includes monitor

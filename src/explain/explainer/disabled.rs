@@ -38,7 +38,7 @@ impl Explainer {
     }
 
     /// Unreachable (no `Explainer` exists).
-    pub fn reclaimed(&self) -> &[String] {
+    pub fn reclaimed(&self) -> &crate::sys::tracefs::Reclaim {
         match self.never {}
     }
 

@@ -166,19 +166,25 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// A new entry with no extra fields.
+    /// A new entry with no extra fields. The message is one line, every character that
+    /// must not reach a log as itself escaped ([`crate::error::one_line`]: task names,
+    /// file facts, labels, configuration values in it cannot forge an entry or a line,
+    /// nor move the cursor).
     pub fn new(message_id: &'static str, priority: Priority, message: impl Into<String>) -> Self {
+        let message = message.into();
         Entry {
             message_id,
             priority,
-            message: message.into(),
+            message: crate::error::one_line(&message).into_owned(),
             fields: Vec::new(),
         }
     }
 
-    /// Adds a field.
+    /// Adds a field, escaped as the message is ([`Entry::new`]).
     pub fn field(mut self, name: &'static str, value: impl ToString) -> Self {
-        self.fields.push((name, value.to_string()));
+        let value = value.to_string();
+        self.fields
+            .push((name, crate::error::one_line(&value).into_owned()));
         self
     }
 
