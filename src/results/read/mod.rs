@@ -348,9 +348,15 @@ mod tests {
         assert!(!e.contains('\n'), "{e}");
         assert!(e.contains("no readable stored result"), "{e}");
         // Newest first: 6, 5, 4, 3 named, 2 and 1 counted.
-        assert!(e.contains("run-000006-") && e.contains("run-000003-"), "{e}");
+        assert!(
+            e.contains("run-000006-") && e.contains("run-000003-"),
+            "{e}"
+        );
         assert!(!e.contains("run-000002-"), "{e}");
-        assert!(e.contains("FIFO") && e.contains("and 2 more skipped"), "{e}");
+        assert!(
+            e.contains("FIFO") && e.contains("and 2 more skipped"),
+            "{e}"
+        );
     }
 
     #[test]
