@@ -1,8 +1,9 @@
 //! `rtbench compare` at scale: a generated stored result of 300 tests (2 CPUs each)
 //! and one of 128 CPUs × 20 conditions, each compared with a copy shifted 1 ms up, by
-//! the binary cargo built (`cargo bench --bench compare_scale`) and, when
-//! `RTBENCH_COMPARE_WITH` names another rtbench binary, by that one too (an older
-//! build, for before/after). Prints the median wall time of 3 runs of each; asserts
+//! the binary cargo built (`cargo bench --bench compare_scale`; `RTBENCH_COMPARE_THIS`
+//! names another, e.g. target/release/rtbench under `cargo test --bench compare_scale`)
+//! and, when `RTBENCH_COMPARE_WITH` names another rtbench binary, by that one too (an
+//! older build, for before/after). Prints the median wall time of 3 runs of each; asserts
 //! nothing about time (benches/README.md has the figures).
 
 #[path = "../tests/common/generated.rs"]
@@ -32,7 +33,9 @@ fn median_run(exe: &str, a: &Path, b: &Path) -> (Duration, Option<i32>) {
 fn main() {
     let dir = std::env::temp_dir().join(format!("rtbench-compare-scale-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temporary directory");
-    let mut exes = vec![("this build", env!("CARGO_BIN_EXE_rtbench").to_string())];
+    let this = std::env::var("RTBENCH_COMPARE_THIS")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_rtbench").to_string());
+    let mut exes = vec![("this build", this)];
     if let Ok(other) = std::env::var("RTBENCH_COMPARE_WITH") {
         exes.push(("RTBENCH_COMPARE_WITH", other));
     }

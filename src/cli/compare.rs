@@ -41,7 +41,7 @@ pub struct CompareArgs {
         value_name = "US",
         allow_negative_numbers = true
     )]
-    pub tolerance_us: Option<u64>,
+    pub tolerance_us: Option<i64>,
     /// Overlay the histograms of one test of every run in an SVG plot (- for standard
     /// output)
     #[arg(long, value_name = "FILE")]

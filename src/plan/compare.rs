@@ -20,8 +20,8 @@ pub struct ComparePlan {
     pub test: Option<String>,
 }
 
-/// Validates `rtbench compare`'s flags: `--tolerance` 0..=10000 %, `--tolerance-us` at
-/// most one second, `--plot` writable ([`super::check_output_path`]), not one of the
+/// Validates `rtbench compare`'s flags: `--tolerance` 0..=10000 %, `--tolerance-us`
+/// 0..=1000000 µs, `--plot` writable ([`super::check_output_path`]), not one of the
 /// RUNs as named ([`super::check_not_input`]), and only in a build with the `plot`
 /// feature. What needs the runs read is [`check_runs`].
 pub fn plan(args: &CompareArgs) -> Result<ComparePlan> {
@@ -29,10 +29,15 @@ pub fn plan(args: &CompareArgs) -> Result<ComparePlan> {
     if !(pct.is_finite() && (0.0..=10_000.0).contains(&pct)) {
         return usage("--tolerance", pct, "expected 0..10000 %");
     }
-    let us = args.tolerance_us.unwrap_or(DEFAULT_TOLERANCE_US);
-    if us > 1_000_000 {
-        return usage("--tolerance-us", us, "expected at most 1000000 µs");
-    }
+    let us = args
+        .tolerance_us
+        .map_or(Ok(DEFAULT_TOLERANCE_US), u64::try_from)
+        .ok()
+        .filter(|us| *us <= 1_000_000);
+    let Some(us) = us else {
+        let given = args.tolerance_us.unwrap_or_default();
+        return usage("--tolerance-us", given, "expected 0..1000000 µs");
+    };
     if let Some(p) = &args.plot {
         if !cfg!(feature = "plot") {
             return usage(

@@ -95,17 +95,7 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
     if args.mlockall && args.run.no_mlockall {
         return usage("--no-mlockall", "", "contradicts -m/--mlockall");
     }
-    // A name, or a number as cyclictest's atoi reads it (`-c 1`, `"-c 1"`).
-    let clock = Clock::parse(&args.clock)
-        .or_else(|| match crate::cli::number::leading_integer(&args.clock) {
-            Ok(0) => Some(Clock::Monotonic),
-            Ok(1) => Some(Clock::Realtime),
-            _ => None,
-        })
-        .map_or_else(
-            || usage("-c", &args.clock, "expected 0|monotonic or 1|realtime"),
-            Ok,
-        )?;
+    let clock = clock(&args.clock)?;
     check_interval(args.interval, true)?;
     let (buckets, summary_column) = match (args.histogram, args.histofall) {
         (Some(_), Some(_)) => return usage("-h", "", "give -h or -H, not both"),
@@ -140,18 +130,7 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
     };
 
     // Threads and CPUs.
-    let count = match args.threads.as_deref() {
-        None => None,
-        Some("") => Some(None),
-        // Bounded before anything is allocated for the threads (as pmq's -t is).
-        Some(s) => match crate::cli::number::usize_arg(s) {
-            Ok(n) if (1..=MAX_THREADS).contains(&n) => Some(Some(n)),
-            Ok(n) if n > MAX_THREADS => {
-                return usage("-t", s, format!("expected at most {MAX_THREADS} threads"))
-            }
-            _ => return usage("-t", s, "expected a number of threads >= 1"),
-        },
-    };
+    let count = thread_count(args.threads.as_deref())?;
     let (mut cpus, remark) = placement(
         args.smp,
         args.affinity.as_deref(),
@@ -172,43 +151,13 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
         );
     }
 
-    let distance = match (args.distance, hist) {
-        (Some(d), Some(_)) => {
-            if d != 0 {
-                warnings.push("# distance is ignored and set to 0, if histogram enabled".into());
-            }
-            0
-        }
-        (_, Some(_)) => 0,
-        (Some(d), None) => d,
-        (None, None) => DEFAULT_DISTANCE_US,
-    };
-    let mut threads = Vec::with_capacity(cpus.len());
-    for (i, cpu) in cpus.into_iter().enumerate() {
-        let prio = if args.priospread && policy.is_realtime() {
-            let p = priority - i as i32;
-            if p < 1 {
-                return usage(
-                    "--priospread",
-                    "",
-                    format!(
-                        "-p {priority} with {} threads would go below priority 1",
-                        i + 1
-                    ),
-                );
-            }
-            p
-        } else {
-            priority
-        };
-        threads.push(ThreadSpec {
-            index: i,
-            cpu,
-            policy,
-            priority: prio,
-            interval_us: thread_interval_us(args.interval, distance, i)?,
-        });
-    }
+    let (threads, distance) = threads(
+        args,
+        cpus,
+        hist.is_some(),
+        (policy, priority),
+        &mut warnings,
+    )?;
 
     let mut load = super::load::load(&args.load, topo)?;
     let placed: Vec<Option<usize>> = threads.iter().map(|t| t.cpu).collect();
@@ -252,6 +201,88 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
         load,
         warnings,
     })
+}
+
+/// `-c`: a clock's name, or a number as cyclictest's atoi reads it (`-c 1`, `"-c 1"`).
+fn clock(text: &str) -> Result<Clock> {
+    Clock::parse(text)
+        .or_else(|| match crate::cli::number::leading_integer(text) {
+            Ok(0) => Some(Clock::Monotonic),
+            Ok(1) => Some(Clock::Realtime),
+            _ => None,
+        })
+        .map_or_else(
+            || usage("-c", text, "expected 0|monotonic or 1|realtime"),
+            Ok,
+        )
+}
+
+/// `-t`: absent (`None`), without a number (`Some(None)`: one per CPU), or a number of
+/// threads, bounded before anything is allocated for them (as pmq's `-t` is).
+fn thread_count(t: Option<&str>) -> Result<Option<Option<usize>>> {
+    Ok(match t {
+        None => None,
+        Some("") => Some(None),
+        Some(s) => match crate::cli::number::usize_arg(s) {
+            Ok(n) if (1..=MAX_THREADS).contains(&n) => Some(Some(n)),
+            Ok(n) if n > MAX_THREADS => {
+                return usage("-t", s, format!("expected at most {MAX_THREADS} threads"))
+            }
+            _ => return usage("-t", s, "expected a number of threads >= 1"),
+        },
+    })
+}
+
+/// One thread per placed CPU: its priority (`--priospread` lowers each next one by one,
+/// never below 1) and interval (`-d`: each next one longer by the distance, 0 with a
+/// histogram, as cyclictest sets it, with the remark in `warnings`); and that distance
+/// (µs).
+fn threads(
+    args: &CyclicArgs,
+    cpus: Vec<Option<usize>>,
+    histogram: bool,
+    (policy, priority): (Policy, i32),
+    warnings: &mut Vec<String>,
+) -> Result<(Vec<ThreadSpec>, u64)> {
+    let distance = match (args.distance, histogram) {
+        (Some(d), true) => {
+            if d != 0 {
+                warnings.push("# distance is ignored and set to 0, if histogram enabled".into());
+            }
+            0
+        }
+        (_, true) => 0,
+        (Some(d), false) => d,
+        (None, false) => DEFAULT_DISTANCE_US,
+    };
+    let mut threads = Vec::with_capacity(cpus.len());
+    for (i, cpu) in cpus.into_iter().enumerate() {
+        let prio = if args.priospread && policy.is_realtime() {
+            let p = priority - i as i32;
+            if p < 1 {
+                return usage(
+                    "--priospread",
+                    "",
+                    format!(
+                        "-p {priority} with {} threads would go below priority 1",
+                        i + 1
+                    ),
+                );
+            }
+            p
+        } else {
+            priority
+        };
+        threads.push(ThreadSpec {
+            index: i,
+            cpu,
+            policy,
+            priority: prio,
+            interval_us: thread_interval_us(args.interval, distance, i)?,
+        });
+    }
+
+    Ok((threads, distance))
 }
 
 #[cfg(test)]

@@ -33,6 +33,54 @@ pub fn plan(
         Some(s) => parse_cpus("-a", s, topo)?,
         None => section.cpus.clone(),
     };
+    let (interval_us, priority, window, duration) = timing(args, section)?;
+    let (dir, prometheus) = outputs(args, section, output)?;
+    // The main thread beside the measured CPUs and their SMT siblings, on an allowed
+    // CPU, as for every measuring command (CpuTopology::companions).
+    let placed = topo.companions(Some(&cpus));
+    let threads: Vec<ThreadSpec> = cpus
+        .iter()
+        .enumerate()
+        .map(|(index, cpu)| ThreadSpec {
+            index,
+            cpu: Some(cpu),
+            policy: Policy::Fifo,
+            priority,
+            interval_us,
+        })
+        .collect();
+    let explain = explain_spec(explain, section, threads.len());
+    Ok(MonitorPlan {
+        spec: MonitorSpec {
+            threads,
+            control: RunControl {
+                duration,
+                loops: None,
+                mlockall: true,
+                pm_qos_us: section.pm_qos_us,
+                main_cpus: placed.main,
+                report_every: Some(TICK),
+                break_ns: None,
+                tracemark: false,
+                histogram: None,
+                explain,
+            },
+        },
+        window,
+        rolling: section.rolling.max(window),
+        dir,
+        store_bytes: section.store_kib * 1024,
+        prometheus,
+        limits: section.limits.clone(),
+        sharing: placed.main_shares.into_iter().collect(),
+    })
+}
+
+/// `-i`, `-p`, `--window` and `-D` (`0`: no end), or the section's values.
+fn timing(
+    args: &MonitorArgs,
+    section: &MonitorSection,
+) -> Result<(u64, i32, Duration, Option<Duration>)> {
     let interval_us = args.interval.unwrap_or(section.interval_us);
     if !(cfg::MIN_INTERVAL_US..=cfg::MAX_INTERVAL_US).contains(&interval_us) {
         return usage(
@@ -69,6 +117,15 @@ pub fn plan(
         }
         None => None,
     };
+    Ok((interval_us, priority, window, duration))
+}
+
+/// `--dir` and `--prometheus` (absolute paths), or the section's, each checked.
+fn outputs(
+    args: &MonitorArgs,
+    section: &MonitorSection,
+    output: &OutputSection,
+) -> Result<(std::path::PathBuf, Option<std::path::PathBuf>)> {
     let (dir_flag, dir) = match (&args.dir, &section.dir) {
         (Some(d), _) if !d.is_absolute() => {
             return usage("--dir", d.display(), "expected an absolute path")
@@ -97,23 +154,18 @@ pub fn plan(
     if let Some(p) = &prometheus {
         check_prometheus(prom_flag, p)?;
     }
-    // The main thread beside the measured CPUs and their SMT siblings, on an allowed
-    // CPU, as for every measuring command (CpuTopology::companions).
-    let placed = topo.companions(Some(&cpus));
-    let threads: Vec<ThreadSpec> = cpus
-        .iter()
-        .enumerate()
-        .map(|(index, cpu)| ThreadSpec {
-            index,
-            cpu: Some(cpu),
-            policy: Policy::Fifo,
-            priority,
-            interval_us,
-        })
-        .collect();
-    // Every window's new maxima over `[monitor.limits] max_us` (or `[explain]
-    // threshold_us`) are explained; the thresholds go back down at each window.
-    let explain = explain
+    Ok((dir, prometheus))
+}
+
+/// The flight recorder of the monitor's `threads` threads: every window's new maxima
+/// over `[explain] threshold_us` (or `[monitor.limits] max_us`) are explained; the
+/// thresholds go back down at each window.
+fn explain_spec(
+    explain: &ExplainSection,
+    section: &MonitorSection,
+    threads: usize,
+) -> Option<ExplainSpec> {
+    explain
         .enabled
         .then(|| explain.threshold_us.or(section.limits.max_us))
         .flatten()
@@ -123,33 +175,9 @@ pub fn plan(
                 buffer_kib: explain.buffer_kib,
                 timerlat: explain.timerlat,
                 keep: 4,
-                ..ExplainSpec::new("monitor", SpikeKind::Timer, vec![ns; threads.len()])
+                ..ExplainSpec::new("monitor", SpikeKind::Timer, vec![ns; threads])
             }
-        });
-    Ok(MonitorPlan {
-        spec: MonitorSpec {
-            threads,
-            control: RunControl {
-                duration,
-                loops: None,
-                mlockall: true,
-                pm_qos_us: section.pm_qos_us,
-                main_cpus: placed.main,
-                report_every: Some(TICK),
-                break_ns: None,
-                tracemark: false,
-                histogram: None,
-                explain,
-            },
-        },
-        window,
-        rolling: section.rolling.max(window),
-        dir,
-        store_bytes: section.store_kib * 1024,
-        prometheus,
-        limits: section.limits.clone(),
-        sharing: placed.main_shares.into_iter().collect(),
-    })
+        })
 }
 
 /// The files the monitor keeps in its directory: each must be a regular file if it

@@ -72,23 +72,7 @@ fn build(
     let hist = histogram("-h", c.histogram, run.nsecs)?;
     let break_ns = break_ns(c.breaktrace, run.nsecs)?;
     let explain_ns = super::explain_ns(c.explain, break_ns)?;
-    match (c.forcetimeout, c.timeout) {
-        (Some(_), None) => return usage("-f", c.forcetimeout.unwrap_or(0), "needs -T TO"),
-        (Some(0), _) => return usage("-f", 0, "expected at least 1 s"),
-        _ => {}
-    }
-    if c.timeout == Some(0) {
-        return usage("-T", 0, "expected a timeout of at least 1 s");
-    }
-    for (flag, v) in [("-T", c.timeout), ("-f", c.forcetimeout)] {
-        if v.is_some_and(|t| t > MAX_TIMEOUT_S) {
-            return usage(
-                flag,
-                v.unwrap_or(0),
-                format!("expected at most {MAX_TIMEOUT_S} s (one day)"),
-            );
-        }
-    }
+    timeouts(c)?;
     check_priority(c.priority)?;
     let msg_size =
         crate::measure::pair::check_msg_size(kind, c.msg_size, &crate::sys::SysRoot::host())
@@ -102,20 +86,7 @@ fn build(
         warnings.extend(back_to_back(&crate::sys::SysRoot::host()));
     }
 
-    let count = match c.threads.as_deref() {
-        None => None,
-        Some("") => Some(None),
-        Some(s) => match crate::cli::number::usize_arg(s) {
-            Ok(n) if (1..=MAX_THREADS).contains(&n) => Some(Some(n)),
-            _ => {
-                return usage(
-                    "-t",
-                    s,
-                    format!("expected a number of pairs of 1..{MAX_THREADS}"),
-                )
-            }
-        },
-    };
+    let count = pair_count(c.threads.as_deref())?;
     let (cpus, remark) = placement(
         c.smp,
         c.affinity.as_deref(),
@@ -125,22 +96,7 @@ fn build(
         topo,
     )?;
     warnings.extend(remark);
-    let mut pairs = Vec::with_capacity(cpus.len());
-    for (i, cpu) in cpus.into_iter().enumerate() {
-        // pmqtest: each further pair one priority lower (not below 1) unless -S.
-        let prio = if policy.is_realtime() && !c.smp {
-            (priority - i as i32).max(1)
-        } else {
-            priority
-        };
-        pairs.push(ThreadSpec {
-            index: i,
-            cpu,
-            policy,
-            priority: prio,
-            interval_us: thread_interval_us(interval, distance, i)?,
-        });
-    }
+    let pairs = pairs(cpus, c.smp, (policy, priority), (interval, distance))?;
     let mut load = super::load::load(&c.load, topo)?;
     let placed: Vec<Option<usize>> = pairs.iter().map(|t| t.cpu).collect();
     warnings.extend(super::companions(&placed, &mut run, load.as_mut(), topo));
@@ -176,6 +132,74 @@ fn build(
         load,
         warnings,
     })
+}
+
+/// `-T` and `-f`: `-f` needs `-T`, both at least 1 s and at most [`MAX_TIMEOUT_S`].
+fn timeouts(c: &PairFlags) -> Result<()> {
+    match (c.forcetimeout, c.timeout) {
+        (Some(_), None) => return usage("-f", c.forcetimeout.unwrap_or(0), "needs -T TO"),
+        (Some(0), _) => return usage("-f", 0, "expected at least 1 s"),
+        _ => {}
+    }
+    if c.timeout == Some(0) {
+        return usage("-T", 0, "expected a timeout of at least 1 s");
+    }
+    for (flag, v) in [("-T", c.timeout), ("-f", c.forcetimeout)] {
+        if v.is_some_and(|t| t > MAX_TIMEOUT_S) {
+            return usage(
+                flag,
+                v.unwrap_or(0),
+                format!("expected at most {MAX_TIMEOUT_S} s (one day)"),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `-t`: absent (`None`), without a number (`Some(None)`: one pair per CPU), or a number
+/// of pairs 1..=[`MAX_THREADS`].
+fn pair_count(t: Option<&str>) -> Result<Option<Option<usize>>> {
+    Ok(match t {
+        None => None,
+        Some("") => Some(None),
+        Some(s) => match crate::cli::number::usize_arg(s) {
+            Ok(n) if (1..=MAX_THREADS).contains(&n) => Some(Some(n)),
+            _ => {
+                return usage(
+                    "-t",
+                    s,
+                    format!("expected a number of pairs of 1..{MAX_THREADS}"),
+                )
+            }
+        },
+    })
+}
+
+/// One pair per placed CPU: pmqtest's priorities (each further pair one lower, not below
+/// 1, unless `-S`) and intervals (each further pair longer by the distance).
+fn pairs(
+    cpus: Vec<Option<usize>>,
+    smp: bool,
+    (policy, priority): (Policy, i32),
+    (interval, distance): (u64, u64),
+) -> Result<Vec<ThreadSpec>> {
+    let mut pairs = Vec::with_capacity(cpus.len());
+    for (i, cpu) in cpus.into_iter().enumerate() {
+        // pmqtest: each further pair one priority lower (not below 1) unless -S.
+        let prio = if policy.is_realtime() && !smp {
+            (priority - i as i32).max(1)
+        } else {
+            priority
+        };
+        pairs.push(ThreadSpec {
+            index: i,
+            cpu,
+            policy,
+            priority: prio,
+            interval_us: thread_interval_us(interval, distance, i)?,
+        });
+    }
+    Ok(pairs)
 }
 
 /// The warning for `pipe -i 0` at SCHED_FIFO: a pair that never sleeps holds its CPU,

@@ -25,7 +25,7 @@ pub use super::labels::{count, esc, us};
 use super::page::{self, HEADER_CHARS, LABEL_FONT, LEFT, LINE_H, PLOT_W};
 use super::place::{self, Placer};
 use crate::report::Sink;
-use crate::results::read::{Curve, Histograms, Percentile};
+use crate::results::read::{Curve, Histograms, Meta, Percentile};
 use std::fmt::Write;
 
 /// Smallest end of the latency axis, **µs**: 1 ns, the finest bucket an input can have
@@ -57,8 +57,47 @@ impl Sink<Histograms> for Svg<'_> {
 /// `x_max_us` (> 0) ends the latency axis there: buckets beyond it are left out (the
 /// legend counts them) and maxima beyond it are marked at the right edge.
 pub fn render(plot: &Histograms, title: Option<&str>, x_max_us: Option<f64>) -> String {
-    let m = &plot.meta;
-    let curves = &plot.curves;
+    let (m, curves) = (&plot.meta, &plot.curves);
+    let (title, header) = heading(m, title);
+    // Long lines (a verdict naming every failure) are wrapped, never cut.
+    let header: Vec<String> = header
+        .iter()
+        .flat_map(|l| wrap(l, HEADER_CHARS, ""))
+        .collect();
+    let area = Area::new(plot, page::plot_top(header.len()), x_max_us);
+    let legend_top = area.bottom + 62.0;
+    let height = legend_top + LINE_H * curves.len() as f64 + 30.0;
+    let mut s = String::new();
+    let w = &mut s;
+    page::open(w, height, &title, &clip(&title, 90), &header);
+    x_axis(w, &area);
+    y_axis(w, &area, curves);
+    page::frame(w, area.top, PLOT_H);
+    let cpus_unique = {
+        let mut v: Vec<_> = curves.iter().filter_map(|c| c.cpu).collect();
+        let n = v.len();
+        v.sort_unstable();
+        v.dedup();
+        n == curves.len() && v.len() == n
+    };
+    draw_curves(w, &area, plot, cpus_unique);
+    // Labels of limits and maxima: kept inside the plot area and apart (place.rs).
+    let mut placer = Placer::new([LEFT, area.top, LEFT + PLOT_W, area.bottom]);
+    limits(w, &area, &m.limits, &mut placer);
+    maxima(w, &area, curves, &mut placer);
+    legend(w, &area, plot, cpus_unique, legend_top);
+    let exact = if curves.iter().all(|c| c.p999_ns.is_some()) {
+        "to 0.78 % (log buckets, ns)"
+    } else {
+        "from the buckets (bucket lower bound)"
+    };
+    page::close(w, height, &format!("{}; p99.9 {exact}", m.format));
+    s
+}
+
+/// The title (`title`, or one made from the host and kernel) and the header lines
+/// before wrapping: what the input records of the run, its verdict and limits.
+fn heading(m: &Meta, title: Option<&str>) -> (String, Vec<String>) {
     let custom_title = title.is_some();
     let nr = |o: &Option<String>| o.clone().unwrap_or_else(|| "not recorded".into());
     let title = match title {
@@ -108,63 +147,83 @@ pub fn render(plot: &Histograms, title: Option<&str>, x_max_us: Option<f64>) -> 
                 .join(", ")
         ));
     }
+    (title, header)
+}
 
-    // Long lines (a verdict naming every failure) are wrapped, never cut.
-    let header: Vec<String> = header
-        .iter()
-        .flat_map(|l| wrap(l, HEADER_CHARS, ""))
-        .collect();
-    let top = page::plot_top(header.len());
-    let pw = PLOT_W;
-    let bottom = top + PLOT_H;
-    let legend_top = bottom + 62.0;
-    let height = legend_top + LINE_H * curves.len() as f64 + 30.0;
+/// The plot area and its two axes: where a latency and a count are drawn.
+struct Area {
+    axis: XAxis,
+    /// The end of the latency axis, **µs**.
+    x_max_us: f64,
+    top: f64,
+    bottom: f64,
+    /// The count axis ends at 10^top_decade.
+    top_decade: i32,
+}
 
-    // Axes: the latency axis covers every histogram and every maximum inside one;
-    // a maximum among the overflows (beyond `-h US`) is marked at the right edge.
-    // `rtbench plot` refuses an --x-max outside 1 ns ..= 2^64 - 1 ns (plan/plot.rs); a
-    // caller of this function that passes one gets the axis of the data instead.
-    // Log scale where the input binned every sample (docs/PLOT.md says why).
-    let x_max_us = x_max_us.filter(|x| (MIN_X_MAX_US..=MAX_X_MAX_US).contains(x));
-    let limits_ns: Vec<u64> = m.limits.iter().map(|l| l.1).collect();
-    let axis = XAxis {
-        scale: if m.binned_all {
-            axis::log(curves, &limits_ns, x_max_us)
-        } else {
-            axis::linear(curves, x_max_us)
-        },
-        left: LEFT,
-        width: pw,
-    };
-    let x_max_us = axis.max();
-    let max_count = curves
-        .iter()
-        .flat_map(|c| c.buckets.iter().map(|b| b.1))
-        .max()
-        .unwrap_or(1);
-    let top_decade = (max_count as f64).log10().floor() as i32 + 1;
-    let px = |x_us: f64| axis.px(x_us);
-    let py_log = |l: f64| bottom - (l - Y_FLOOR_LOG) / (top_decade as f64 - Y_FLOOR_LOG) * PLOT_H;
-    let py = |n: u64| {
-        if n == 0 {
-            bottom
-        } else {
-            py_log((n as f64).log10())
+impl Area {
+    /// The area of `plot` below a header ending at `top`. The latency axis covers
+    /// every histogram and every maximum inside one; a maximum among the overflows
+    /// (beyond `-h US`) is marked at the right edge. `rtbench plot` refuses an
+    /// `--x-max` outside 1 ns ..= 2^64 - 1 ns (plan/plot.rs); a caller of [`render`]
+    /// that passes one gets the axis of the data instead. Log scale where the input
+    /// binned every sample (docs/PLOT.md says why).
+    fn new(plot: &Histograms, top: f64, x_max_us: Option<f64>) -> Area {
+        let (m, curves) = (&plot.meta, &plot.curves);
+        let x_max_us = x_max_us.filter(|x| (MIN_X_MAX_US..=MAX_X_MAX_US).contains(x));
+        let limits_ns: Vec<u64> = m.limits.iter().map(|l| l.1).collect();
+        let axis = XAxis {
+            scale: if m.binned_all {
+                axis::log(curves, &limits_ns, x_max_us)
+            } else {
+                axis::linear(curves, x_max_us)
+            },
+            left: LEFT,
+            width: PLOT_W,
+        };
+        let max_count = curves
+            .iter()
+            .flat_map(|c| c.buckets.iter().map(|b| b.1))
+            .max()
+            .unwrap_or(1);
+        Area {
+            x_max_us: axis.max(),
+            axis,
+            top,
+            bottom: top + PLOT_H,
+            top_decade: (max_count as f64).log10().floor() as i32 + 1,
         }
-    };
+    }
 
-    let mut s = String::new();
-    let w = &mut s;
-    page::open(w, height, &title, &clip(&title, 90), &header);
+    fn px(&self, x_us: f64) -> f64 {
+        self.axis.px(x_us)
+    }
 
-    // Grid and x axis.
+    /// The y of a count's log10.
+    fn py_log(&self, l: f64) -> f64 {
+        self.bottom - (l - Y_FLOOR_LOG) / (self.top_decade as f64 - Y_FLOOR_LOG) * PLOT_H
+    }
+
+    /// The y of a count (0 on the x axis).
+    fn py(&self, n: u64) -> f64 {
+        if n == 0 {
+            self.bottom
+        } else {
+            self.py_log((n as f64).log10())
+        }
+    }
+}
+
+/// The grid and the latency axis.
+fn x_axis(w: &mut String, a: &Area) {
+    let (top, bottom) = (a.top, a.bottom);
     let _ = writeln!(
         w,
         "<g id=\"x-axis\" data-scale=\"{}\">",
-        if axis.is_log() { "log" } else { "linear" }
+        if a.axis.is_log() { "log" } else { "linear" }
     );
-    for (v, label) in axis.ticks() {
-        let x = px(v);
+    for (v, label) in a.axis.ticks() {
+        let x = a.px(v);
         let _ = writeln!(
             w,
             "<line class=\"grid\" x1=\"{x:.2}\" y1=\"{top}\" x2=\"{x:.2}\" y2=\"{bottom}\" \
@@ -178,34 +237,36 @@ pub fn render(plot: &Histograms, title: Option<&str>, x_max_us: Option<f64>) -> 
     page::x_label(
         w,
         bottom,
-        if axis.is_log() {
+        if a.axis.is_log() {
             "Latency (µs, log scale)"
         } else {
             "Latency (µs)"
         },
     );
     let _ = writeln!(w, "</g>");
+}
 
-    // Count axis: decades labelled, 2..9 as short ticks.
+/// The count axis: decades labelled, 2..9 as short ticks.
+fn y_axis(w: &mut String, a: &Area, curves: &[Curve]) {
     let _ = writeln!(w, "<g id=\"y-axis\">");
-    for k in 0..=top_decade {
-        let y = py_log(k as f64);
+    for k in 0..=a.top_decade {
+        let y = a.py_log(k as f64);
         let _ = writeln!(
             w,
             "<line class=\"grid\" x1=\"{LEFT}\" y1=\"{y:.2}\" x2=\"{}\" y2=\"{y:.2}\" \
              stroke=\"#e4e4e4\"/><line x1=\"{}\" y1=\"{y:.2}\" x2=\"{LEFT}\" y2=\"{y:.2}\" \
              stroke=\"#000\"/><text class=\"tick\" data-value=\"{}\" x=\"{}\" y=\"{:.2}\" \
              text-anchor=\"end\">{}</text>",
-            LEFT + pw,
+            LEFT + PLOT_W,
             LEFT - 6.0,
             decade_value(k),
             LEFT - 9.0,
             y + 4.0,
             decade_label(k)
         );
-        if k < top_decade {
+        if k < a.top_decade {
             for j in 2..10 {
-                let y = py_log(k as f64 + (j as f64).log10());
+                let y = a.py_log(k as f64 + (j as f64).log10());
                 let _ = writeln!(
                     w,
                     "<line x1=\"{}\" y1=\"{y:.2}\" x2=\"{LEFT}\" y2=\"{y:.2}\" stroke=\"#000\"/>",
@@ -222,29 +283,22 @@ pub fn render(plot: &Histograms, title: Option<&str>, x_max_us: Option<f64>) -> 
     };
     page::y_label(
         w,
-        top,
+        a.top,
         PLOT_H,
         &format!("Samples per {unit} bucket (log scale)"),
     );
     let _ = writeln!(w, "</g>");
-    page::frame(w, top, PLOT_H);
+}
 
-    // Curves.
-    let cpus_unique = {
-        let mut v: Vec<_> = curves.iter().filter_map(|c| c.cpu).collect();
-        let n = v.len();
-        v.sort_unstable();
-        v.dedup();
-        n == curves.len() && v.len() == n
-    };
-    let style = page::style;
+/// One polyline per curve.
+fn draw_curves(w: &mut String, a: &Area, plot: &Histograms, cpus_unique: bool) {
     let _ = writeln!(
         w,
         "<g id=\"curves\" fill=\"none\" stroke-width=\"1.3\" stroke-linejoin=\"round\">"
     );
-    for (i, c) in curves.iter().enumerate() {
-        let (color, dash) = style(i);
-        let label = c.label(cpus_unique, m.pairs);
+    for (i, c) in plot.curves.iter().enumerate() {
+        let (color, dash) = page::style(i);
+        let label = c.label(cpus_unique, plot.meta.pairs);
         let _ = write!(
             w,
             "<g class=\"curve\" id=\"curve-{i}\" data-thread=\"{}\" stroke=\"{color}\"{dash}>\
@@ -254,81 +308,84 @@ pub fn render(plot: &Histograms, title: Option<&str>, x_max_us: Option<f64>) -> 
         );
         // x to 1/1000 px: over a 0..80 ms axis (tens of µs per px, as a loaded board
         // gives) each point still names its 1-µs bucket to within 0.05 µs.
-        let shift = axis.bucket_us(0, c.bucket_ns);
+        let shift = a.axis.bucket_us(0, c.bucket_ns);
         for (x_us, n) in polyline(c)
             .into_iter()
             .map(|p| (p.0 + shift, p.1))
-            .filter(|p| p.0 <= x_max_us)
+            .filter(|p| p.0 <= a.x_max_us)
         {
-            let _ = write!(w, "{:.3},{:.2} ", px(x_us), py(n));
+            let _ = write!(w, "{:.3},{:.2} ", a.px(x_us), a.py(n));
         }
         let _ = writeln!(w, "\"/></g>");
     }
     let _ = writeln!(w, "</g>");
+}
 
-    // Labels of limits and maxima: kept inside the plot area and apart (place.rs).
-    let mut placer = Placer::new([LEFT, top, LEFT + pw, bottom]);
-
-    // Limits of a stored self-test result: a dashed vertical line each, labelled at the
-    // top, right of the line (left where it would leave the plot); a limit beyond the
-    // axis is named in the header only.
-    if !m.limits.is_empty() {
+/// Limits of a stored self-test result: a dashed vertical line each, labelled at the
+/// top, right of the line (left where it would leave the plot); a limit beyond the
+/// axis is named in the header only.
+fn limits(w: &mut String, a: &Area, limits: &[(String, u64)], placer: &mut Placer) {
+    if limits.is_empty() {
+        return;
+    }
+    let (top, bottom) = (a.top, a.bottom);
+    let _ = writeln!(
+        w,
+        "<g id=\"limits\" stroke=\"#c00\" font-size=\"{LABEL_FONT}\" fill=\"#c00\">"
+    );
+    for (what, ns) in limits {
+        let x_us = *ns as f64 / 1000.0;
+        if x_us > a.x_max_us {
+            continue;
+        }
+        let x = a.px(x_us);
+        let text = format!("limit {what} {} µs", us(*ns));
+        let width = text.chars().count() as f64 * LABEL_FONT * place::CHAR_EM;
+        let want_x = if x + 3.0 + width <= LEFT + PLOT_W - 2.0 {
+            x + 3.0
+        } else {
+            x - 3.0 - width
+        };
+        let at = placer.place(&text, LABEL_FONT, want_x, top + 14.0, 1.0);
         let _ = writeln!(
             w,
-            "<g id=\"limits\" stroke=\"#c00\" font-size=\"{LABEL_FONT}\" fill=\"#c00\">"
+            "<g class=\"limit\" data-statistic=\"{}\" data-limit-ns=\"{ns}\"><line x1=\"{x:.2}\" \
+             y1=\"{top}\" x2=\"{x:.2}\" y2=\"{bottom}\" stroke-dasharray=\"4 3\"/>\
+             <text class=\"label\" x=\"{:.2}\" y=\"{:.2}\" stroke=\"#fff\" \
+             stroke-width=\"3\" paint-order=\"stroke\">{}</text></g>",
+            esc(what),
+            at.x,
+            at.y,
+            esc(&text)
         );
-        for (what, ns) in &m.limits {
-            let x_us = *ns as f64 / 1000.0;
-            if x_us > x_max_us {
-                continue;
-            }
-            let x = px(x_us);
-            let text = format!("limit {what} {} µs", us(*ns));
-            let width = text.chars().count() as f64 * LABEL_FONT * place::CHAR_EM;
-            let want_x = if x + 3.0 + width <= LEFT + pw - 2.0 {
-                x + 3.0
-            } else {
-                x - 3.0 - width
-            };
-            let at = placer.place(&text, LABEL_FONT, want_x, top + 14.0, 1.0);
-            let _ = writeln!(
-                w,
-                "<g class=\"limit\" data-statistic=\"{}\" data-limit-ns=\"{ns}\"><line x1=\"{x:.2}\" \
-                 y1=\"{top}\" x2=\"{x:.2}\" y2=\"{bottom}\" stroke-dasharray=\"4 3\"/>\
-                 <text class=\"label\" x=\"{:.2}\" y=\"{:.2}\" stroke=\"#fff\" \
-                 stroke-width=\"3\" paint-order=\"stroke\">{}</text></g>",
-                esc(what),
-                at.x,
-                at.y,
-                esc(&text)
-            );
-        }
-        let _ = writeln!(w, "</g>");
     }
+    let _ = writeln!(w, "</g>");
+}
 
-    // Maxima: a triangle above the point, the value above it (moved up, or down near
-    // the top, until it covers no other label). The white halo (stroke painted under
-    // the fill) keeps a label readable on curves.
+/// Maxima: a triangle above the point, the value above it (moved up, or down near the
+/// top, until it covers no other label). The white halo (stroke painted under the
+/// fill) keeps a label readable on curves.
+fn maxima(w: &mut String, a: &Area, curves: &[Curve], placer: &mut Placer) {
     let _ = writeln!(
         w,
         "<g id=\"maxima\" font-size=\"{LABEL_FONT}\" stroke=\"#fff\" stroke-width=\"3\" \
          paint-order=\"stroke\" stroke-linejoin=\"round\">"
     );
     for (i, c) in curves.iter().enumerate() {
-        let (color, _) = style(i);
-        let beyond = c.max_ns as f64 / 1000.0 > x_max_us;
+        let (color, _) = page::style(i);
+        let beyond = c.max_ns as f64 / 1000.0 > a.x_max_us;
         let bucket = c
             .buckets
             .iter()
             .find(|b| b.0 <= c.max_ns && c.max_ns < c.bucket_end(b.0));
         // On a log axis the bucket's spike is at its centre: the marker goes there.
         let at_us = match bucket {
-            Some(b) if axis.is_log() => axis.bucket_us(b.0, c.bucket_ns),
+            Some(b) if a.axis.is_log() => a.axis.bucket_us(b.0, c.bucket_ns),
             _ => c.max_ns as f64 / 1000.0,
         };
-        let x = px(at_us.min(x_max_us));
+        let x = a.px(at_us.min(a.x_max_us));
         let n = bucket.map_or(0, |b| b.1);
-        let y = py(if beyond { 0 } else { n }) - 3.0;
+        let y = a.py(if beyond { 0 } else { n }) - 3.0;
         let text = format!("max {} µs{}", us(c.max_ns), if beyond { " →" } else { "" });
         let width = text.chars().count() as f64 * LABEL_FONT * place::CHAR_EM;
         let want_x = if beyond { x - width } else { x - width / 2.0 };
@@ -346,10 +403,12 @@ pub fn render(plot: &Histograms, title: Option<&str>, x_max_us: Option<f64>) -> 
         );
     }
     let _ = writeln!(w, "</g>");
+}
 
-    // Legend: one line per curve.
+/// The legend: one line per curve — its samples, p99.9 and max, and what is not drawn.
+fn legend(w: &mut String, a: &Area, plot: &Histograms, cpus_unique: bool, legend_top: f64) {
     let _ = writeln!(w, "<g id=\"legend\">");
-    for (i, c) in curves.iter().enumerate() {
+    for (i, c) in plot.curves.iter().enumerate() {
         let y = legend_top + LINE_H * i as f64;
         let p999 = match c.p999() {
             Percentile::At(ns) => format!("{} µs", us(ns)),
@@ -357,14 +416,14 @@ pub fn render(plot: &Histograms, title: Option<&str>, x_max_us: Option<f64>) -> 
         };
         let mut text = format!(
             "{}: {} samples, p99.9 {p999}, max {} µs",
-            c.label(cpus_unique, m.pairs),
+            c.label(cpus_unique, plot.meta.pairs),
             count(c.samples()),
             us(c.max_ns)
         );
         let cut: u64 = c
             .buckets
             .iter()
-            .filter(|b| b.0 as f64 / 1000.0 > x_max_us)
+            .filter(|b| b.0 as f64 / 1000.0 > a.x_max_us)
             .map(|b| b.1)
             .sum();
         if cut > 0 {
@@ -383,13 +442,6 @@ pub fn render(plot: &Histograms, title: Option<&str>, x_max_us: Option<f64>) -> 
         page::legend_entry(w, y, i, &clip(&text, 130));
     }
     let _ = writeln!(w, "</g>");
-    let exact = if curves.iter().all(|c| c.p999_ns.is_some()) {
-        "to 0.78 % (log buckets, ns)"
-    } else {
-        "from the buckets (bucket lower bound)"
-    };
-    page::close(w, height, &format!("{}; p99.9 {exact}", m.format));
-    s
 }
 
 /// The points of one curve as `(latency µs, samples)`: every non-empty bucket at its

@@ -138,7 +138,7 @@ pub fn render(records: &[WindowRecord], title: Option<&str>, source: &str) -> St
         String::from,
     );
     let exceeded: usize = series.values().flatten().filter(|p| p.2).count();
-    let mut header = vec![
+    let header = [
         format!(
             "{} windows of {} s from {} to {}",
             count(records.len() as u64),
@@ -152,31 +152,66 @@ pub fn render(records: &[WindowRecord], title: Option<&str>, source: &str) -> St
             count(exceeded as u64)
         ),
     ];
-    header = header
+    let header: Vec<String> = header
         .iter()
         .flat_map(|l| wrap(l, HEADER_CHARS, ""))
         .collect();
-    let top = page::plot_top(header.len());
-    let pw = PLOT_W;
-    let bottom = top + PLOT_H;
-    let legend_top = bottom + 62.0;
+    let v = View::new(&series, (t0, t1), page::plot_top(header.len()));
+    let legend_top = v.bottom + 62.0;
     let height = legend_top + LINE_H * series.len() as f64 + 30.0;
-
-    // y: log10 µs, whole decades around every window's maximum.
-    let all = series.values().flatten().map(|p| p.1.max(1));
-    let (lo, hi) = all.fold((u64::MAX, 1u64), |(a, b), v| (a.min(v), b.max(v)));
-    let lo_dec = ((lo.min(hi) as f64 / 1000.0).log10().floor() as i32).max(-3);
-    let hi_dec = ((hi as f64 / 1000.0).log10().ceil() as i32).max(lo_dec + 1);
-    let py = |ns: u64| {
-        let l = (ns.max(1) as f64 / 1000.0).log10();
-        bottom - (l - lo_dec as f64) / (hi_dec - lo_dec) as f64 * PLOT_H
-    };
-    let px = |t: i64| LEFT + (t - t0) as f64 / (t1 - t0) as f64 * pw;
-
     let mut s = String::new();
     let w = &mut s;
     page::open(w, height, &title, &title, &header);
+    time_axis(w, &v);
+    latency_axis(w, &v);
+    page::frame(w, v.top, PLOT_H);
+    draw_series(w, &v, &series, window_s);
+    maxima(w, &v, &series);
+    legend(w, &series, legend_top);
+    page::close(w, height, &format!("the monitor's window store {source}"));
+    s
+}
 
+/// The plot area: time (x) from `t0` to `t1`, window maxima (y, log10 µs) in whole
+/// decades around every window's maximum.
+struct View {
+    t0: i64,
+    t1: i64,
+    lo_dec: i32,
+    hi_dec: i32,
+    top: f64,
+    bottom: f64,
+}
+
+impl View {
+    fn new(series: &BTreeMap<usize, Series>, (t0, t1): (i64, i64), top: f64) -> View {
+        let all = series.values().flatten().map(|p| p.1.max(1));
+        let (lo, hi) = all.fold((u64::MAX, 1u64), |(a, b), v| (a.min(v), b.max(v)));
+        let lo_dec = ((lo.min(hi) as f64 / 1000.0).log10().floor() as i32).max(-3);
+        let hi_dec = ((hi as f64 / 1000.0).log10().ceil() as i32).max(lo_dec + 1);
+        View {
+            t0,
+            t1,
+            lo_dec,
+            hi_dec,
+            top,
+            bottom: top + PLOT_H,
+        }
+    }
+
+    fn px(&self, t: i64) -> f64 {
+        LEFT + (t - self.t0) as f64 / (self.t1 - self.t0) as f64 * PLOT_W
+    }
+
+    fn py(&self, ns: u64) -> f64 {
+        let l = (ns.max(1) as f64 / 1000.0).log10();
+        self.bottom - (l - self.lo_dec as f64) / (self.hi_dec - self.lo_dec) as f64 * PLOT_H
+    }
+}
+
+/// The time axis: ticks at a round step, at most about 8 of them.
+fn time_axis(w: &mut String, v: &View) {
+    let (t0, t1, top, bottom) = (v.t0, v.t1, v.top, v.bottom);
     // Time axis.
     let span = t1 - t0;
     let step = STEPS_S
@@ -187,7 +222,7 @@ pub fn render(records: &[WindowRecord], title: Option<&str>, source: &str) -> St
     let _ = writeln!(w, "<g id=\"x-axis\" data-scale=\"time\">");
     let mut t = (t0 + step - 1).div_euclid(step) * step;
     while t <= t1 {
-        let x = px(t);
+        let x = v.px(t);
         let _ = writeln!(
             w,
             "<line class=\"grid\" x1=\"{x:.2}\" y1=\"{top}\" x2=\"{x:.2}\" y2=\"{bottom}\" \
@@ -202,8 +237,11 @@ pub fn render(records: &[WindowRecord], title: Option<&str>, source: &str) -> St
     }
     page::x_label(w, bottom, "Time (UTC), window end");
     let _ = writeln!(w, "</g>");
+}
 
-    // Latency axis: 1, 2, 5 per decade.
+/// The latency axis: 1, 2, 5 per decade.
+fn latency_axis(w: &mut String, view: &View) {
+    let (lo_dec, hi_dec, top) = (view.lo_dec, view.hi_dec, view.top);
     let _ = writeln!(w, "<g id=\"y-axis\" data-scale=\"log\">");
     for k in lo_dec..=hi_dec {
         for m in [1.0, 2.0, 5.0] {
@@ -211,14 +249,14 @@ pub fn render(records: &[WindowRecord], title: Option<&str>, source: &str) -> St
             if k == hi_dec && m > 1.0 {
                 break;
             }
-            let y = py((v * 1000.0).round() as u64);
+            let y = view.py((v * 1000.0).round() as u64);
             let grid = if m == 1.0 { "#e4e4e4" } else { "#f2f2f2" };
             let _ = writeln!(
                 w,
                 "<line class=\"grid\" x1=\"{LEFT}\" y1=\"{y:.2}\" x2=\"{}\" y2=\"{y:.2}\" \
                  stroke=\"{grid}\"/><text class=\"tick\" data-value=\"{v}\" x=\"{}\" \
                  y=\"{:.2}\" text-anchor=\"end\">{}</text>",
-                LEFT + pw,
+                LEFT + PLOT_W,
                 LEFT - 6.0,
                 y + 4.0,
                 us_label(v)
@@ -227,9 +265,10 @@ pub fn render(records: &[WindowRecord], title: Option<&str>, source: &str) -> St
     }
     page::y_label(w, top, PLOT_H, "Window maximum (µs, log scale)");
     let _ = writeln!(w, "</g>");
-    page::frame(w, top, PLOT_H);
+}
 
-    // Series: one polyline per run of windows without a gap.
+/// One polyline per CPU and run of windows without a gap; windows over a limit ringed.
+fn draw_series(w: &mut String, v: &View, series: &BTreeMap<usize, Series>, window_s: i64) {
     let _ = writeln!(
         w,
         "<g id=\"series\" fill=\"none\" stroke-width=\"1.3\" stroke-linejoin=\"round\">"
@@ -246,7 +285,7 @@ pub fn render(records: &[WindowRecord], title: Option<&str>, source: &str) -> St
             if prev.is_some_and(|p| end - p > window_s * 3 / 2 + 1) {
                 let _ = write!(w, "\"/>\n<polyline class=\"series\" points=\"");
             }
-            let _ = write!(w, "{:.2},{:.2} ", px(end), py(max));
+            let _ = write!(w, "{:.2},{:.2} ", v.px(end), v.py(max));
             prev = Some(end);
         }
         let _ = writeln!(w, "\"/>");
@@ -255,16 +294,19 @@ pub fn render(records: &[WindowRecord], title: Option<&str>, source: &str) -> St
                 w,
                 "<circle class=\"exceeded\" data-end-s=\"{end}\" cx=\"{:.2}\" cy=\"{:.2}\" r=\"4\" \
                  stroke=\"#c00\"/>",
-                px(end),
-                py(max)
+                v.px(end),
+                v.py(max)
             );
         }
         let _ = writeln!(w, "</g>");
     }
     let _ = writeln!(w, "</g>");
+}
 
-    // Each CPU's largest window maximum, labelled.
-    let mut placer = Placer::new([LEFT, top, LEFT + pw, bottom]);
+/// Each CPU's largest window maximum, labelled.
+fn maxima(w: &mut String, v: &View, series: &BTreeMap<usize, Series>) {
+    let (top, bottom) = (v.top, v.bottom);
+    let mut placer = Placer::new([LEFT, top, LEFT + PLOT_W, bottom]);
     let _ = writeln!(
         w,
         "<g id=\"maxima\" font-size=\"{LABEL_FONT}\" stroke=\"#fff\" stroke-width=\"3\" \
@@ -277,7 +319,7 @@ pub fn render(records: &[WindowRecord], title: Option<&str>, source: &str) -> St
         let (color, _) = page::style(i);
         let text = format!("CPU {cpu} max {} µs", us(max));
         let width = text.chars().count() as f64 * LABEL_FONT * place::CHAR_EM;
-        let (x, y) = (px(end), py(max));
+        let (x, y) = (v.px(end), v.py(max));
         let at = placer.place(&text, LABEL_FONT, x - width / 2.0, y - 8.0, -1.0);
         let _ = writeln!(
             w,
@@ -290,8 +332,11 @@ pub fn render(records: &[WindowRecord], title: Option<&str>, source: &str) -> St
         );
     }
     let _ = writeln!(w, "</g>");
+}
 
-    // Legend.
+/// The legend: per CPU its windows, its largest maximum and when, and how many windows
+/// were over a limit.
+fn legend(w: &mut String, series: &BTreeMap<usize, Series>, legend_top: f64) {
     let _ = writeln!(w, "<g id=\"legend\">");
     for (i, (cpu, pts)) in series.iter().enumerate() {
         let y = legend_top + LINE_H * i as f64;
@@ -307,6 +352,4 @@ pub fn render(records: &[WindowRecord], title: Option<&str>, source: &str) -> St
         page::legend_entry(w, y, i, &text);
     }
     let _ = writeln!(w, "</g>");
-    page::close(w, height, &format!("the monitor's window store {source}"));
-    s
 }

@@ -55,6 +55,16 @@ fn limits_line(run: &StoredRun) -> String {
 /// Renders the header lines, the table and the failure lines for `run`.
 pub fn render(run: &StoredRun) -> String {
     let mut s = String::new();
+    heading(&mut s, run);
+    rows(&mut s, run);
+    s.push_str(&super::conditions::render(run));
+    endings(&mut s, run);
+    s
+}
+
+/// The lines above the table: verdict and time, boot, kernel, unit, tuning, load,
+/// limits, hardware.
+fn heading(s: &mut String, run: &StoredRun) {
     let si = &run.sysinfo;
     let _ = writeln!(
         s,
@@ -116,6 +126,11 @@ pub fn render(run: &StoredRun) -> String {
             }
         }
     }
+}
+
+/// The table: a heading, then one row per test and CPU (or pair), each condition's
+/// rows after a line naming it and its load.
+fn rows(s: &mut String, run: &StoredRun) {
     let _ = writeln!(
         s,
         "{:<7}{:>4}{:>8}{:>8}{:>8}{:>9}{:>9}{:>9}{:>9}{:>9}",
@@ -174,7 +189,11 @@ pub fn render(run: &StoredRun) -> String {
             );
         }
     }
-    s.push_str(&super::conditions::render(run));
+}
+
+/// The lines below the table: every failure (wrapped, never cut), why the run is
+/// unjudged, whether it was stored.
+fn endings(s: &mut String, run: &StoredRun) {
     // A failure with its cause is longer than a line: wrapped, never cut. A check
     // whose maximum is not the system's latency says so (the table's INVALID).
     for (mark, f) in run.verdict.marked_failures() {
@@ -189,7 +208,6 @@ pub fn render(run: &StoredRun) -> String {
     if let Some(e) = &run.store_error {
         let _ = writeln!(s, "{}", clip(&format!("NOT STORED: {e}"), 80));
     }
-    s
 }
 
 /// `s` escaped ([`crate::error::one_line`]: a stored field is any text, and must not

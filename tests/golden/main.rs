@@ -14,13 +14,15 @@
 //! byte-exact sink goldens (`golden_sinks`), the generated man pages and completions
 //! (`generated_docs`, which RTBENCH_BLESS=1 regenerates too), the layering rules of
 //! docs/ARCHITECTURE.md (`architecture`), and the commands and links of README.md and
-//! docs/*.md against the parser and the files (`doc_commands`).
+//! docs/*.md against the parser and the files (`doc_commands`), and the function-length
+//! budget (`function_length`, with `long_functions.txt`).
 
 #[path = "../common/mod.rs"]
 mod common;
 
 mod architecture;
 mod doc_commands;
+mod function_length;
 mod generated_docs;
 mod golden_sinks;
 

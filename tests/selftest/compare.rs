@@ -305,7 +305,7 @@ fn every_argument_is_checked_before_anything_is_printed_or_written() {
     // A negative tolerance names the option and what it expects.
     for (flag, expected) in [
         ("--tolerance", "expected 0..10000 %"),
-        ("--tolerance-us", ""),
+        ("--tolerance-us", "expected 0..1000000 µs"),
     ] {
         let o = rtbench()
             .arg("compare")

@@ -155,6 +155,49 @@ pub fn resolve(
     topo: &CpuTopology,
     src: &Source<'_>,
 ) -> Result<TuningSpec, ConfigError> {
+    let (isolated, housekeeping) = partition(t, topo, src)?;
+    let boot_isolcpus = boot_isolcpus(t, &isolated, src)?;
+    let sysctl = sysctl(t, src)?;
+    let (governor, cpuidle_max_latency_us, cpuidle_cpus) = power(t, topo, &isolated, src)?;
+    let journal_dir = journal_dir(t, src)?;
+    Ok(TuningSpec {
+        nr_cpu_ids: topo.nr_cpu_ids,
+        online: topo.online.clone(),
+        isolated,
+        housekeeping,
+        require_preempt_rt: t.require_preempt_rt,
+        journal_dir,
+        boot_isolcpus,
+        boot_nohz_full: flag(&t.boot.nohz_full),
+        boot_rcu_nocbs: flag(&t.boot.rcu_nocbs),
+        boot_irqaffinity: flag(&t.boot.irqaffinity),
+        irq_affinity: flag(&t.irq.affinity),
+        irq_default_affinity: flag(&t.irq.default_affinity),
+        irq_exclude: t.irq.exclude.clone(),
+        irqbalance: t.irq.irqbalance,
+        printk: sysctl.printk.map(|v| v as u8),
+        overcommit_memory: sysctl.overcommit_memory.map(|v| v as u8),
+        overcommit_ratio: sysctl.overcommit_ratio.map(|v| v as u32),
+        commit_headroom_pct: sysctl.commit_headroom_pct as u32,
+        commit_reserve: CommitReserve::default(),
+        sched_rt_runtime_us: sysctl.sched_rt_runtime_us,
+        timer_migration: sysctl.timer_migration.map(|v| v as u8),
+        stat_interval_s: sysctl.stat_interval.map(|v| v as u32),
+        governor,
+        cpuidle_max_latency_us: cpuidle_max_latency_us.map(|v| v as u32),
+        cpuidle_cpus,
+        thp: t.memory.thp,
+        workqueue_cpumask: flag(&t.workqueue.cpumask),
+    })
+}
+
+/// `tuning.isolated` and `tuning.housekeeping` (default: the online CPUs not
+/// isolated), and every item that places work on CPUs asks for the partition.
+fn partition(
+    t: &TuningToml,
+    topo: &CpuTopology,
+    src: &Source<'_>,
+) -> Result<(CpuSet, CpuSet), ConfigError> {
     let isolated = match &t.isolated {
         Some(v) => {
             let set = boot_cpu_list(src, v, "tuning.isolated", topo)?;
@@ -214,7 +257,17 @@ pub fn resolve(
             }
         }
     }
-    let boot_isolcpus = match &t.boot.isolcpus {
+    Ok((isolated, housekeeping))
+}
+
+/// `tuning.boot.isolcpus`: its flags, each once; `domain` for an empty list (the
+/// kernel's meaning); it needs `tuning.isolated`.
+fn boot_isolcpus(
+    t: &TuningToml,
+    isolated: &CpuSet,
+    src: &Source<'_>,
+) -> Result<Option<Vec<String>>, ConfigError> {
+    Ok(match &t.boot.isolcpus {
         Some(v) => {
             for f in v.get_ref() {
                 if !["domain", "nohz", "managed_irq"].contains(&f.as_str()) {
@@ -247,7 +300,23 @@ pub fn resolve(
             Some(flags)
         }
         None => None,
-    };
+    })
+}
+
+/// `[tuning.sysctl]`'s values, each in its range.
+struct Sysctl {
+    printk: Option<i64>,
+    overcommit_memory: Option<i64>,
+    overcommit_ratio: Option<i64>,
+    commit_headroom_pct: i64,
+    sched_rt_runtime_us: Option<i64>,
+    timer_migration: Option<i64>,
+    stat_interval: Option<i64>,
+}
+
+/// `[tuning.sysctl]`: each value in its range; no RT throttling (-1) only with
+/// `allow_unthrottled_rt`.
+fn sysctl(t: &TuningToml, src: &Source<'_>) -> Result<Sysctl, ConfigError> {
     let s = &t.sysctl;
     let printk = ranged(
         src,
@@ -305,6 +374,26 @@ pub fn resolve(
         1..=3600,
         "seconds 1..3600",
     )?;
+    Ok(Sysctl {
+        printk,
+        overcommit_memory,
+        overcommit_ratio,
+        commit_headroom_pct,
+        sched_rt_runtime_us,
+        timer_migration,
+        stat_interval,
+    })
+}
+
+/// `[tuning.power]`: the governor's name, the cpuidle latency limit and the CPUs it
+/// applies to (default: the isolated ones; it needs some).
+#[allow(clippy::type_complexity)]
+fn power(
+    t: &TuningToml,
+    topo: &CpuTopology,
+    isolated: &CpuSet,
+    src: &Source<'_>,
+) -> Result<(Option<String>, Option<i64>, CpuSet), ConfigError> {
     let p = &t.power;
     let governor = match &p.governor {
         Some(g)
@@ -343,10 +432,16 @@ pub fn resolve(
             ));
         }
     }
+    Ok((governor, cpuidle_max_latency_us, cpuidle_cpus))
+}
+
+/// `tuning.journal_dir`: an absolute directory that can be named (default
+/// `/run/rtbench`).
+fn journal_dir(t: &TuningToml, src: &Source<'_>) -> Result<PathBuf, ConfigError> {
     if let Some(d) = &t.journal_dir {
         src.nameable(d, "tuning.journal_dir")?;
     }
-    let journal_dir = match &t.journal_dir {
+    Ok(match &t.journal_dir {
         Some(d) if !d.get_ref().starts_with('/') => {
             return Err(src.value_error(
                 d.span(),
@@ -356,35 +451,6 @@ pub fn resolve(
         }
         Some(d) => PathBuf::from(d.get_ref()),
         None => PathBuf::from("/run/rtbench"),
-    };
-    Ok(TuningSpec {
-        nr_cpu_ids: topo.nr_cpu_ids,
-        online: topo.online.clone(),
-        isolated,
-        housekeeping,
-        require_preempt_rt: t.require_preempt_rt,
-        journal_dir,
-        boot_isolcpus,
-        boot_nohz_full: flag(&t.boot.nohz_full),
-        boot_rcu_nocbs: flag(&t.boot.rcu_nocbs),
-        boot_irqaffinity: flag(&t.boot.irqaffinity),
-        irq_affinity: flag(&t.irq.affinity),
-        irq_default_affinity: flag(&t.irq.default_affinity),
-        irq_exclude: t.irq.exclude.clone(),
-        irqbalance: t.irq.irqbalance,
-        printk: printk.map(|v| v as u8),
-        overcommit_memory: overcommit_memory.map(|v| v as u8),
-        overcommit_ratio: overcommit_ratio.map(|v| v as u32),
-        commit_headroom_pct: commit_headroom_pct as u32,
-        commit_reserve: CommitReserve::default(),
-        sched_rt_runtime_us,
-        timer_migration: timer_migration.map(|v| v as u8),
-        stat_interval_s: stat_interval.map(|v| v as u32),
-        governor,
-        cpuidle_max_latency_us: cpuidle_max_latency_us.map(|v| v as u32),
-        cpuidle_cpus,
-        thp: t.memory.thp,
-        workqueue_cpumask: flag(&t.workqueue.cpumask),
     })
 }
 

@@ -185,85 +185,107 @@ pub fn rt_tests(doc: &Value) -> Result<Histograms, String> {
             v.iter()
                 .find(|x| x.get("thread").and_then(Value::as_u64) == Some(i as u64))
         });
-        // rt-tests <= 2.6 (and rtbench) write `"histogram": {}` without -h; an empty
-        // one is a histogram only where rtbench says it ran with -h.
-        let Some(hist) = t
-            .get("histogram")
-            .and_then(Value::as_object)
-            .filter(|h| !h.is_empty() || u64_at(x, "histogram_bucket_ns").is_some())
-        else {
+        curves.push(curve(i, t, x, unit_ns, range_ns)?);
+    }
+    Ok(Histograms {
+        meta: meta(doc, ext, cmdline),
+        curves,
+    })
+}
+
+/// Thread `i`'s curve from its rt-tests entry `t` and rtbench's extension `x` (exact
+/// p99.9 and maximum, bucket width, overflows): buckets of `unit_ns` (1000; 1 with `-N`)
+/// unless `x` says otherwise, the histogram's range `range_ns`.
+fn curve(
+    i: usize,
+    t: &Value,
+    x: Option<&Value>,
+    unit_ns: u64,
+    range_ns: Option<u64>,
+) -> Result<Curve, String> {
+    // rt-tests <= 2.6 (and rtbench) write `"histogram": {}` without -h; an empty
+    // one is a histogram only where rtbench says it ran with -h.
+    let Some(hist) = t
+        .get("histogram")
+        .and_then(Value::as_object)
+        .filter(|h| !h.is_empty() || u64_at(x, "histogram_bucket_ns").is_some())
+    else {
+        return Err(format!(
+            "thread {i} has no histogram: run rtbench cyclic or cyclictest with -h US"
+        ));
+    };
+    let bucket_ns = u64_at(x, "histogram_bucket_ns").unwrap_or(unit_ns);
+    if bucket_ns == 0 {
+        return Err(format!(
+            "thread {i}: \"histogram_bucket_ns\": 0 is out of range (at least 1 ns)"
+        ));
+    }
+    let mut buckets = Vec::new();
+    let mut binned = 0u64;
+    for (k, n) in hist {
+        let (Ok(b), Some(n)) = (k.parse::<u64>(), n.as_u64()) else {
             return Err(format!(
-                "thread {i} has no histogram: run rtbench cyclic or cyclictest with -h US"
+                "thread {i}: histogram entry \"{}\": {} is not a bucket count",
+                crate::error::echo(k),
+                crate::error::echo(&n.to_string())
             ));
         };
-        let bucket_ns = u64_at(x, "histogram_bucket_ns").unwrap_or(unit_ns);
-        if bucket_ns == 0 {
-            return Err(format!(
-                "thread {i}: \"histogram_bucket_ns\": 0 is out of range (at least 1 ns)"
-            ));
-        }
-        let mut buckets = Vec::new();
-        let mut binned = 0u64;
-        for (k, n) in hist {
-            let (Ok(b), Some(n)) = (k.parse::<u64>(), n.as_u64()) else {
-                return Err(format!(
-                    "thread {i}: histogram entry \"{}\": {} is not a bucket count",
-                    crate::error::echo(k),
-                    crate::error::echo(&n.to_string())
-                ));
-            };
-            // The bucket's lower bound and its end, in ns, must fit in 64 bits.
-            let lo = b
-                .checked_mul(bucket_ns)
-                .filter(|lo| lo.checked_add(bucket_ns).is_some())
-                .ok_or_else(|| {
-                    format!(
-                        "thread {i}: histogram bucket {k} is out of range ({k} × {bucket_ns} ns \
-                         is more than 2^64 - 1 ns)"
-                    )
-                })?;
-            binned = binned.checked_add(n).ok_or_else(|| {
+        // The bucket's lower bound and its end, in ns, must fit in 64 bits.
+        let lo = b
+            .checked_mul(bucket_ns)
+            .filter(|lo| lo.checked_add(bucket_ns).is_some())
+            .ok_or_else(|| {
                 format!(
-                    "thread {i}: histogram entry \"{}\": count {n} takes the samples past \
-                     2^64 - 1 (out of range)",
-                    crate::error::echo(k)
+                    "thread {i}: histogram bucket {k} is out of range ({k} × {bucket_ns} ns \
+                     is more than 2^64 - 1 ns)"
                 )
             })?;
-            if n > 0 {
-                buckets.push((lo, n));
-            }
+        binned = binned.checked_add(n).ok_or_else(|| {
+            format!(
+                "thread {i}: histogram entry \"{}\": count {n} takes the samples past \
+                 2^64 - 1 (out of range)",
+                crate::error::echo(k)
+            )
+        })?;
+        if n > 0 {
+            buckets.push((lo, n));
         }
-        buckets.sort_unstable();
-        let cycles = u64_at(Some(t), "cycles").unwrap_or(binned);
-        let overflows = u64_at(x, "histogram_overflows").unwrap_or(cycles.saturating_sub(binned));
-        if binned.checked_add(overflows).is_none() {
-            return Err(format!(
-                "thread {i}: {overflows} histogram overflows take the samples past 2^64 - 1 \
-                 (out of range)"
-            ));
-        }
-        let max_ns = match (u64_at(x, "max_ns"), u64_at(Some(t), "max")) {
-            (Some(ns), _) => ns,
-            (None, Some(m)) => m.checked_mul(unit_ns).ok_or_else(|| {
-                format!("thread {i}: \"max\": {m} is out of range (more than 2^64 - 1 ns)")
-            })?,
-            (None, None) => buckets.last().map_or(0, |b| b.0),
-        };
-        curves.push(Curve {
-            thread: i,
-            cpu: t
-                .get("cpu")
-                .and_then(Value::as_i64)
-                .and_then(|c| usize::try_from(c).ok()),
-            bucket_ns,
-            buckets,
-            overflows,
-            range_ns,
-            max_ns,
-            p999_ns: u64_at(x, "p999_ns"),
-            run: None,
-        });
     }
+    buckets.sort_unstable();
+    let cycles = u64_at(Some(t), "cycles").unwrap_or(binned);
+    let overflows = u64_at(x, "histogram_overflows").unwrap_or(cycles.saturating_sub(binned));
+    if binned.checked_add(overflows).is_none() {
+        return Err(format!(
+            "thread {i}: {overflows} histogram overflows take the samples past 2^64 - 1 \
+             (out of range)"
+        ));
+    }
+    let max_ns = match (u64_at(x, "max_ns"), u64_at(Some(t), "max")) {
+        (Some(ns), _) => ns,
+        (None, Some(m)) => m.checked_mul(unit_ns).ok_or_else(|| {
+            format!("thread {i}: \"max\": {m} is out of range (more than 2^64 - 1 ns)")
+        })?,
+        (None, None) => buckets.last().map_or(0, |b| b.0),
+    };
+    Ok(Curve {
+        thread: i,
+        cpu: t
+            .get("cpu")
+            .and_then(Value::as_i64)
+            .and_then(|c| usize::try_from(c).ok()),
+        bucket_ns,
+        buckets,
+        overflows,
+        range_ns,
+        max_ns,
+        p999_ns: u64_at(x, "p999_ns"),
+        run: None,
+    })
+}
+
+/// What an rt-tests document (`doc`, with rtbench's extension `ext`) says about the
+/// run: host, kernel with its preemption model, date, duration, test, command, load.
+fn meta(doc: &Value, ext: Option<&Value>, cmdline: Option<String>) -> Meta {
     let si = doc.get("sysinfo");
     let preempt = text_at(ext.and_then(|e| e.get("sysinfo")), "preempt_model")
         .or_else(|| (u64_at(si, "realtime") == Some(1)).then(|| "PREEMPT_RT".to_string()));
@@ -297,21 +319,18 @@ pub fn rt_tests(doc: &Value) -> Result<Histograms, String> {
     {
         test.push_str(" (interrupted)");
     }
-    Ok(Histograms {
-        meta: Meta {
-            format: format.into(),
-            host: text_at(si, "nodename"),
-            kernel,
-            // rt-tests writes RFC 2822; the plot says it as every rtbench text does.
-            date: start.map(|s| parse_rfc2822(&s).map_or(s, iso_s)),
-            test: Some(test),
-            command: cmdline,
-            duration_s,
-            load: ext.and_then(|e| e.get("load")).map(load_text),
-            ..Meta::default()
-        },
-        curves,
-    })
+    Meta {
+        format: format.into(),
+        host: text_at(si, "nodename"),
+        kernel,
+        // rt-tests writes RFC 2822; the plot says it as every rtbench text does.
+        date: start.map(|s| parse_rfc2822(&s).map_or(s, iso_s)),
+        test: Some(test),
+        command: cmdline,
+        duration_s,
+        load: ext.and_then(|e| e.get("load")).map(load_text),
+        ..Meta::default()
+    }
 }
 
 /// The `"rtbench"` object's `"load"` (null: none; `{spec, cmd, cpus, ...}`) as text.

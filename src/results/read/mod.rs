@@ -241,7 +241,8 @@ pub struct Input {
 /// that is a regular file; anything else named like a run — a FIFO, a symbolic link —
 /// is skipped and named in [`Input::skipped`]). At most [`input::MAX_INPUT_BYTES`] are
 /// read: a named FIFO (`<(cmd)`) is fine, `/dev/zero` is not read without end.
-/// Errors ([`Error::Usage`]): unreadable, too large, a directory without a readable run.
+/// Errors ([`Error::Usage`]): unreadable, too large, a directory without a readable run
+/// (naming the first files it skipped and why).
 pub fn read_input(path: &Path) -> Result<Input> {
     let name = path.display().to_string();
     let unreadable = |e: InputError| Error::usage(&name, "", format!("cannot read: {e}"));
@@ -276,15 +277,24 @@ pub fn read_input(path: &Path) -> Result<Input> {
                 )),
             }
         }
-        return Err(Error::usage(
-            &name,
-            "",
-            if files.is_empty() {
-                "directory holds no stored results"
-            } else {
-                "directory holds no readable stored result"
-            },
-        ));
+        // Nothing to return the skipped files with: the one error line names them
+        // (the first few; a directory of thousands stays one short line).
+        const NAMED: usize = 4;
+        let why = if files.is_empty() {
+            "directory holds no stored results".to_string()
+        } else {
+            let mut named: Vec<&str> = skipped.iter().take(NAMED).map(String::as_str).collect();
+            let more = skipped.len().saturating_sub(NAMED);
+            let more = format!("and {more} more skipped");
+            if skipped.len() > NAMED {
+                named.push(&more);
+            }
+            format!(
+                "directory holds no readable stored result ({})",
+                named.join("; ")
+            )
+        };
+        return Err(Error::usage(&name, "", why));
     }
     let bytes = input::read_bounded(path, max).map_err(unreadable)?;
     Ok(Input {
@@ -325,6 +335,28 @@ mod tests {
         // Rank 999 of 1000 among the overflows.
         let c = curve(vec![(5000, 990)], 10);
         assert_eq!(c.p999(), Percentile::Beyond(100_000));
+    }
+
+    #[test]
+    fn a_directory_of_unreadable_runs_names_the_first_it_skipped_in_one_line() {
+        let d = crate::config::tempdir::Dir::new("read-skipped");
+        for i in 1..=6 {
+            let p = d.path().join(format!("run-{i:06}-20260101T000000Z.json"));
+            nix::unistd::mkfifo(&p, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        }
+        let e = read_input(d.path()).unwrap_err().to_string();
+        assert!(!e.contains('\n'), "{e}");
+        assert!(e.contains("no readable stored result"), "{e}");
+        // Newest first: 6, 5, 4, 3 named, 2 and 1 counted.
+        assert!(
+            e.contains("run-000006-") && e.contains("run-000003-"),
+            "{e}"
+        );
+        assert!(!e.contains("run-000002-"), "{e}");
+        assert!(
+            e.contains("FIFO") && e.contains("and 2 more skipped"),
+            "{e}"
+        );
     }
 
     #[test]
