@@ -18,6 +18,9 @@
 #
 #   bash scripts/test-matrix.sh [STATE...]        (default: mounted unmounted loaded)
 #   extra arguments for cargo test: TEST_MATRIX_ARGS="--test cli" bash scripts/test-matrix.sh
+# A state that runs longer than TEST_MATRIX_TIMEOUT seconds (default 1500; one state takes
+# ~4 min on a quiet 2-CPU machine) is ended with everything it started (`timeout` signals
+# its process group) and fails: a test that hangs costs one state, not the CI's time.
 # Needs root (unshare -m, mount), util-linux, stress-ng for `loaded`.
 # Exit: 0 all states passed; 1 a state failed (the others still run); 2 setup failed.
 set -uo pipefail
@@ -25,6 +28,9 @@ cd "$(dirname "$0")/.." || exit 2
 states=("$@")
 [ ${#states[@]} -gt 0 ] || states=(mounted unmounted loaded)
 read -r -a extra <<< "${TEST_MATRIX_ARGS:-}"
+limit=${TEST_MATRIX_TIMEOUT:-1500}
+case $limit in '' | *[!0-9]*) echo "test-matrix: TEST_MATRIX_TIMEOUT=$limit: expected whole seconds" >&2; exit 2 ;; esac
+tests=(timeout -k 30 "$limit" cargo test --locked --no-fail-fast)
 tmp=$(mktemp -d /tmp/rtbench-test-matrix.XXXXXX) || exit 2
 load_pid=""
 cleanup() {
@@ -55,17 +61,17 @@ for state in "${states[@]}"; do
   rc=0
   case $state in
     mounted)
-      RTBENCH_IT_SKIPS=$skips in_namespace "$mount_it" cargo test --locked --no-fail-fast "${extra[@]}" || rc=$?
+      RTBENCH_IT_SKIPS=$skips in_namespace "$mount_it" "${tests[@]}" "${extra[@]}" || rc=$?
       ;;
     unmounted)
-      RTBENCH_IT_SKIPS=$skips in_namespace "$unmount_all" cargo test --locked --no-fail-fast "${extra[@]}" || rc=$?
+      RTBENCH_IT_SKIPS=$skips in_namespace "$unmount_all" "${tests[@]}" "${extra[@]}" || rc=$?
       ;;
     loaded)
       command -v stress-ng > /dev/null || { echo "test-matrix: stress-ng not installed" >&2; exit 2; }
       n=$(nproc)
       stress-ng --cpu "$n" --cpu-method loop --timeout 2h --quiet &
       load_pid=$!
-      RTBENCH_IT_SKIPS=$skips cargo test --locked --no-fail-fast "${extra[@]}" || rc=$?
+      RTBENCH_IT_SKIPS=$skips "${tests[@]}" "${extra[@]}" || rc=$?
       kill -TERM "$load_pid" 2> /dev/null
       wait "$load_pid" 2> /dev/null
       load_pid=""
@@ -83,6 +89,7 @@ for state in "${states[@]}"; do
   if [ "$rc" -eq 0 ]; then
     echo "--- $state: passed, $n_skips skipped"
   else
+    [ "$rc" -eq 124 ] && echo "--- $state: ran over ${limit}s (TEST_MATRIX_TIMEOUT): ended"
     echo "--- $state: FAILED (cargo test exit $rc), $n_skips skipped"
     failed+=("$state")
   fi
