@@ -147,7 +147,9 @@ impl Culprit {
             CauseKind::CfsThrottled => mech("CFS bandwidth throttling"),
             CauseKind::RtThrottled => mech("RT throttling"),
             CauseKind::ClockStep => mech("a wall-clock step"),
-            _ => mech("no single cause"),
+            CauseKind::Unknown => mech("no single cause"),
+            // A task cause without a named task: its words (no figures in them).
+            _ => mech(&c.text),
         })
     }
 
