@@ -227,8 +227,6 @@ pub struct Explainer {
     summary: ExplainSummary,
     /// [`ExplainSpec::ledger`].
     ledger_on: bool,
-    /// [`ExplainSpec::analyses_per_s`].
-    analyses_per_s: u32,
     /// Per slot: held busy by the rate limit (its trap counts, never freezes).
     held: Vec<bool>,
     /// Per slot: the CPU of its held sample.
@@ -240,8 +238,8 @@ pub struct Explainer {
     /// Per slot: its largest analysed sample, **ns** (a larger one passes the rate
     /// limit).
     largest_of: Vec<u64>,
-    /// Per CPU: when its analyses of the last second began.
-    analysed_at: std::collections::BTreeMap<usize, std::collections::VecDeque<Instant>>,
+    /// The rate limit of the analyses ([`ExplainSpec::analyses_per_s`] per CPU).
+    pace: super::ledger::Pace,
 }
 
 /// The frozen recording a look analyses: who froze it, when (CLOCK_MONOTONIC **ns**),
@@ -315,13 +313,12 @@ impl Explainer {
                 ..ExplainSummary::default()
             },
             ledger_on: spec.ledger,
-            analyses_per_s: spec.analyses_per_s.max(1),
             held: vec![false; threads_n],
             held_on: vec![0; threads_n],
             rate_limited: vec![0; threads_n],
             missed_seen: vec![(0, 0); threads_n],
             largest_of: vec![0; threads_n],
-            analysed_at: Default::default(),
+            pace: super::ledger::Pace::new(spec.analyses_per_s),
             recorder,
         })
     }

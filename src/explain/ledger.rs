@@ -400,6 +400,42 @@ impl Ledger {
     }
 }
 
+/// The rate limit of the analyses: at most `per_s` per CPU in any second (a sliding
+/// second, from the times the analyses began).
+#[derive(Debug, Clone, Default)]
+pub struct Pace {
+    per_s: u32,
+    at: std::collections::BTreeMap<usize, std::collections::VecDeque<std::time::Instant>>,
+}
+
+impl Pace {
+    /// At most `per_s` analyses a second per CPU (at least 1).
+    pub fn new(per_s: u32) -> Pace {
+        Pace {
+            per_s: per_s.max(1),
+            at: Default::default(),
+        }
+    }
+
+    /// Whether CPU `cpu` may have another analysis at `now`.
+    pub fn room(&mut self, cpu: usize, now: std::time::Instant) -> bool {
+        let q = self.at.entry(cpu).or_default();
+        while q
+            .front()
+            .is_some_and(|t| now.saturating_duration_since(*t).as_secs() >= 1)
+        {
+            q.pop_front();
+        }
+        q.len() < self.per_s as usize
+    }
+
+    /// Notes an analysis of CPU `cpu` beginning at `now` (also one past the limit: a
+    /// new maximum).
+    pub fn begin(&mut self, cpu: usize, now: std::time::Instant) {
+        self.at.entry(cpu).or_default().push_back(now);
+    }
+}
+
 /// The start time of task `pid`, clock ticks after boot (`/proc/PID/stat` field 22);
 /// `None` when it is gone or hidden.
 pub fn task_start(pid: i32) -> Option<u64> {
@@ -510,6 +546,26 @@ mod tests {
             t.causes[0].culprit.label(100),
             "task hog (pid 9, started 0.60 s after boot)"
         );
+    }
+
+    #[test]
+    fn the_rate_limit_is_per_cpu_and_per_sliding_second() {
+        use std::time::{Duration, Instant};
+        let t0 = Instant::now();
+        let mut p = Pace::new(2);
+        for _ in 0..2 {
+            assert!(p.room(1, t0));
+            p.begin(1, t0);
+        }
+        assert!(!p.room(1, t0 + Duration::from_millis(999)));
+        assert!(p.room(2, t0), "another CPU has its own");
+        assert!(p.room(1, t0 + Duration::from_secs(1)));
+        // A new maximum is analysed past the limit, and counts.
+        p.begin(1, t0 + Duration::from_secs(1));
+        p.begin(1, t0 + Duration::from_secs(1));
+        p.begin(1, t0 + Duration::from_secs(1));
+        assert!(!p.room(1, t0 + Duration::from_millis(1999)));
+        assert!(p.room(1, t0 + Duration::from_secs(2)));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::explain::ledger::{task_start, Owner, Reason, Tally};
 use crate::explain::recorder::Caught;
 use crate::explain::Explanation;
 use crate::sys::clock::Clock;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 impl Explainer {
     /// Who slot `i`'s samples belong to.
@@ -61,25 +61,12 @@ impl Explainer {
         }
     }
 
-    /// Whether CPU `cpu` may have another analysis now (the analyses of the last
-    /// second under the limit).
-    fn room(&mut self, cpu: usize, now: Instant) -> bool {
-        let q = self.analysed_at.entry(cpu).or_default();
-        while q
-            .front()
-            .is_some_and(|t| now.duration_since(*t) >= Duration::from_secs(1))
-        {
-            q.pop_front();
-        }
-        q.len() < self.analyses_per_s as usize
-    }
-
     /// Frees the held slots whose CPU has room again (their counts are in the ledger:
     /// [`Explainer::count_missed`] runs first).
     pub(super) fn release_held(&mut self) {
         let now = Instant::now();
         for i in 0..self.held.len() {
-            if self.held[i] && self.room(self.held_on[i], now) {
+            if self.held[i] && self.pace.room(self.held_on[i], now) {
                 self.held[i] = false;
                 let c = Caught {
                     thread: i,
@@ -103,8 +90,8 @@ impl Explainer {
         for c in caught {
             let latency = (c.wake_ns - c.timer_ns).max(0) as u64;
             let new_max = latency > self.largest_of[c.thread];
-            if self.room(c.cpu, now) || new_max {
-                self.analysed_at.entry(c.cpu).or_default().push_back(now);
+            if self.pace.room(c.cpu, now) || new_max {
+                self.pace.begin(c.cpu, now);
                 self.largest_of[c.thread] = self.largest_of[c.thread].max(latency);
                 keep.push(c);
                 continue;
