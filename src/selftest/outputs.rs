@@ -87,6 +87,6 @@ pub fn write(
         Ok(p) => Storage::Stored(p),
         Err(_) => Storage::NotStored(fallback.as_deref()),
     };
-    journal.send(&entries::summary(&run, stop, storage));
+    journal.send(&entries::summary_with_causes(&run, stop, storage));
     run
 }
