@@ -116,6 +116,20 @@ pub struct Culprit {
     /// pid it tells a reused pid from the task seen before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_ticks: Option<u64>,
+    /// The processes of this name counted under it (tasks only; 1 for one task): a
+    /// daemon that starts its worker anew for every burst, or a cron job, is one cause
+    /// that recurs, not one cause per pid. `pid` and `start_ticks` are then the latest
+    /// process's.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub processes: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 impl Culprit {
@@ -128,6 +142,7 @@ impl Culprit {
             name: name.to_string(),
             pid: None,
             start_ticks: None,
+            processes: 1,
         };
         let first = |v: &[super::IrqUse]| v.first().map(|i| i.name.clone()).unwrap_or_default();
         Some(match c.kind {
@@ -137,6 +152,7 @@ impl Culprit {
                 name: c.comm.clone().unwrap_or_default(),
                 pid: c.pid,
                 start_ticks: c.pid.and_then(start_of),
+                processes: 1,
             },
             CauseKind::Irq => mech(&first(&e.irqs)),
             CauseKind::Softirq => mech(&first(&e.softirqs)),
@@ -153,12 +169,20 @@ impl Culprit {
         })
     }
 
-    /// `task rt-hog (pid 312, started 41.37 s after boot)`, `irq 24:virtio0-input.0`,
-    /// `silent: the exit from idle`; not escaped.
+    /// `task rt-hog (pid 312, started 41.37 s after boot)`, `task vendord-burn (7
+    /// processes, the latest pid 538, started …)`, `irq 24:virtio0-input.0`, `silent: the
+    /// exit from idle`; not escaped.
     pub fn label(&self, ticks_per_s: u64) -> String {
         let mut s = format!("{} {}", self.kind.as_str(), self.name);
         if let Some(pid) = self.pid {
-            s.push_str(&format!(" (pid {pid}"));
+            if self.processes > 1 {
+                s.push_str(&format!(
+                    " ({} processes, the latest pid {pid}",
+                    self.processes
+                ));
+            } else {
+                s.push_str(&format!(" (pid {pid}"));
+            }
             if let Some(t) = self.start_ticks {
                 let hz = ticks_per_s.max(1);
                 s.push_str(&format!(
@@ -172,15 +196,33 @@ impl Culprit {
         s
     }
 
-    /// The same culprit: same kind, name and pid, and the same start time where both
-    /// are known (a task read once after it had gone is still itself).
+    /// The same cause: same kind and name (a task's processes of one name are one
+    /// cause, [`Culprit::processes`]).
     fn same(&self, o: &Culprit) -> bool {
-        self.kind == o.kind
-            && self.name == o.name
-            && self.pid == o.pid
+        self.kind == o.kind && self.name == o.name && self.pid.is_some() == o.pid.is_some()
+    }
+
+    /// The same process: same pid, and the same start time where both are known (a task
+    /// read once after it had gone is still itself; a reused pid is another process).
+    fn same_process(&self, o: &Culprit) -> bool {
+        self.pid == o.pid
             && (self.start_ticks.is_none()
                 || o.start_ticks.is_none()
                 || self.start_ticks == o.start_ticks)
+    }
+
+    /// Counts `o`, a sample's culprit of the same cause ([`Culprit::same`]), in: another
+    /// process of the name is counted and becomes the latest.
+    fn count(&mut self, o: Culprit) {
+        if self.same_process(&o) {
+            if self.start_ticks.is_none() {
+                self.start_ticks = o.start_ticks;
+            }
+        } else {
+            self.processes = self.processes.saturating_add(o.processes.max(1));
+            self.pid = o.pid;
+            self.start_ticks = o.start_ticks;
+        }
     }
 }
 
@@ -325,9 +367,7 @@ impl Ledger {
         let t = self.entry(o);
         match t.causes.iter_mut().find(|c| c.culprit.same(&culprit)) {
             Some(c) => {
-                if c.culprit.start_ticks.is_none() {
-                    c.culprit.start_ticks = culprit.start_ticks;
-                }
+                c.culprit.count(culprit);
                 c.tally.merge(tally);
             }
             None => t.causes.push(CauseEntry {
@@ -456,145 +496,5 @@ pub fn ticks_per_s() -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::explain::{Cause, IrqUse, Spike};
-
-    fn owner() -> Owner<'static> {
-        Owner {
-            test: "cyclic",
-            thread: 0,
-            cpu: Some(1),
-            threshold_ns: 1_000_000,
-        }
-    }
-
-    fn sample(latency_ns: i64, wall_ns: i64, cause: Cause) -> Explanation {
-        Explanation {
-            spike: Spike {
-                test: "cyclic".into(),
-                start_ns: 1_000,
-                wake_ns: 1_000 + latency_ns,
-                wall_ns,
-                cpu: 1,
-                ..Spike::default()
-            },
-            cause,
-            irqs: vec![IrqUse {
-                name: "24:eth0".into(),
-                count: 2,
-                ns: 5,
-            }],
-            ..Explanation::default()
-        }
-    }
-
-    fn task(pid: i32, comm: &str) -> Cause {
-        Cause {
-            kind: CauseKind::Task,
-            valid: true,
-            ns: 1,
-            text: format!("CPU 1 ran {comm} (pid {pid}, FIFO 99)"),
-            pid: Some(pid),
-            comm: Some(comm.into()),
-        }
-    }
-
-    #[test]
-    fn samples_of_one_culprit_merge_and_order_by_count_then_time_over() {
-        let mut l = Ledger::new(ANALYSES_PER_SECOND);
-        // One large one-off, then a recurring smaller culprit.
-        l.add(owner(), &sample(300_000_000, 10, task(7, "sh")), |_| {
-            Some(50)
-        });
-        for i in 0..3 {
-            l.add(owner(), &sample(20_000_000, 20 + i, task(9, "hog")), |_| {
-                Some(60)
-            });
-        }
-        let irq = Cause {
-            kind: CauseKind::Irq,
-            valid: true,
-            ..Cause::default()
-        };
-        l.add(owner(), &sample(2_000_000, 30, irq.clone()), |_| None);
-        l.add(owner(), &sample(3_000_000, 40, irq), |_| None);
-        let t = l.thread("cyclic", 0).unwrap();
-        let names: Vec<&str> = t.causes.iter().map(|c| c.culprit.name.as_str()).collect();
-        assert_eq!(names, ["hog", "24:eth0", "sh"]);
-        let hog = &t.causes[0].tally;
-        assert_eq!(hog.count, 3);
-        assert_eq!(hog.over_ns, 3 * 19_000_000);
-        assert_eq!(hog.worst_ns, 20_000_000);
-        assert_eq!((hog.first_ns, hog.last_ns), (20, 22));
-        assert_eq!(t.causes[1].tally.over_ns, 1_000_000 + 2_000_000);
-        assert_eq!(t.samples(), 6);
-        assert_eq!(l.top(1)[0].1.culprit.pid, Some(9));
-    }
-
-    #[test]
-    fn a_reused_pid_is_another_culprit_and_a_gone_task_is_still_itself() {
-        let mut l = Ledger::new(ANALYSES_PER_SECOND);
-        l.add(owner(), &sample(2_000_000, 1, task(9, "hog")), |_| Some(60));
-        l.add(owner(), &sample(2_000_000, 2, task(9, "hog")), |_| None);
-        l.add(owner(), &sample(2_000_000, 3, task(9, "hog")), |_| Some(99));
-        let t = l.thread("cyclic", 0).unwrap();
-        assert_eq!(t.causes.len(), 2, "{t:#?}");
-        assert_eq!(t.causes[0].tally.count, 2);
-        assert_eq!(t.causes[0].culprit.start_ticks, Some(60));
-        assert_eq!(
-            t.causes[0].culprit.label(100),
-            "task hog (pid 9, started 0.60 s after boot)"
-        );
-    }
-
-    #[test]
-    fn the_rate_limit_is_per_cpu_and_per_sliding_second() {
-        use std::time::{Duration, Instant};
-        let t0 = Instant::now();
-        let mut p = Pace::new(2);
-        for _ in 0..2 {
-            assert!(p.room(1, t0));
-            p.begin(1, t0);
-        }
-        assert!(!p.room(1, t0 + Duration::from_millis(999)));
-        assert!(p.room(2, t0), "another CPU has its own");
-        assert!(p.room(1, t0 + Duration::from_secs(1)));
-        // A new maximum is analysed past the limit, and counts.
-        p.begin(1, t0 + Duration::from_secs(1));
-        p.begin(1, t0 + Duration::from_secs(1));
-        p.begin(1, t0 + Duration::from_secs(1));
-        assert!(!p.room(1, t0 + Duration::from_millis(1999)));
-        assert!(p.room(1, t0 + Duration::from_secs(2)));
-    }
-
-    #[test]
-    fn samples_not_analysed_are_counted_with_their_reason() {
-        let mut l = Ledger::new(ANALYSES_PER_SECOND);
-        let untraced = Cause {
-            kind: CauseKind::Untraced,
-            valid: true,
-            text: "not recorded".into(),
-            ..Cause::default()
-        };
-        l.add(owner(), &sample(5_000_000, 5, untraced), |_| None);
-        l.add_not_analysed(
-            owner(),
-            Reason::RateLimit,
-            None,
-            &Tally::of(3, 9_000_000, 4_000_000, 1_000_000, 7, 8),
-        );
-        l.add_not_analysed(owner(), Reason::Busy, None, &Tally::of(0, 0, 0, 0, 0, 0));
-        let t = l.thread("cyclic", 0).unwrap();
-        assert!(t.causes.is_empty());
-        let reasons: Vec<Reason> = t.not_analysed.iter().map(|n| n.reason).collect();
-        assert_eq!(reasons, [Reason::RateLimit, Reason::TraceLost]);
-        assert_eq!(t.not_analysed[0].tally.over_ns, 6_000_000);
-        assert_eq!(t.not_analysed[1].detail.as_deref(), Some("not recorded"));
-        assert_eq!(t.samples(), 4);
-        assert!(!l.is_empty());
-        // The JSON shape round-trips (results files keep the ledger).
-        let back: Ledger = serde_json::from_str(&serde_json::to_string(&l).unwrap()).unwrap();
-        assert_eq!(back, l);
-    }
-}
+#[path = "ledger_tests.rs"]
+mod tests;

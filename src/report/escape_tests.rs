@@ -144,6 +144,7 @@ proptest! {
             name: comm,
             pid: Some(7),
             start_ticks: Some(12),
+            processes: 1,
         };
         l.add_cause(o, culprit, &tally);
         l.add_not_analysed(o, Reason::TraceLost, Some(why), &tally);

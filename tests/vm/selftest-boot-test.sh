@@ -300,9 +300,18 @@ explain_checks() {  # explain boot: the culprit named, timerlat beside, hwlat ra
         jq -e '[.[] | select(.RTBENCH_CULPRIT_COMM == "vendord-burn" and .RTBENCH_EXPLAIN_KIND == "task"
                              and .RTBENCH_CPU == "1" and .RTBENCH_EXPLAIN_VALID == "1")] | length >= 1' <<< "$explained"
   failed=$(entries $ID_SUMMARY | jq -r '.[0].RTBENCH_FAILED // ""')
-  check "explain: the summary's failure for CPU 1 names the cause (CPU 1 ran vendord-burn)" \
+  # The field's question, what keeps failing the unit: the summary's cause with the most
+  # samples over the limit is the culprit's bursts on CPU 1, each a new process of the name.
+  top=$(entries $ID_SUMMARY | jq -r '.[0].RTBENCH_TOP_CAUSES // ""')
+  check "explain: the summary's top cause (RTBENCH_TOP_CAUSES) is vendord-burn on CPU 1, its bursts counted under one name" \
+        "$(head -c 600 <<< "$top")" \
+        grep -qE '^cyclic CPU 1: [0-9]+× task vendord-burn \(' <<< "$top"
+  # The maximum itself: explained as the culprit, or said why it could not be (under
+  # emulation, reading one sample's trace can take the recorder away for ~2 s: the burst
+  # that falls there is counted as not analysed, never blamed on something else).
+  check "explain: the summary's failure for CPU 1 names the culprit, or why its maximum was not analysed" \
         "$(head -c 600 <<< "$failed")" \
-        grep -qE 'cyclic CPU 1 max [0-9.]+ µs > limit 100000 µs: .*CPU 1 ran vendord-burn \(pid [0-9]+, (FIFO|RT) 99\)' <<< "$failed"
+        grep -qE 'cyclic CPU 1 max [0-9.]+ µs > limit 100000 µs: (.*CPU 1 ran vendord-burn \(pid [0-9]+, (FIFO|RT) 99\)|not recorded: |the maximum was not explained \()' <<< "$failed"
   check "explain: the kernel's timerlat tracer gave its figures beside rtbench's (results file: an explanation with timerlat samples)" \
         "tracers: $(tr '\n' ' ' < "$run/tracers.txt" 2>/dev/null); timerlat: $(jq -c '[.tests[] | select(.test == "cyclic") | .explain.explained[]? | .timerlat]' "$run/results.json" 2>&1 | head -c 300); notes: $(jq -c '[.tests[].explain.notes?]' "$run/results.json" 2>&1 | head -c 300)" \
         jq -e '[.tests[] | select(.test == "cyclic") | .explain.explained[]? | select(.timerlat.samples > 0)] | length >= 1' "$run/results.json"
