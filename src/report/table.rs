@@ -69,7 +69,7 @@ fn heading(s: &mut String, run: &StoredRun) {
     let _ = writeln!(
         s,
         "rtbench self-test {} at {}, {:.0} s",
-        run.verdict.word().to_uppercase(),
+        run.shown_word().to_uppercase(),
         crate::date::iso_s(run.start_s),
         run.duration_s,
     );
@@ -208,6 +208,9 @@ fn endings(s: &mut String, run: &StoredRun) {
     if let Some(e) = &run.store_error {
         let _ = writeln!(s, "{}", clip(&format!("NOT STORED: {e}"), 80));
     }
+    for u in run.unwritten.iter().filter(|u| !u.starts_with("results:")) {
+        let _ = writeln!(s, "{}", clip(&format!("NOT WRITTEN: {u}"), 80));
+    }
 }
 
 /// `s` escaped ([`crate::error::one_line`]: a stored field is any text, and must not
@@ -283,6 +286,8 @@ mod tests {
             hardware: None,
             conditions: Vec::new(),
             unit: None,
+            attempt: None,
+            unwritten: Vec::new(),
         };
         let t = render(&run);
         for l in t.lines() {

@@ -5,6 +5,7 @@
 //! flow.
 
 mod outputs;
+pub mod record;
 pub mod run;
 
 use crate::config::condition::Measure;

@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod attempts;
 mod compare;
 mod conditions;
 mod config;
