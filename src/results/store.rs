@@ -224,7 +224,7 @@ impl StoredRun {
     }
 
     /// The tuning the run was measured on, from its tuning report: `tuning off (not
-    /// checked)`, `tuning check: nothing configured`, `tuning apply: 7 items, 3
+    /// checked)`, `tuning check: no item checked`, `tuning apply: 7 items, 3
     /// changed, 7 ok` or `tuning check: 7 items, 6 ok, 1 deviation`. Never reads as
     /// checked when no item was compared.
     pub fn tuning_state(&self) -> String {
@@ -235,7 +235,7 @@ impl StoredRun {
         let items = t.get("items").and_then(|i| i.as_array());
         let items = items.map_or(&[][..], |v| v.as_slice());
         if items.is_empty() {
-            return format!("tuning {action}: nothing configured ([tuning] is empty)");
+            return format!("tuning {action}: no item checked");
         }
         let mut counts: Vec<(String, usize)> = Vec::new();
         for i in items {

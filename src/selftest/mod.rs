@@ -7,6 +7,7 @@
 mod outputs;
 pub mod record;
 pub mod run;
+mod unchecked;
 
 use crate::config::condition::Measure;
 use crate::config::explain::ExplainSection;

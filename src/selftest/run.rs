@@ -330,7 +330,7 @@ fn ready(plan: &SelftestPlan, tuned: &Tuned, journal: &mut Journal, notify: &mut
     let changed = tuned.changed();
     let tuned_text = match &tuned.report {
         None => "tuning off".to_string(),
-        Some(r) if r.items.is_empty() => "no tuning configured".to_string(),
+        Some(r) if r.items.is_empty() => "no tuning item checked".to_string(),
         Some(r) if r.action == crate::tune::Action::Check => {
             let n = r.items.len();
             format!("tuning checked ({n} item{})", if n == 1 { "" } else { "s" })
@@ -601,6 +601,11 @@ fn judge(plan: &SelftestPlan, tuned: &Tuned, m: &Measured, si: &SysInfo) -> (Ver
             .hwlat
             .as_ref()
             .and_then(|h| h.unsupported.clone()),
+        tuning_not_checked: super::unchecked::tuning(
+            &plan.config_text,
+            plan.mode,
+            tuned.report.as_ref(),
+        ),
     };
     // Each condition's tests against its own limits.
     let groups: Vec<(

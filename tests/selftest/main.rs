@@ -22,4 +22,5 @@ mod prometheus;
 mod report_sinks;
 mod selftest;
 mod selftest_tests;
+mod tuning_keys;
 mod verdict;
