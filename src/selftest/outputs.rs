@@ -10,11 +10,9 @@ use super::record::Record;
 use super::SelftestPlan;
 use crate::measure::harness::StopCause;
 use crate::report::journal::{self as entries, Journal, OutputKind, Storage};
-use crate::report::output;
-use crate::report::prometheus::Prometheus;
 use crate::results::outcome::RunOutcome;
 use crate::results::store::StoredRun;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Stage 5: writes the outputs of `run`, the journal first (it must reach the operator
 /// even if the disk is full), then the attempt's record (or this boot's fallback copy,
@@ -47,7 +45,7 @@ pub fn write(
         }
     };
     if let Some(p) = &plan.prometheus {
-        if let Err(why) = textfile(p, &run) {
+        if let Err(why) = super::record::textfile(p, &run) {
             journal.send(&entries::output_not_written(
                 OutputKind::Prometheus,
                 p,
@@ -114,24 +112,4 @@ fn keep_copy(
             None
         }
     }
-}
-
-/// Writes the Prometheus textfile `p` of `run`; the error's words when it could not.
-fn textfile(p: &Path, run: &StoredRun) -> Result<(), String> {
-    let dir = p.parent().unwrap_or(Path::new("/"));
-    if !dir.is_dir() {
-        return Err(format!(
-            "directory {} does not exist (is node_exporter's textfile collector installed?)",
-            dir.display()
-        ));
-    }
-    if p.is_dir() {
-        return Err("it is a directory; expected a file name such as rtbench.prom".into());
-    }
-    // A textfile written at every boot: the temporary files of writes cut short by
-    // a power loss in earlier boots go first (crate::sys::kept).
-    if let Some(name) = p.file_name().and_then(|n| n.to_str()) {
-        crate::sys::kept::remove_stale_temps(dir, &[name]);
-    }
-    output::write_file(p, &Prometheus, run).map_err(|e| e.to_string())
 }

@@ -25,6 +25,9 @@ pub struct Record {
     file: Option<PathBuf>,
     /// The record as last written.
     run: StoredRun,
+    /// `[output] prometheus`: a stopped attempt rewrites it too, so that the textfile
+    /// never keeps an older run's pass.
+    prometheus: Option<PathBuf>,
 }
 
 impl Record {
@@ -37,7 +40,9 @@ impl Record {
             &plan.unit,
             plan.load_label(),
         );
-        Record::begin(&plan.results_dir, plan.keep, &plan.fallback_dir, run)
+        let mut r = Record::begin(&plan.results_dir, plan.keep, &plan.fallback_dir, run);
+        r.prometheus = plan.prometheus.clone();
+        r
     }
 
     /// The record of an attempt whose configuration file was found but refused by
@@ -97,6 +102,7 @@ impl Record {
             ),
             run,
         );
+        r.prometheus = Some(dir("prometheus", "")).filter(|p| p.is_absolute());
         r.stop("configuration", &err.to_string(), crate::error::exit::USAGE);
         Some(r)
     }
@@ -107,6 +113,7 @@ impl Record {
             fallback_dir: fallback_dir.to_path_buf(),
             file: None,
             run,
+            prometheus: None,
         };
         let run = r.run.clone();
         let _ = r.write(run);
@@ -127,7 +134,9 @@ impl Record {
     }
 
     /// Marks the attempt stopped before a verdict at `stage` (`configuration`,
-    /// `tuning`, `load`, a test) because of `reason`, exit code `code`.
+    /// `tuning`, `load`, a test) because of `reason`, exit code `code`; the Prometheus
+    /// textfile, when configured, says the same (best effort: the journal's `aborted`
+    /// entry is the record of last resort).
     pub fn stop(&mut self, stage: &str, reason: &str, code: i32) {
         let attempt = Attempt {
             state: AttemptState::Stopped,
@@ -143,7 +152,10 @@ impl Record {
             vec![],
         );
         run.attempt = Some(attempt);
-        let _ = self.write(run);
+        let _ = self.write(run.clone());
+        if let Some(p) = &self.prometheus {
+            let _ = textfile(p, &run);
+        }
     }
 
     /// Replaces the record with the judged `run`: in the store's file of this attempt
@@ -226,4 +238,25 @@ fn started_run(
         attempt: Some(attempt),
         unwritten: Vec::new(),
     }
+}
+
+/// Writes the Prometheus textfile `p` of `run`; the error's words when it could not.
+pub(super) fn textfile(p: &Path, run: &StoredRun) -> Result<(), String> {
+    let dir = p.parent().unwrap_or(Path::new("/"));
+    if !dir.is_dir() {
+        return Err(format!(
+            "directory {} does not exist (is node_exporter's textfile collector installed?)",
+            dir.display()
+        ));
+    }
+    if p.is_dir() {
+        return Err("it is a directory; expected a file name such as rtbench.prom".into());
+    }
+    // A textfile written at every boot: the temporary files of writes cut short by
+    // a power loss in earlier boots go first (crate::sys::kept).
+    if let Some(name) = p.file_name().and_then(|n| n.to_str()) {
+        crate::sys::kept::remove_stale_temps(dir, &[name]);
+    }
+    crate::report::output::write_file(p, &crate::report::prometheus::Prometheus, run)
+        .map_err(|e| e.to_string())
 }

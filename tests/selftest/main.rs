@@ -18,6 +18,7 @@ mod explain_refusals;
 mod factory;
 mod missed;
 mod notify;
+mod outcome_props;
 mod prometheus;
 mod report_sinks;
 mod selftest;
