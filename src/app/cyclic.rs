@@ -3,7 +3,8 @@
 
 use crate::cli::cyclic::CyclicArgs;
 use crate::error::Result;
-use crate::measure::cyclic;
+use crate::measure::cyclic::{self, CyclicSpec};
+use crate::plan::cyclic::VerbosePlan;
 use crate::report::histogram::HistogramDump;
 use crate::report::json::Json;
 use crate::report::output::{self, Output, Written};
@@ -27,35 +28,9 @@ pub fn run(args: &CyclicArgs, argv: &[String]) -> Result<i32> {
     let nsecs = plan.output.nsecs;
     // -v: a ring per thread, made here, before any thread starts.
     let mut spec = plan.spec.clone();
-    let mut verbose = plan.verbose.map(|v| {
-        // What cyclictest -v prints before and as its threads start.
-        // SAFETY: sysconf has no preconditions.
-        let (conf, onln) = unsafe {
-            (
-                libc::sysconf(libc::_SC_NPROCESSORS_CONF),
-                libc::sysconf(libc::_SC_NPROCESSORS_ONLN),
-            )
-        };
-        out.line(&format!("Max CPUs = {conf}\nOnline CPUs = {onln}"));
-        let header: String = spec
-            .threads
-            .iter()
-            .map(|t| {
-                format!(
-                    "Thread {} Interval: {}\n",
-                    t.index,
-                    t.interval_us + v.distance_us
-                )
-            })
-            .collect();
-        let rings: crate::measure::verbose::Rings = spec
-            .threads
-            .iter()
-            .map(|t| crate::measure::verbose::SampleRing::for_interval(t.interval_us))
-            .collect();
-        spec.samples = Some(rings.clone());
-        super::progress::Verbose::new(rings, v.reduction, nsecs, header)
-    });
+    let mut verbose = plan
+        .verbose
+        .map(|v| verbose_start(out, &mut spec, v, nsecs));
     let shown = super::progress::Shown {
         out,
         lines: &LiveLines,
@@ -139,4 +114,43 @@ pub fn run(args: &CyclicArgs, argv: &[String]) -> Result<i32> {
         exit_code,
         own,
     )
+}
+
+/// `-v`'s start, before any thread starts: prints what cyclictest -v prints first
+/// (`Max CPUs`, `Online CPUs`), makes a sample ring per thread (sized for its interval,
+/// µs) and hands them to `spec`, and returns the printer holding the `Thread N
+/// Interval:` lines (each thread's interval plus `-d`'s distance, µs) it prints once
+/// the threads run.
+fn verbose_start(
+    out: Output,
+    spec: &mut CyclicSpec,
+    v: VerbosePlan,
+    nsecs: bool,
+) -> super::progress::Verbose {
+    // SAFETY: sysconf has no preconditions.
+    let (conf, onln) = unsafe {
+        (
+            libc::sysconf(libc::_SC_NPROCESSORS_CONF),
+            libc::sysconf(libc::_SC_NPROCESSORS_ONLN),
+        )
+    };
+    out.line(&format!("Max CPUs = {conf}\nOnline CPUs = {onln}"));
+    let header: String = spec
+        .threads
+        .iter()
+        .map(|t| {
+            format!(
+                "Thread {} Interval: {}\n",
+                t.index,
+                t.interval_us + v.distance_us
+            )
+        })
+        .collect();
+    let rings: crate::measure::verbose::Rings = spec
+        .threads
+        .iter()
+        .map(|t| crate::measure::verbose::SampleRing::for_interval(t.interval_us))
+        .collect();
+    spec.samples = Some(rings.clone());
+    super::progress::Verbose::new(rings, v.reduction, nsecs, header)
 }

@@ -351,6 +351,23 @@ impl Table {
         })
     }
 
+    /// The error for a word that is neither an option nor the value of one (`w` as
+    /// written, quoted), naming what the rt-tests program would do with it.
+    fn unexpected(&self, w: &OsString) -> UsageError {
+        UsageError {
+            flag: format!("'{}'", crate::error::echo(&w.to_string_lossy())),
+            value: String::new(),
+            message: match self.tool {
+                Tool::Oslat => "unexpected argument: not an option nor the value of one (oslat would ignore it; rtbench refuses it)".into(),
+                Tool::Pipe => "unexpected argument: not an option nor the value of one".into(),
+                _ => format!(
+                    "unexpected argument: not an option nor the value of one ({} would ignore it; rtbench refuses it)",
+                    self.program
+                ),
+            },
+        }
+    }
+
     /// Rewrites `args` (the arguments after the subcommand) into `--long` and
     /// `--long=VALUE`, in order; see the module documentation for the rules.
     pub fn normalise(&self, args: &[OsString]) -> Result<Vec<OsString>, UsageError> {
@@ -378,16 +395,7 @@ impl Table {
                         out.push(whole.clone());
                         continue;
                     }
-                    Found::Ambiguous(c) => {
-                        return Err(UsageError {
-                            flag: format!("--{}", String::from_utf8_lossy(name)),
-                            value: String::new(),
-                            message: format!(
-                                "ambiguous abbreviation; possibilities: --{}",
-                                c.join(" --")
-                            ),
-                        })
-                    }
+                    Found::Ambiguous(c) => return Err(ambiguous(name, &c)),
                 };
                 self.implemented(o, &format!("--{}", String::from_utf8_lossy(name)))?;
                 let value = match (o.value, attached) {
@@ -459,18 +467,7 @@ impl Table {
                 out.push(OsString::from("--"));
                 out.extend(words.into_iter().cloned());
             } else {
-                return Err(UsageError {
-                    flag: format!("'{}'", crate::error::echo(&w.to_string_lossy())),
-                    value: String::new(),
-                    message: match self.tool {
-                        Tool::Oslat => "unexpected argument: not an option nor the value of one (oslat would ignore it; rtbench refuses it)".into(),
-                        Tool::Pipe => "unexpected argument: not an option nor the value of one".into(),
-                        _ => format!(
-                            "unexpected argument: not an option nor the value of one ({} would ignore it; rtbench refuses it)",
-                            self.program
-                        ),
-                    },
-                });
+                return Err(self.unexpected(w));
             }
         }
         Ok(out)
@@ -528,6 +525,19 @@ fn histofall_takes_the_last(out: &mut Vec<OsString>) {
     value.extend_from_slice(&value_of(&out[last]));
     out[last] = OsString::from_vec(value);
     keep(out, last);
+}
+
+/// The error for `--NAME` that abbreviates several long options (`candidates`, their
+/// full names), as getopt_long reports it.
+fn ambiguous(name: &[u8], candidates: &[&str]) -> UsageError {
+    UsageError {
+        flag: format!("--{}", String::from_utf8_lossy(name)),
+        value: String::new(),
+        message: format!(
+            "ambiguous abbreviation; possibilities: --{}",
+            candidates.join(" --")
+        ),
+    }
 }
 
 /// `--long` or `--long=VALUE`.

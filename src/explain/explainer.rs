@@ -35,6 +35,8 @@ use std::sync::Arc;
 #[cfg(feature = "explain")]
 use std::time::Instant;
 
+#[cfg(feature = "explain")]
+mod account;
 #[cfg(not(feature = "explain"))]
 mod disabled;
 /// Without the `explain` feature (Cargo.toml) there is no flight recorder: its
@@ -67,6 +69,13 @@ pub struct ExplainSpec {
     pub timerlat: bool,
     /// Explanations kept, the largest (the counts go on).
     pub keep: usize,
+    /// Keep the cause ledger ([`super::ledger`]): every sample over a threshold is
+    /// analysed (at most [`ExplainSpec::analyses_per_s`] a second per CPU) or counted
+    /// as not analysed, and thresholds stay where they are. Without it (the monitor)
+    /// an explained sample raises its thread's threshold: only new maxima.
+    pub ledger: bool,
+    /// With the ledger: analyses at most per second per CPU.
+    pub analyses_per_s: u32,
 }
 
 impl ExplainSpec {
@@ -82,6 +91,8 @@ impl ExplainSpec {
             buffer_kib: super::recorder::DEFAULT_BUFFER_KIB,
             timerlat: false,
             keep: DEFAULT_KEEP,
+            ledger: true,
+            analyses_per_s: super::ledger::ANALYSES_PER_SECOND,
         }
     }
 }
@@ -135,6 +146,10 @@ pub struct ExplainSummary {
     /// as invalid, also for explanations not kept.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub threads: Vec<ThreadTally>,
+    /// Every sample over a threshold by cause, and those not analysed by reason
+    /// (runs with [`ExplainSpec::ledger`]); absent in results of older versions.
+    #[serde(default, skip_serializing_if = "super::ledger::Ledger::is_empty")]
+    pub ledger: super::ledger::Ledger,
 }
 
 /// One thread's explained samples, summed up for the verdict.
@@ -210,6 +225,30 @@ pub struct Explainer {
     /// gone from `/proc/self/task`).
     own_tids: Vec<i32>,
     summary: ExplainSummary,
+    /// [`ExplainSpec::ledger`].
+    ledger_on: bool,
+    /// Per slot: held busy by the rate limit (its trap counts, never freezes).
+    held: Vec<bool>,
+    /// Per slot: the CPU of its held sample.
+    held_on: Vec<usize>,
+    /// Per slot: samples caught and not analysed (the rate limit): missed too.
+    rate_limited: Vec<u64>,
+    /// Per slot: the trap's missed count and latency sum already in the ledger.
+    missed_seen: Vec<(u64, u64)>,
+    /// Per slot: its largest analysed sample, **ns** (a larger one passes the rate
+    /// limit).
+    largest_of: Vec<u64>,
+    /// The rate limit of the analyses ([`ExplainSpec::analyses_per_s`] per CPU).
+    pace: super::ledger::Pace,
+}
+
+/// The frozen recording a look analyses: who froze it, when (CLOCK_MONOTONIC **ns**),
+/// and when it had last resumed before (a deadline earlier than that was not recorded).
+#[cfg(feature = "explain")]
+struct Window {
+    by: usize,
+    frozen_mono: i64,
+    resumed_before: i64,
 }
 
 #[cfg(feature = "explain")]
@@ -255,6 +294,7 @@ impl Explainer {
                 recorder.missing.join(", ")
             ));
         }
+        let threads_n = threads.len();
         Ok(Explainer {
             root: root.clone(),
             tids: vec![0; threads.len()],
@@ -269,8 +309,16 @@ impl Explainer {
             freezes: Vec::new(),
             summary: ExplainSummary {
                 notes,
+                ledger: super::ledger::Ledger::new(spec.analyses_per_s),
                 ..ExplainSummary::default()
             },
+            ledger_on: spec.ledger,
+            held: vec![false; threads_n],
+            held_on: vec![0; threads_n],
+            rate_limited: vec![0; threads_n],
+            missed_seen: vec![(0, 0); threads_n],
+            largest_of: vec![0; threads_n],
+            pace: super::ledger::Pace::new(spec.analyses_per_s),
             recorder,
         })
     }
@@ -309,6 +357,12 @@ impl Explainer {
     /// One look: counters, then the samples caught since the last look, each
     /// explained. `tids` are the measuring threads' ids in thread order (0 for one not
     /// started yet).
+    ///
+    /// With the ledger ([`ExplainSpec::ledger`]) every sample over a threshold is
+    /// accounted for: the trap's counts of samples it could not record are added first,
+    /// a sample over the CPU's rate limit is counted and its slot held (the thread's
+    /// later samples are counted by its trap, without a freeze), and the recorder is
+    /// re-armed as soon as the frozen windows are read, before the analysis.
     pub fn poll(&mut self, tids: &[i32]) -> Vec<Explanation> {
         for (i, t) in tids.iter().enumerate().take(self.tids.len()) {
             if *t != 0 {
@@ -323,24 +377,89 @@ impl Explainer {
                 self.own_tids.push(t);
             }
         }
-        let caught = self.recorder.trap().take();
+        self.count_missed();
+        self.release_held();
+        let caught = self.recorder.trap().take(&self.held);
         if caught.is_empty() {
             return Vec::new();
         }
         let t0 = Instant::now();
-        let frozen_mono = self.frozen_mono();
+        let window = Window {
+            by: self.recorder.trap().frozen().0,
+            frozen_mono: self.frozen_mono(),
+            resumed_before: self.resumed_ns,
+        };
+        let caught = self.admit(caught);
         self.counters.look_cgroup(&self.root);
-        let mut out = Vec::with_capacity(caught.len());
+        let texts = self.read_frozen(&caught);
+        // The ledger counts every sample: record the next one while this one is analysed.
+        let early = self.ledger_on.then(|| self.resume(&caught));
+        let out = self.explain_all(&caught, &texts, &window);
+        for (slot, e) in &out {
+            *self.summary.counts.entry(e.cause.kind).or_insert(0) += 1;
+            self.tally(e);
+            self.account(*slot, e);
+            // Raised before the slots are free and the recorder re-armed, so the same
+            // thread cannot freeze it again on a smaller sample. Not by a sample that
+            // is not the system's latency: a real one after it, even smaller, must
+            // still be seen (and the verdict excuses nothing it did not see).
+            if e.cause.valid && !self.ledger_on {
+                let slot = self.recorder.trap().slot(*slot);
+                slot.threshold_ns
+                    .fetch_max(e.spike.latency_ns(), Ordering::Relaxed);
+            }
+            self.keep_largest(e);
+        }
+        let resumed = early.unwrap_or_else(|| self.resume(&caught));
+        // Recording again from here (after the write returned): an earlier deadline
+        // fell into the freeze.
+        self.resumed_ns = resumed;
+        if self.freezes.len() >= 32 {
+            self.freezes.remove(0);
+        }
+        self.freezes.push((window.frozen_mono, resumed));
+        let ms = t0.elapsed().as_millis() as u64;
+        self.summary.analysis_max_ms = self.summary.analysis_max_ms.max(ms);
+        out.into_iter().map(|(_, e)| e).collect()
+    }
+
+    /// The frozen text of each CPU of `caught`, read once per CPU.
+    fn read_frozen(&self, caught: &[Caught]) -> Vec<(usize, std::io::Result<String>)> {
         let mut cpus: Vec<usize> = caught.iter().map(|c| c.cpu).collect();
         cpus.sort_unstable();
         cpus.dedup();
+        cpus.into_iter()
+            .map(|cpu| (cpu, self.recorder.read_cpu(cpu)))
+            .collect()
+    }
+
+    /// Frees the slots of `caught` and records again; returns when (CLOCK_MONOTONIC
+    /// **ns**, after the write returned).
+    fn resume(&mut self, caught: &[Caught]) -> i64 {
+        self.recorder.trap().release(caught);
+        if let Err(e) = self.recorder.rearm() {
+            self.summary
+                .notes
+                .push(format!("the recorder could not be re-armed: {e}"));
+        }
+        crate::sys::clock::Clock::Monotonic.now_ns()
+    }
+
+    /// Each sample of `caught` explained from its CPU's text, with its slot.
+    fn explain_all(
+        &mut self,
+        caught: &[Caught],
+        texts: &[(usize, std::io::Result<String>)],
+        w: &Window,
+    ) -> Vec<(usize, Explanation)> {
         let own_tids = self.own_tids.clone();
-        for cpu in cpus {
-            let text = self.recorder.read_cpu(cpu);
+        let mut out = Vec::with_capacity(caught.len());
+        for (cpu, text) in texts {
+            let cpu = *cpu;
             for c in caught.iter().filter(|c| c.cpu == cpu) {
                 // For recording analysis fixtures (src/explain/analyse/tests.rs): the
                 // frozen trace, through the project's writer (no link followed).
-                if let (Ok(t), Some(d)) = (&text, std::env::var_os("RTBENCH_DEBUG_TRACE_DIR")) {
+                if let (Ok(t), Some(d)) = (text, std::env::var_os("RTBENCH_DEBUG_TRACE_DIR")) {
                     let sp = self.spike(c);
                     let name = format!(
                         "cpu{cpu}-tid{}-D{}-W{}.trace",
@@ -351,9 +470,9 @@ impl Explainer {
                         t.as_bytes(),
                     );
                 }
-                let e = match &text {
+                let e = match text {
                     Ok(t) => {
-                        let e = self.explain(c, t, &own_tids);
+                        let e = self.explain(c, t, &own_tids, w);
                         if e.cause.kind != CauseKind::Untraced
                             && self.largest_ns < e.spike.latency_ns()
                         {
@@ -369,36 +488,7 @@ impl Explainer {
                 out.push((c.thread, e));
             }
         }
-        for (slot, e) in &out {
-            *self.summary.counts.entry(e.cause.kind).or_insert(0) += 1;
-            self.tally(e);
-            // Raised before the slots are free and the recorder re-armed, so the same
-            // thread cannot freeze it again on a smaller sample. Not by a sample that
-            // is not the system's latency: a real one after it, even smaller, must
-            // still be seen (and the verdict excuses nothing it did not see).
-            if e.cause.valid {
-                let slot = self.recorder.trap().slot(*slot);
-                slot.threshold_ns
-                    .fetch_max(e.spike.latency_ns(), Ordering::Relaxed);
-            }
-            self.keep_largest(e);
-        }
-        self.recorder.trap().release(&caught);
-        if let Err(e) = self.recorder.rearm() {
-            self.summary
-                .notes
-                .push(format!("the recorder could not be re-armed: {e}"));
-        }
-        // Recording again from here (after the write returned): an earlier deadline
-        // fell into the freeze.
-        self.resumed_ns = crate::sys::clock::Clock::Monotonic.now_ns();
-        if self.freezes.len() >= 32 {
-            self.freezes.remove(0);
-        }
-        self.freezes.push((frozen_mono, self.resumed_ns));
-        let ms = t0.elapsed().as_millis() as u64;
-        self.summary.analysis_max_ms = self.summary.analysis_max_ms.max(ms);
-        out.into_iter().map(|(_, e)| e).collect()
+        out
     }
 
     /// Adds `e` to its thread's tally.
@@ -470,19 +560,18 @@ impl Explainer {
         }
     }
 
-    fn explain(&self, c: &Caught, text: &str, own_tids: &[i32]) -> Explanation {
+    fn explain(&self, c: &Caught, text: &str, own_tids: &[i32], w: &Window) -> Explanation {
         let spike = self.spike(c);
-        if spike.start_ns < self.resumed_ns {
+        if spike.start_ns < w.resumed_before {
             return self.untraced(
                 c,
                 format!(
                     "not recorded: the recording had stopped for an earlier sample and resumed {} after this one's deadline",
-                    crate::duration::us((self.resumed_ns - spike.start_ns) as u64, crate::duration::UsStyle::Text)
+                    crate::duration::us((w.resumed_before - spike.start_ns) as u64, crate::duration::UsStyle::Text)
                 ),
             );
         }
-        let (by, _) = self.recorder.trap().frozen();
-        let frozen_at = self.frozen_mono();
+        let (by, frozen_at) = (w.by, w.frozen_mono);
         let cut = (by != c.thread && spike.wake_ns > frozen_at).then(|| {
             format!(
                 "not recorded to its end: the recording stopped for another thread's sample {} before this one's wakeup",
@@ -557,7 +646,11 @@ impl Explainer {
 
     /// Ends the recording (the instance is removed) and returns what it found.
     pub fn finish(mut self) -> ExplainSummary {
-        let missed = self.recorder.trap().missed();
+        self.count_missed();
+        let mut missed = self.recorder.trap().missed();
+        for (m, r) in missed.iter_mut().zip(&self.rate_limited) {
+            *m += r;
+        }
         self.summary.missed = missed.iter().sum();
         for (info, n) in self.threads.iter().zip(&missed) {
             if let Some(t) = self

@@ -21,6 +21,7 @@ pub mod counters;
 pub mod event;
 pub mod explainer;
 pub mod hardware;
+pub mod ledger;
 pub mod recorder;
 pub mod text;
 

@@ -83,6 +83,22 @@ pub struct Slot {
     cpu: AtomicU32,
     /// Samples over the threshold that found the trap busy: not explained.
     pub missed: AtomicU64,
+    /// Their latencies summed, **ns** (for the ledger's time over the threshold).
+    missed_sum_ns: AtomicU64,
+    /// The largest of them since the main thread last took it, **ns**.
+    missed_worst_ns: AtomicU64,
+}
+
+/// What a thread's trap counted without a recording since it was last asked:
+/// [`Trap::missed_since`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Missed {
+    /// Samples over the threshold that found the trap busy, all of the run.
+    pub count: u64,
+    /// Their latencies summed, **ns**, all of the run.
+    pub sum_ns: u64,
+    /// The largest since the last call, **ns**.
+    pub worst_ns: u64,
 }
 
 /// A sample caught by a trap, taken by the main thread.
@@ -145,7 +161,11 @@ impl Trap {
     pub fn trip(&self, thread: usize, timer_ns: i64, wake_ns: i64, cpu: usize) {
         let s = &self.slots[thread];
         if s.pending.load(Ordering::Acquire) {
+            // Counted for the ledger; no write, no freeze.
+            let latency = (wake_ns - timer_ns).max(0) as u64;
             s.missed.fetch_add(1, Ordering::Relaxed);
+            s.missed_sum_ns.fetch_add(latency, Ordering::Relaxed);
+            s.missed_worst_ns.fetch_max(latency, Ordering::Relaxed);
             return;
         }
         s.timer_ns.store(timer_ns, Ordering::Relaxed);
@@ -169,10 +189,14 @@ impl Trap {
     }
 
     /// The samples caught since the last call (the main thread's side), freezing the
-    /// recorder if a thread caught one while it was being re-armed.
-    pub fn take(&self) -> Vec<Caught> {
+    /// recorder if a thread caught one while it was being re-armed. Slots `held` (by
+    /// index; the main thread keeps them busy: the rate limit) are left out.
+    pub fn take(&self, held: &[bool]) -> Vec<Caught> {
         let mut v = Vec::new();
         for (i, s) in self.slots.iter().enumerate() {
+            if held.get(i).copied().unwrap_or(false) {
+                continue;
+            }
             if s.pending.load(Ordering::Acquire) {
                 v.push(Caught {
                     thread: i,
@@ -213,6 +237,17 @@ impl Trap {
     pub fn release(&self, caught: &[Caught]) {
         for c in caught {
             self.slots[c.thread].pending.store(false, Ordering::Release);
+        }
+    }
+
+    /// What thread `thread`'s trap counted while busy ([`Missed`]; the worst is taken,
+    /// so the next call reports the worst after this one).
+    pub fn missed_since(&self, thread: usize) -> Missed {
+        let s = &self.slots[thread];
+        Missed {
+            count: s.missed.load(Ordering::Relaxed),
+            sum_ns: s.missed_sum_ns.load(Ordering::Relaxed),
+            worst_ns: s.missed_worst_ns.swap(0, Ordering::Relaxed),
         }
     }
 
@@ -363,5 +398,31 @@ impl Recorder {
         self.instance.write("tracing_on", "1")?;
         self.trap.rearmed();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_busy_trap_counts_what_it_cannot_record_and_skips_held_slots() {
+        let t = Trap::idle(2);
+        t.trip(0, 1_000, 3_000, 1);
+        // Busy: counted, not recorded.
+        t.trip(0, 10_000, 15_000, 1);
+        t.trip(0, 20_000, 24_000, 1);
+        let m = t.missed_since(0);
+        assert_eq!((m.count, m.sum_ns, m.worst_ns), (2, 9_000, 5_000));
+        // The worst is taken: the next call reports what came after.
+        assert_eq!(t.missed_since(0).worst_ns, 0);
+        assert!(t.take(&[true]).is_empty(), "a held slot is left out");
+        let c = t.take(&[]);
+        assert_eq!(c.len(), 1);
+        assert_eq!((c[0].timer_ns, c[0].wake_ns), (1_000, 3_000));
+        t.release(&c);
+        t.trip(0, 30_000, 31_000, 1);
+        assert_eq!(t.missed_since(0).count, 2, "a free slot records");
+        assert_eq!(t.missed(), vec![2, 0]);
     }
 }

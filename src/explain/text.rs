@@ -132,3 +132,70 @@ pub fn details(e: &Explanation) -> Vec<String> {
         .map(|l| crate::error::one_line(&l).into_owned())
         .collect()
 }
+
+/// The cause ledger as people read it, in **µs**: per thread a header (`T:0 CPU 1,
+/// threshold 5000 µs: 14 samples over it`, with `with_test` the test first) and its
+/// lines, one per cause (count, time over the threshold in all, worst sample, first and
+/// last time, the culprit) by count, then by time over, and one per reason a sample was
+/// not analysed; outside names escaped ([`crate::error::one_line`]).
+pub fn ledger_lines(l: &super::ledger::Ledger, with_test: bool) -> Vec<(String, Vec<String>)> {
+    let hz = super::ledger::ticks_per_s();
+    l.threads
+        .iter()
+        .filter(|t| t.samples() > 0)
+        .map(|t| {
+            let test = if with_test {
+                format!("{} ", t.test)
+            } else {
+                String::new()
+            };
+            let cpu = t.cpu.map(|c| format!(" CPU {c}")).unwrap_or_default();
+            let n = t.samples();
+            let head = format!(
+                "{test}T:{}{cpu}, threshold {}: {n} sample{} over it",
+                t.thread,
+                us(t.threshold_ns),
+                if n == 1 { "" } else { "s" }
+            );
+            let mut lines: Vec<String> = t
+                .causes
+                .iter()
+                .map(|c| tally_line(&c.tally, &c.culprit.label(hz)))
+                .collect();
+            lines.extend(t.not_analysed.iter().map(|n| {
+                let why = match &n.detail {
+                    Some(d) => format!("not analysed ({}: {d})", n.reason.words()),
+                    None => format!("not analysed ({})", n.reason.words()),
+                };
+                tally_line(&n.tally, &why)
+            }));
+            let lines = lines
+                .into_iter()
+                .map(|l| crate::error::one_line(&l).into_owned())
+                .collect();
+            (crate::error::one_line(&head).into_owned(), lines)
+        })
+        .collect()
+}
+
+/// `12× 240 ms over in all, worst 30 ms, 2026-12-06T03:40:01.123Z to 03:40:09.456Z: WHAT`.
+fn tally_line(t: &super::ledger::Tally, what: &str) -> String {
+    let first = crate::date::iso_ms(t.first_ns);
+    let when = if t.first_ns == t.last_ns {
+        first
+    } else {
+        let last = crate::date::iso_ms(t.last_ns);
+        // The date once when both are on the same day.
+        let last = match (first.split_once('T'), last.split_once('T')) {
+            (Some((d1, _)), Some((d2, time))) if d1 == d2 => time.to_string(),
+            _ => last,
+        };
+        format!("{first} to {last}")
+    };
+    format!(
+        "{}× {} over in all, worst {}, {when}: {what}",
+        t.count,
+        us(t.over_ns),
+        us(t.worst_ns)
+    )
+}

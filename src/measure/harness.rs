@@ -262,6 +262,48 @@ fn enter(spec: &ThreadSpec) -> Result<()> {
     Ok(())
 }
 
+/// Waits for the setup results of `threads` measuring threads (each sends one: its
+/// error, or `None` when it is ready) and returns the first error in arrival order.
+/// A thread that died before sending ends the wait (the channel closes when every
+/// sender is gone).
+fn first_setup_error(setup_rx: &mpsc::Receiver<Option<Error>>, threads: usize) -> Option<Error> {
+    let mut first_err = None;
+    for _ in 0..threads {
+        match setup_rx.recv() {
+            Ok(Some(e)) => {
+                first_err.get_or_insert(e);
+            }
+            Ok(None) => {}
+            Err(_) => break,
+        }
+    }
+    first_err
+}
+
+/// Joins every measuring thread, in thread order: the outputs of those that returned
+/// one, and the first error (a worker's own, or [`Error::Refused`] for a thread that
+/// panicked). Every thread is joined whatever the others returned.
+fn join_all<T>(handles: Vec<JoinHandle<Result<T>>>) -> (Vec<T>, Option<Error>) {
+    let mut outputs = Vec::with_capacity(handles.len());
+    let mut run_err = None;
+    for h in handles {
+        match h.join() {
+            Ok(Ok(o)) => outputs.push(o),
+            Ok(Err(e)) => {
+                run_err.get_or_insert(e);
+            }
+            Err(_) => {
+                run_err.get_or_insert(Error::refused(
+                    "a measuring thread",
+                    std::io::Error::other("panicked"),
+                    None,
+                ));
+            }
+        }
+    }
+    (outputs, run_err)
+}
+
 /// A prepared run: the process is set up, the threads are not started yet.
 pub struct Harness {
     signals: Signals,
@@ -406,16 +448,7 @@ impl Harness {
             handles.push(h);
         }
         drop(setup_tx);
-        let mut first_err = None;
-        for _ in 0..handles.len() {
-            match setup_rx.recv() {
-                Ok(Some(e)) => {
-                    first_err.get_or_insert(e);
-                }
-                Ok(None) => {}
-                Err(_) => break,
-            }
-        }
+        let first_err = first_setup_error(&setup_rx, handles.len());
         if first_err.is_some() {
             self.shared.request_stop();
         }
@@ -425,23 +458,7 @@ impl Harness {
         } else {
             None
         };
-        let mut outputs = Vec::with_capacity(handles.len());
-        let mut run_err = None;
-        for h in handles {
-            match h.join() {
-                Ok(Ok(o)) => outputs.push(o),
-                Ok(Err(e)) => {
-                    run_err.get_or_insert(e);
-                }
-                Err(_) => {
-                    run_err.get_or_insert(Error::refused(
-                        "a measuring thread",
-                        std::io::Error::other("panicked"),
-                        None,
-                    ));
-                }
-            }
-        }
+        let (outputs, run_err) = join_all(handles);
         let pm_qos_us = self.pm_qos.as_ref().map(|h| h.latency_us);
         drop(self.pm_qos.take());
         // Samples caught in the last moments, then the recording ends (the trap's

@@ -119,15 +119,7 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
         return usage("--explain-timerlat", "", "needs --explain USEC or -b USEC");
     }
     let (policy, priority) = policy_and_priority(args)?;
-    // cyclictest: `-o` below 1 is an error, and above 1 "only meaningful, if verbose".
-    let oscope = match args.oscope {
-        None => 1,
-        Some(0) => return usage("-o", 0, "expected a reduction of at least 1 sample"),
-        Some(r) if r > 1 && !args.verbose => {
-            return usage("-o", r, "expected with -v (it reduces -v's samples)")
-        }
-        Some(r) => r,
-    };
+    let oscope = oscope(args)?;
 
     // Threads and CPUs.
     let count = thread_count(args.threads.as_deref())?;
@@ -184,15 +176,7 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
             nsecs: run.nsecs,
             histogram: hist.map(|_| HistogramOutput {
                 summary_column,
-                layout: match args.histogram_layout {
-                    Some(HistogramLayout::Current) => Layout::Current,
-                    Some(HistogramLayout::Legacy) => Layout::Legacy,
-                    // Called as cyclictest: the layout of rt-tests <= 2.6, what the
-                    // rt-tests packages of Yocto scarthgap (2.6) and Debian 12 (2.4)
-                    // print (docs/COMPAT.md).
-                    None if args.as_cyclictest => Layout::Legacy,
-                    None => Layout::Current,
-                },
+                layout: histogram_layout(args),
                 file: args.histfile.clone(),
             }),
             json: run.json,
@@ -201,6 +185,31 @@ pub fn cyclic(args: &CyclicArgs, topo: &CpuTopology) -> Result<CyclicPlan> {
         load,
         warnings,
     })
+}
+
+/// `-o RED` → the reduction `-v` prints its samples with (1 without `-o`). cyclictest:
+/// `-o` below 1 is an error, and above 1 "only meaningful, if verbose".
+fn oscope(args: &CyclicArgs) -> Result<u64> {
+    Ok(match args.oscope {
+        None => 1,
+        Some(0) => return usage("-o", 0, "expected a reduction of at least 1 sample"),
+        Some(r) if r > 1 && !args.verbose => {
+            return usage("-o", r, "expected with -v (it reduces -v's samples)")
+        }
+        Some(r) => r,
+    })
+}
+
+/// `--histogram-layout` → the `-h` dump's layout; without it, the current one, but
+/// called as cyclictest the layout of rt-tests <= 2.6, what the rt-tests packages of
+/// Yocto scarthgap (2.6) and Debian 12 (2.4) print (docs/COMPAT.md).
+fn histogram_layout(args: &CyclicArgs) -> Layout {
+    match args.histogram_layout {
+        Some(HistogramLayout::Current) => Layout::Current,
+        Some(HistogramLayout::Legacy) => Layout::Legacy,
+        None if args.as_cyclictest => Layout::Legacy,
+        None => Layout::Current,
+    }
 }
 
 /// `-c`: a clock's name, or a number as cyclictest's atoi reads it (`-c 1`, `"-c 1"`).

@@ -175,6 +175,8 @@ fn explain_spec(
                 buffer_kib: explain.buffer_kib,
                 timerlat: explain.timerlat,
                 keep: 4,
+                // Each window's new maxima, not a ledger of every sample.
+                ledger: false,
                 ..ExplainSpec::new("monitor", SpikeKind::Timer, vec![ns; threads])
             }
         })

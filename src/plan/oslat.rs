@@ -76,8 +76,10 @@ pub fn mem_size(s: &str) -> std::result::Result<u64, String> {
         .ok_or_else(|| format!("expected at most {} MiB", MAX_WORKLOAD_BYTES >> 20))
 }
 
-/// Validates `args` against `topo` and builds the run.
-pub fn oslat(args: &OslatArgs, topo: &CpuTopology) -> Result<OslatPlan> {
+/// `-b` and `-W` → the histogram's buckets: `-b` 4..1024 buckets (oslat's 32 without
+/// it), `-W` 1..1000000000 ns wide (1 µs without it). Later rt-tests: ns-wide buckets
+/// without `-b` keep the 32 µs range (at most 1024 buckets).
+fn bucket_setting(args: &OslatArgs) -> Result<BucketSetting> {
     let count = match &args.bucket_size {
         None => DEFAULT_BUCKETS,
         Some(s) => match strtol("-b", s, "a number of buckets 4..1024")? {
@@ -92,33 +94,52 @@ pub fn oslat(args: &OslatArgs, topo: &CpuTopology) -> Result<OslatPlan> {
             _ => return usage("-W", s, "expected a bucket width of 1..1000000000 ns"),
         },
     };
-    // Later rt-tests: ns-wide buckets without -b keep the 32 µs range.
     let count = match (&args.bucket_size, width_ns < NS_PER_US) {
         (None, true) => (DEFAULT_BUCKETS * NS_PER_US as usize / width_ns as usize).min(1024),
         _ => count,
     };
-    let runtime_s = match &args.duration {
+    Ok(BucketSetting { count, width_ns })
+}
+
+/// `-D` → the run's length in whole seconds (1 without it; a duration under 1 s is
+/// refused as zero).
+fn runtime_s(args: &OslatArgs) -> Result<u64> {
+    Ok(match &args.duration {
         None => 1,
         Some(d) => match crate::duration::parse(d) {
             Ok(v) if v > Duration::ZERO => v.as_secs(),
             Ok(_) => return usage("-D", d, "expected a duration of at least 1 s"),
             Err(e) => return usage("-D", d, e),
         },
-    };
-    let rtprio = match &args.rtprio {
+    })
+}
+
+/// `-f` → the threads' SCHED_FIFO priority 1..99 (0 without it: SCHED_OTHER).
+fn rtprio(args: &OslatArgs) -> Result<i32> {
+    Ok(match &args.rtprio {
         None => 0,
         Some(s) => match strtol("-f", s, "a SCHED_FIFO priority 1..99")? {
             p @ 1..=99 => p as i32,
             _ => return usage("-f", s, "expected a SCHED_FIFO priority 1..99"),
         },
-    };
-    let trace_us = match &args.trace_threshold {
+    })
+}
+
+/// `-T` → the trace threshold, µs (1..4000000000), or `None` without it.
+fn trace_threshold_us(args: &OslatArgs) -> Result<Option<u64>> {
+    Ok(match &args.trace_threshold {
         None => None,
         Some(s) => match strtol("-T", s, "a threshold in µs >= 1")? {
             t @ 1..=4_000_000_000 => Some(t as u64),
             _ => return usage("-T", s, "expected a threshold of 1..4000000000 µs"),
         },
-    };
+    })
+}
+
+/// `-w` and `-m` → the workload's name for the header (`no` or `memmove`) and its
+/// memory per buffer, bytes (`-m`, 16 KiB without it; 0 without a workload, though a
+/// bad `-m` is refused either way).
+fn workload(args: &OslatArgs) -> Result<(&'static str, usize)> {
     let workload = match args.workload.as_deref() {
         None | Some("no") => "no",
         Some("memmove") => "memmove",
@@ -133,11 +154,13 @@ pub fn oslat(args: &OslatArgs, topo: &CpuTopology) -> Result<OslatPlan> {
     } else {
         0
     };
-    let (cpus, cpu_list) = match &args.cpu_list {
-        Some(s) => (parse_cpus("-c", s, topo)?, s.clone()),
-        None => (topo.run_default(), "all".to_string()),
-    };
-    let main_cpus = match &args.cpu_main_thread {
+    Ok((workload, workload_bytes))
+}
+
+/// `-C` → the main thread's CPU as a set, or `None` without it; refused unless it is
+/// an online CPU this process may use.
+fn main_cpu_flag(args: &OslatArgs, topo: &CpuTopology) -> Result<Option<CpuSet>> {
+    Ok(match &args.cpu_main_thread {
         None => None,
         Some(s) => {
             let cpu = strtol("-C", s, "a CPU number")?;
@@ -149,7 +172,21 @@ pub fn oslat(args: &OslatArgs, topo: &CpuTopology) -> Result<OslatPlan> {
                 None => return usage("-C", s, "expected an online CPU this process may use"),
             }
         }
+    })
+}
+
+/// Validates `args` against `topo` and builds the run.
+pub fn oslat(args: &OslatArgs, topo: &CpuTopology) -> Result<OslatPlan> {
+    let buckets = bucket_setting(args)?;
+    let runtime_s = runtime_s(args)?;
+    let rtprio = rtprio(args)?;
+    let trace_us = trace_threshold_us(args)?;
+    let (workload, workload_bytes) = workload(args)?;
+    let (cpus, cpu_list) = match &args.cpu_list {
+        Some(s) => (parse_cpus("-c", s, topo)?, s.clone()),
+        None => (topo.run_default(), "all".to_string()),
     };
+    let main_cpus = main_cpu_flag(args, topo)?;
     if let Some(p) = &args.json {
         check_output_path("--json", p)?;
     }
@@ -213,7 +250,7 @@ pub fn oslat(args: &OslatArgs, topo: &CpuTopology) -> Result<OslatPlan> {
         spec: PollSpec {
             threads,
             control,
-            buckets: BucketSetting { count, width_ns },
+            buckets,
             bias: args.bias,
             preheat: Some(PREHEAT),
             single_preheat: args.single_preheat,

@@ -134,6 +134,47 @@ proptest! {
     }
 
     #[test]
+    fn a_culprits_name_prints_escaped_in_the_ledger(comm in hostile(), why in hostile()) {
+        use crate::explain::ledger::{Culprit, Ledger, Owner, Reason, Tally};
+        let mut l = Ledger::new(4);
+        let o = Owner { test: "cyclic", thread: 0, cpu: Some(1), threshold_ns: 1000 };
+        let tally = Tally::of(1, 5000, 5000, 1000, 0, 0);
+        let culprit = Culprit {
+            kind: crate::explain::CauseKind::Task,
+            name: comm,
+            pid: Some(7),
+            start_ticks: Some(12),
+        };
+        l.add_cause(o, culprit, &tally);
+        l.add_not_analysed(o, Reason::TraceLost, Some(why), &tally);
+        for (head, lines) in crate::explain::text::ledger_lines(&l, true) {
+            clean("ledger head", &head, 1);
+            for line in lines {
+                clean("ledger", &line, 1);
+            }
+        }
+        let mut run = sample_run(0);
+        let x = crate::explain::explainer::ExplainSummary {
+            ledger: l,
+            ..Default::default()
+        };
+        run.tests.push(crate::results::summary::TestSummary {
+            test: "cyclic".into(),
+            condition: None,
+            msg_size: None,
+            duration_s: None,
+            histogram_us: None,
+            threads: Vec::new(),
+            explain: Some(x),
+        });
+        for line in super::table::render(&run).lines() {
+            clean("table", line, 1);
+        }
+        let top = super::journal::top_causes(&run, 3);
+        clean("top causes", &top, 1);
+    }
+
+    #[test]
     fn labels_are_printable_only_under_the_one_rule(v in hostile()) {
         let valid = crate::config::unit::valid_value(&v);
         let bad = v.chars().any(forbidden);

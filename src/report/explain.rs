@@ -4,7 +4,7 @@
 
 use crate::duration::UsStyle;
 use crate::explain::explainer::ExplainSummary;
-use crate::explain::text::{details, headline};
+use crate::explain::text::{details, headline, ledger_lines};
 
 fn us(ns: u64) -> String {
     crate::duration::us(ns, UsStyle::Text)
@@ -37,7 +37,7 @@ impl super::Sink<ExplainSummary> for ExplainLines {
             .collect();
         writeln!(
             out,
-            "# Explain: {} explained ({}), {} not explained (recorder busy), analysis at most {} ms",
+            "# Explain: {} explained ({}), {} not explained (recorder busy or rate limit), analysis at most {} ms",
             s.total(),
             if kinds.is_empty() {
                 "none".to_string()
@@ -50,6 +50,26 @@ impl super::Sink<ExplainSummary> for ExplainLines {
         for n in &s.notes {
             writeln!(out, "# Explain: {n}")?;
         }
-        Ok(())
+        causes(s, out)
     }
+}
+
+/// The `# Causes:` block: every sample over the explain threshold by cause (the
+/// ledger, `crate::explain::ledger`), per thread, then the rate limit of the analysis.
+fn causes(s: &ExplainSummary, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let blocks = ledger_lines(&s.ledger, false);
+    if blocks.is_empty() {
+        return Ok(());
+    }
+    for (head, lines) in blocks {
+        writeln!(out, "# Causes: {head}")?;
+        for l in lines {
+            writeln!(out, "#   {l}")?;
+        }
+    }
+    writeln!(
+        out,
+        "# Causes: analysed at most {} a second per CPU (a new maximum always); the rest counted as not analysed",
+        s.ledger.analyses_per_s
+    )
 }

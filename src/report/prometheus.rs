@@ -57,6 +57,98 @@ impl Sink<StoredRun> for Prometheus {
 /// Renders `run` in the text exposition format.
 pub fn render(run: &StoredRun) -> String {
     let mut x = Exposition::new();
+    thread_families(&mut x, run);
+    limit_families(&mut x, run);
+    // Tuning not checked (mode off) has no count: 0 would read as "clean".
+    if run.tuning.get("action").is_some() {
+        let mut f = x.family(
+            "rtbench_tuning_deviations",
+            Kind::Gauge,
+            "Tuning items of the last self-test that deviated from [tuning] (status deviation) or could not be applied (status failed); absent when the tuning was not checked ([selftest] mode = off).",
+        );
+        for status in ["deviation", "failed"] {
+            let n = run
+                .verdict
+                .tuning
+                .iter()
+                .filter(|t| t.status == status)
+                .count();
+            f.sample(&Labels::new().with("status", status), n);
+        }
+    }
+    let none = Labels::new();
+    x.family(
+        "rtbench_selftest_pass",
+        Kind::Gauge,
+        "1 when the last self-test passed every limit and exited 0 (every requested output written), else 0.",
+    )
+    .sample(&none, run.passed() as u8);
+    let mut f = x.family(
+        "rtbench_selftest_verdict",
+        Kind::Gauge,
+        "Verdict of the last self-test: 1 for the verdict it had (pass, fail, unjudged, invalid), 0 for the others.",
+    );
+    for o in OUTCOMES {
+        f.sample(
+            &Labels::new().with("verdict", o.as_str()),
+            (run.verdict.outcome == o) as u8,
+        );
+    }
+    x.family(
+        "rtbench_selftest_exit_code",
+        Kind::Gauge,
+        "Exit code of the last self-test (0 accepted; 1 fail or unjudged; see rtbench selftest --help).",
+    )
+    .sample(&none, run.exit_status());
+    x.family(
+        "rtbench_selftest_stored",
+        Kind::Gauge,
+        "1 when the last self-test's result is in the results store, 0 when it could not be stored.",
+    )
+    .sample(&none, run.store_error.is_none() as u8);
+    x.family(
+        "rtbench_selftest_timestamp_seconds",
+        Kind::Gauge,
+        "Start of the last self-test, seconds since the epoch.",
+    )
+    .sample(&none, run.start_s);
+    x.family(
+        "rtbench_selftest_duration_seconds",
+        Kind::Gauge,
+        "Measured duration of the last self-test.",
+    )
+    .sample(&none, run.duration_s);
+    explained_families(&mut x, run);
+    // The unit, for factory records (absent when neither the hardware nor the line
+    // names it).
+    if let Some(u) = &run.unit {
+        let labels = u
+            .parts()
+            .into_iter()
+            .fold(Labels::new(), |l, (k, v)| l.with(k, v));
+        x.family(
+            "rtbench_unit_info",
+            Kind::Gauge,
+            "The unit the last self-test measured: its serial number (DMI, device tree or /proc/cpuinfo) and the factory line's label, station and order, as labels; always 1.",
+        )
+        .sample(&labels, 1);
+    }
+    x.family(
+        "rtbench_kernel_preempt_rt",
+        Kind::Gauge,
+        "1 when the kernel is PREEMPT_RT.",
+    )
+    .sample(
+        &Labels::new().with("release", &run.sysinfo.release),
+        run.sysinfo.realtime as u8,
+    );
+    x.finish()
+}
+
+/// The families of each measuring thread (labelled as [`thread_labels`]): its latency
+/// quantiles (a summary), maximum, overruns, missed periods and verdict, all in
+/// seconds where they are latencies (the run holds ns).
+fn thread_families(x: &mut Exposition, run: &StoredRun) {
     let threads = || {
         run.tests.iter().flat_map(|t| {
             t.threads.iter().map(move |th| {
@@ -126,6 +218,11 @@ pub fn render(run: &StoredRun) -> String {
             );
         }
     }
+}
+
+/// The limits the verdict judged each thread against: latency limits (seconds, by
+/// statistic) and overrun limits (counts).
+fn limit_families(x: &mut Exposition, run: &StoredRun) {
     let mut f = x.family(
         "rtbench_limit_seconds",
         Kind::Gauge,
@@ -145,66 +242,11 @@ pub fn render(run: &StoredRun) -> String {
         let labels = thread_labels(c.condition.as_deref(), &c.test, c.thread, c.cpu);
         f.sample(&labels, c.limit);
     }
-    // Tuning not checked (mode off) has no count: 0 would read as "clean".
-    if run.tuning.get("action").is_some() {
-        let mut f = x.family(
-            "rtbench_tuning_deviations",
-            Kind::Gauge,
-            "Tuning items of the last self-test that deviated from [tuning] (status deviation) or could not be applied (status failed); absent when the tuning was not checked ([selftest] mode = off).",
-        );
-        for status in ["deviation", "failed"] {
-            let n = run
-                .verdict
-                .tuning
-                .iter()
-                .filter(|t| t.status == status)
-                .count();
-            f.sample(&Labels::new().with("status", status), n);
-        }
-    }
-    let none = Labels::new();
-    x.family(
-        "rtbench_selftest_pass",
-        Kind::Gauge,
-        "1 when the last self-test passed every limit and exited 0 (every requested output written), else 0.",
-    )
-    .sample(&none, run.passed() as u8);
-    let mut f = x.family(
-        "rtbench_selftest_verdict",
-        Kind::Gauge,
-        "Verdict of the last self-test: 1 for the verdict it had (pass, fail, unjudged, invalid), 0 for the others.",
-    );
-    for o in OUTCOMES {
-        f.sample(
-            &Labels::new().with("verdict", o.as_str()),
-            (run.verdict.outcome == o) as u8,
-        );
-    }
-    x.family(
-        "rtbench_selftest_exit_code",
-        Kind::Gauge,
-        "Exit code of the last self-test (0 accepted; 1 fail or unjudged; see rtbench selftest --help).",
-    )
-    .sample(&none, run.exit_status());
-    x.family(
-        "rtbench_selftest_stored",
-        Kind::Gauge,
-        "1 when the last self-test's result is in the results store, 0 when it could not be stored.",
-    )
-    .sample(&none, run.store_error.is_none() as u8);
-    x.family(
-        "rtbench_selftest_timestamp_seconds",
-        Kind::Gauge,
-        "Start of the last self-test, seconds since the epoch.",
-    )
-    .sample(&none, run.start_s);
-    x.family(
-        "rtbench_selftest_duration_seconds",
-        Kind::Gauge,
-        "Measured duration of the last self-test.",
-    )
-    .sample(&none, run.duration_s);
-    // Explained samples by cause, for the tests that explained any (`[explain]`).
+}
+
+/// Explained samples by cause, and samples the recorder missed, for the tests that
+/// explained any (`[explain]`); no family when none did.
+fn explained_families(x: &mut Exposition, run: &StoredRun) {
     let explained: Vec<_> = run
         .tests
         .iter()
@@ -230,28 +272,4 @@ pub fn render(run: &StoredRun) -> String {
             f.sample(&test_labels(t), ex.missed);
         }
     }
-    // The unit, for factory records (absent when neither the hardware nor the line
-    // names it).
-    if let Some(u) = &run.unit {
-        let labels = u
-            .parts()
-            .into_iter()
-            .fold(Labels::new(), |l, (k, v)| l.with(k, v));
-        x.family(
-            "rtbench_unit_info",
-            Kind::Gauge,
-            "The unit the last self-test measured: its serial number (DMI, device tree or /proc/cpuinfo) and the factory line's label, station and order, as labels; always 1.",
-        )
-        .sample(&labels, 1);
-    }
-    x.family(
-        "rtbench_kernel_preempt_rt",
-        Kind::Gauge,
-        "1 when the kernel is PREEMPT_RT.",
-    )
-    .sample(
-        &Labels::new().with("release", &run.sysinfo.release),
-        run.sysinfo.realtime as u8,
-    );
-    x.finish()
 }

@@ -58,6 +58,7 @@ pub fn render(run: &StoredRun) -> String {
     heading(&mut s, run);
     rows(&mut s, run);
     s.push_str(&super::conditions::render(run));
+    causes(&mut s, run);
     endings(&mut s, run);
     s
 }
@@ -188,6 +189,34 @@ fn rows(s: &mut String, run: &StoredRun) {
                 verdict
             );
         }
+    }
+}
+
+/// The cause ledger of each test (`crate::explain::ledger`): every sample over its
+/// explain threshold by cause, most frequent first, and those not analysed.
+fn causes(s: &mut String, run: &StoredRun) {
+    let mut rate = None;
+    for t in &run.tests {
+        let Some(x) = &t.explain else { continue };
+        for (head, lines) in crate::explain::text::ledger_lines(&x.ledger, true) {
+            let head = match &t.condition {
+                Some(c) => format!("{c}/{head}"),
+                None => head,
+            };
+            let _ = writeln!(s, "{}", clip(&format!("Causes: {head}"), 80));
+            for l in lines {
+                for line in wrap(&format!("  {l}"), 80, "      ") {
+                    let _ = writeln!(s, "{line}");
+                }
+            }
+            rate = Some(x.ledger.analyses_per_s);
+        }
+    }
+    if let Some(r) = rate {
+        let _ = writeln!(
+            s,
+            "Causes: analysed at most {r} a second per CPU (a new maximum always); the rest counted as not analysed"
+        );
     }
 }
 

@@ -317,6 +317,59 @@ pub fn plan(located: &Located, topo: &CpuTopology) -> SelftestPlan {
     }
 }
 
+/// `[load]` as the report names it: its `spec` and its `cmd: …`, `; `-separated
+/// (empty without a load).
+fn load_label(m: &Measure) -> String {
+    let mut load = Vec::new();
+    if let Some(s) = &m.load.spec {
+        load.push(s.clone());
+    }
+    if let Some(c) = &m.load.cmd {
+        load.push(format!("cmd: {c}"));
+    }
+    load.join("; ")
+}
+
+/// The CPUs the enabled tests of `m` measure (`[cyclic]`'s, the pinned `pairs`', the
+/// enabled `poll`'s); `None` when a pair is unpinned (its threads may run on any CPU)
+/// or no test names a CPU.
+fn measured(
+    m: &Measure,
+    pairs: &[&PairSection],
+    poll: Option<&crate::config::poll::PollSection>,
+) -> Option<crate::cpuset::CpuSet> {
+    let mut measured = Some(crate::cpuset::CpuSet::default());
+    if m.cyclic.enabled {
+        measured = measured.map(|x| x.union(&m.cyclic_cpus));
+    }
+    for p in pairs {
+        measured = match &p.placement {
+            PairPlacement::Pinned(c) => measured.map(|x| x.union(c)),
+            PairPlacement::Unpinned(_) => None,
+        };
+    }
+    if let Some(p) = poll {
+        measured = measured.map(|x| x.union(&p.cpus));
+    }
+    measured.filter(|x| !x.is_empty())
+}
+
+/// `[cyclic]`'s threads: one per CPU of `m.cyclic_cpus`, SCHED_FIFO at its priority
+/// and interval (µs).
+fn cyclic_threads(m: &Measure) -> Vec<ThreadSpec> {
+    m.cyclic_cpus
+        .iter()
+        .enumerate()
+        .map(|(i, cpu)| ThreadSpec {
+            index: i,
+            cpu: Some(cpu),
+            policy: Policy::Fifo,
+            priority: m.cyclic.priority,
+            interval_us: m.cyclic.interval_us,
+        })
+        .collect()
+}
+
 /// The plan of one condition: the tests of `m` on their CPUs, the main thread and the
 /// load beside them, `[explain]` of `cfg`.
 fn condition_plan(
@@ -325,36 +378,15 @@ fn condition_plan(
     name: Option<String>,
     topo: &CpuTopology,
 ) -> ConditionPlan {
-    let mut load = Vec::new();
-    if let Some(s) = &m.load.spec {
-        load.push(s.clone());
-    }
-    if let Some(c) = &m.load.cmd {
-        load.push(format!("cmd: {c}"));
-    }
     let pairs: Vec<&PairSection> = [&m.pmq, &m.pipe]
         .into_iter()
         .flatten()
         .filter(|p| p.enabled)
         .collect();
+    let poll = m.poll.as_ref().filter(|p| p.enabled);
     // The main thread and the load beside the measured CPUs of every test (and their
     // SMT siblings).
-    // `None` when a pair is unpinned: its threads may run on any CPU.
-    let mut measured = Some(crate::cpuset::CpuSet::default());
-    if m.cyclic.enabled {
-        measured = measured.map(|x| x.union(&m.cyclic_cpus));
-    }
-    for p in &pairs {
-        measured = match &p.placement {
-            PairPlacement::Pinned(c) => measured.map(|x| x.union(c)),
-            PairPlacement::Unpinned(_) => None,
-        };
-    }
-    let poll = m.poll.as_ref().filter(|p| p.enabled);
-    if let Some(p) = poll {
-        measured = measured.map(|x| x.union(&p.cpus));
-    }
-    let measured = measured.filter(|x| !x.is_empty());
+    let measured = measured(m, &pairs, poll);
     let measured_cpus = measured.clone().unwrap_or_else(|| topo.online.clone());
     let placed = topo.companions(measured.as_ref());
     let mut sharing: Vec<Sharing> = placed.main_shares.into_iter().collect();
@@ -380,18 +412,7 @@ fn condition_plan(
     };
     let mut tests = Vec::new();
     if m.cyclic.enabled {
-        let threads: Vec<ThreadSpec> = m
-            .cyclic_cpus
-            .iter()
-            .enumerate()
-            .map(|(i, cpu)| ThreadSpec {
-                index: i,
-                cpu: Some(cpu),
-                policy: Policy::Fifo,
-                priority: m.cyclic.priority,
-                interval_us: m.cyclic.interval_us,
-            })
-            .collect();
+        let threads = cyclic_threads(m);
         let mut control = control(m.cyclic.duration);
         control.explain = explain("cyclic", SpikeKind::Timer, &threads);
         tests.push(TestPlan::Cyclic(CyclicSpec {
@@ -429,7 +450,7 @@ fn condition_plan(
         name,
         tests,
         limits: m.limits.clone(),
-        load_label: load.join("; "),
+        load_label: load_label(m),
         load: load_spec,
         sharing,
         measured_cpus,

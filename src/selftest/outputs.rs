@@ -64,7 +64,7 @@ pub fn write(
         Ok(p) => Storage::Stored(p),
         Err(fallback) => Storage::NotStored(fallback.as_deref()),
     };
-    journal.send(&entries::summary(&run, stop, storage));
+    journal.send(&entries::summary_with_causes(&run, stop, storage));
     let code = run.exit_status();
     (run, code)
 }

@@ -5,6 +5,7 @@
 //! code. From the verdict on, nothing stops the run: an output that cannot be written
 //! is said in the journal, and the exit code is the verdict's.
 
+use super::ConditionPlan;
 use super::SelftestPlan;
 use super::TestPlan;
 use crate::config::TuningMode;
@@ -370,32 +371,11 @@ fn measure(plan: &SelftestPlan, root: &SysRoot, notify: &mut Notify) -> Result<M
     let watchdog = usec > 0;
     let mut conditions = plan.conditions.clone();
     if watchdog && usec > 0 {
-        let half = Duration::from_micros(usec / 2).max(Duration::from_millis(100));
-        for t in conditions.iter_mut().flat_map(|c| c.tests.iter_mut()) {
-            let c = t.control_mut();
-            c.report_every = Some(c.report_every.map_or(half, |r| r.min(half)));
-        }
+        report_for_watchdog(&mut conditions, usec);
     }
     // Queues and pipes of the pair tests first: one the kernel refuses stops the
     // self-test before any load runs.
-    let mut armed = Vec::new();
-    for c in &conditions {
-        let mut tests = Vec::new();
-        for t in &c.tests {
-            tests.push(match t {
-                TestPlan::Pair(p) => Armed::Pair(
-                    p,
-                    pair::open_channels(p).map_err(Abort::at(
-                        &format!("{}{}", c.prefix(), t.name()),
-                        "message queue or pipe refused",
-                    ))?,
-                ),
-                TestPlan::Cyclic(c) => Armed::Cyclic(c),
-                TestPlan::Poll(p) => Armed::Poll(p),
-            });
-        }
-        armed.push(tests);
-    }
+    let armed = arm(&conditions)?;
     let start_s = Clock::wall_secs();
     let t0 = Instant::now();
     let mut m = Measured {
@@ -492,6 +472,42 @@ fn measure(plan: &SelftestPlan, root: &SysRoot, notify: &mut Notify) -> Result<M
     }
     m.duration_s = t0.elapsed().as_secs_f64();
     Ok(m)
+}
+
+/// Every test of `conditions` reports its progress at least every half of the
+/// systemd watchdog's interval `usec` (µs; at least every 100 ms), so that each
+/// report can ping the watchdog in time.
+fn report_for_watchdog(conditions: &mut [ConditionPlan], usec: u64) {
+    let half = Duration::from_micros(usec / 2).max(Duration::from_millis(100));
+    for t in conditions.iter_mut().flat_map(|c| c.tests.iter_mut()) {
+        let c = t.control_mut();
+        c.report_every = Some(c.report_every.map_or(half, |r| r.min(half)));
+    }
+}
+
+/// The tests of every condition, in order, ready to run: each pair test with its
+/// queues or pipes opened. A channel the kernel refuses aborts the self-test, named
+/// by its condition and test.
+fn arm(conditions: &[ConditionPlan]) -> Result<Vec<Vec<Armed<'_>>>, Abort> {
+    let mut armed = Vec::new();
+    for c in conditions {
+        let mut tests = Vec::new();
+        for t in &c.tests {
+            tests.push(match t {
+                TestPlan::Pair(p) => Armed::Pair(
+                    p,
+                    pair::open_channels(p).map_err(Abort::at(
+                        &format!("{}{}", c.prefix(), t.name()),
+                        "message queue or pipe refused",
+                    ))?,
+                ),
+                TestPlan::Cyclic(c) => Armed::Cyclic(c),
+                TestPlan::Poll(p) => Armed::Poll(p),
+            });
+        }
+        armed.push(tests);
+    }
+    Ok(armed)
 }
 
 /// A test ready to run: a pair test with its queues or pipes open.

@@ -155,6 +155,74 @@ fn a_higher_priority_periodic_task_is_named() {
     );
 }
 
+/// The ledger's entries (`rtbench.explain.ledger`) of thread 0 naming `pid`: `(count,
+/// worst ns)` summed over them (a task named `sh` before its exec and `python3` after
+/// is one pid under two names).
+fn ledger_of(x: &Value, pid: i32) -> (u64, u64) {
+    let causes = x["ledger"]["threads"][0]["causes"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    causes
+        .iter()
+        .filter(|c| c["culprit"]["kind"] == "task" && c["culprit"]["pid"] == pid)
+        .fold((0, 0), |(n, w), c| {
+            (
+                n + c["count"].as_u64().unwrap(),
+                w.max(c["worst_ns"].as_u64().unwrap()),
+            )
+        })
+}
+
+/// The field's case: after one large one-off (a FIFO 99 busy loop for 0.5 s), a
+/// recurring FIFO 90 culprit (15 ms busy every 150 ms) never makes a new maximum; it is
+/// still counted, under its own pid, in the ledger and the `# Causes:` block.
+#[test]
+fn a_recurring_culprit_below_an_earlier_maximum_is_counted_in_the_ledger() {
+    let _machine = exclusive();
+    let d = TempDir::new("ledger");
+    let json = d.join("r.json");
+    let run = start(5000, &["-p", "80"], &json);
+    wait_ready(&run, READY);
+    let (mut c, once) = culprit(&["-f", "99"], "0.5", "while :; do :; done", &d);
+    c.wait().unwrap();
+    let script = "python3 -c 'import time\nwhile True:\n    e=time.monotonic()+0.015\n    while time.monotonic()<e: pass\n    time.sleep(0.15)'";
+    let (mut c, recurring) = culprit(&["-f", "90"], "1.5", &format!("exec {script}"), &d);
+    c.wait().unwrap();
+    signal(run.id(), libc::SIGINT);
+    let out = run.wait_with_output().unwrap();
+    // The `# Explained:` and `# Causes:` blocks follow the summary on standard output.
+    let err =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    let doc: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let x = doc["rtbench"]["explain"].clone();
+    let (n_once, worst_once) = ledger_of(&x, once);
+    let (n, worst) = ledger_of(&x, recurring);
+    assert!(
+        n_once >= 1,
+        "the one-off (pid {once}) is not counted: {x:#}\n{err}"
+    );
+    assert!(
+        n >= 2,
+        "the recurring culprit (pid {recurring}) is counted {n} times: {:#}\n{err}",
+        x["ledger"]
+    );
+    // The premise: none of its samples was a new maximum.
+    assert!(worst < worst_once, "{:#}", x["ledger"]);
+    let t = &x["ledger"]["threads"][0];
+    assert_eq!(t["threshold_ns"], 5_000_000);
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("#   ") && l.contains(&format!("(pid {recurring}"))),
+        "no # Causes: line names pid {recurring}:\n{err}"
+    );
+    assert!(
+        err.contains("# Causes: T:0 CPU 1, threshold 5000 µs: "),
+        "{err}"
+    );
+}
+
 #[test]
 fn sigstop_of_rtbench_is_an_invalid_sample_named_as_a_stop() {
     let _machine = exclusive();

@@ -94,6 +94,42 @@ fn the_self_test_names_the_culprit_in_its_failure_and_journal() {
         summary["RTBENCH_FAILED"].contains(&format!("(pid {culprit_pid}, ")),
         "{summary:#?}"
     );
+    // The ledger: the summary's top causes, the results file, `rtbench report`.
+    assert!(
+        summary["RTBENCH_TOP_CAUSES"].contains(&format!("task sh (pid {culprit_pid}")),
+        "{summary:#?}"
+    );
+    let results = d.join("results");
+    let file = std::fs::read_dir(&results)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            name.starts_with("run-") && name.ends_with(".json")
+        })
+        .expect("a results file");
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+    let causes = &doc["tests"][0]["explain"]["ledger"]["threads"][0]["causes"];
+    assert!(
+        causes
+            .as_array()
+            .is_some_and(|v| v.iter().any(|c| c["culprit"]["pid"] == culprit_pid)),
+        "{causes:#}"
+    );
+    let report = rtbench()
+        .args(["report", "--dir"])
+        .arg(&results)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&report.stdout);
+    // Wrapped at 80 columns: read as words.
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        text.contains("Causes: cyclic T:0 CPU 1")
+            && words.contains(&format!("task sh (pid {culprit_pid}")),
+        "{text}"
+    );
 }
 
 #[test]

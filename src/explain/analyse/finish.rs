@@ -4,7 +4,7 @@
 //! its cause ([`super::cause`]).
 
 use super::{ctx_name, Context, Ctx, Walk, UNKNOWN_PRIO};
-use crate::explain::{Cause, Explanation, IrqUse, SpikeKind, TaskUse, WorkUse};
+use crate::explain::{Cause, Explanation, IrqUse, Spike, SpikeKind, TaskUse, WorkUse};
 
 impl Walk<'_, '_> {
     /// The explanation of what the walk saw (`first_ts`/`last_ts`: the first and last
@@ -17,33 +17,7 @@ impl Walk<'_, '_> {
         ctx: &Context,
     ) -> Explanation {
         let s = self.spike;
-        let mut notes = Vec::new();
-        // SIGCONT alone is no evidence (anyone in the session may send it): the trace's
-        // own signs of a stop decide; the signal is said for the reader.
-        if ctx.continued {
-            notes.push("rtbench received SIGCONT around this sample".to_string());
-        }
-        if lost > 0 {
-            notes.push(format!("the ring buffer lost {lost} events"));
-        }
-        // (A recording frozen for another thread's sample before this one's wakeup is
-        // found before the analysis: `Explainer::explain`.)
-        let covered = first_ts.is_some_and(|f| f <= s.start_ns);
-        if !covered {
-            notes.push(match first_ts {
-                Some(f) => format!(
-                    "the trace begins {} after the deadline: the buffer was too small for this load (a larger [explain] buffer_kib keeps more)",
-                    crate::duration::us((f - s.start_ns).max(0) as u64, crate::duration::UsStyle::Text)
-                ),
-                None => "the trace of this CPU is empty".to_string(),
-            });
-        }
-        let stopped_before = last_ts.is_some_and(|l| l < s.start_ns);
-        if stopped_before {
-            notes.push(
-                "the recording had stopped for an earlier sample before this one's deadline".into(),
-            );
-        }
+        let (notes, covered, stopped_before) = coverage_notes(s, first_ts, last_ts, lost, ctx);
         // The window ends at the thread's clock read.
         if let Some(c) = self.cursor {
             self.account((s.wake_ns - c).max(0) as u64);
@@ -105,26 +79,7 @@ impl Walk<'_, '_> {
             .filter(|t| t.ran_ns > 0)
             .collect();
         tasks.sort_by_key(|t| std::cmp::Reverse(t.ran_ns));
-        let mut irqs = Vec::new();
-        let mut softirqs = Vec::new();
-        for (c, a) in &self.acc.irqs {
-            let u = IrqUse {
-                name: ctx_name(*c),
-                count: a.count,
-                ns: a.ns,
-            };
-            match c {
-                Ctx::Softirq(_) => softirqs.push(u),
-                _ => irqs.push(u),
-            }
-        }
-        irqs.sort_by_key(|i| std::cmp::Reverse(i.ns));
-        softirqs.sort_by_key(|i| std::cmp::Reverse(i.ns));
-        let nmis = (self.acc.nmi.count > 0).then(|| IrqUse {
-            name: "NMI".into(),
-            count: self.acc.nmi.count,
-            ns: self.acc.nmi.ns,
-        });
+        let (irqs, softirqs, nmis) = self.interrupts();
         // The name a task had last (an exec renames it: `taskset` becomes `sh`).
         let name_of = |pid: i32, comm: &str| {
             self.acc
@@ -186,4 +141,71 @@ impl Walk<'_, '_> {
         e.cause = self.cause(&e, ctx, covered && !stopped_before);
         e
     }
+
+    /// What interrupted the CPU in the window: its hard IRQs and its softirqs (each
+    /// by name, the longest first; ns), and its NMIs (`None` when none came).
+    fn interrupts(&self) -> (Vec<IrqUse>, Vec<IrqUse>, Option<IrqUse>) {
+        let mut irqs = Vec::new();
+        let mut softirqs = Vec::new();
+        for (c, a) in &self.acc.irqs {
+            let u = IrqUse {
+                name: ctx_name(*c),
+                count: a.count,
+                ns: a.ns,
+            };
+            match c {
+                Ctx::Softirq(_) => softirqs.push(u),
+                _ => irqs.push(u),
+            }
+        }
+        irqs.sort_by_key(|i| std::cmp::Reverse(i.ns));
+        softirqs.sort_by_key(|i| std::cmp::Reverse(i.ns));
+        let nmis = (self.acc.nmi.count > 0).then(|| IrqUse {
+            name: "NMI".into(),
+            count: self.acc.nmi.count,
+            ns: self.acc.nmi.ns,
+        });
+        (irqs, softirqs, nmis)
+    }
+}
+
+/// The notes on what the trace of `s` can tell (`first_ts`/`last_ts`: the first and
+/// last event read, ns; `lost`: events the ring buffer lost; SIGCONT from `ctx`), with
+/// whether the trace reaches back to the deadline (`covered`) and whether the
+/// recording had stopped before it (`stopped_before`).
+fn coverage_notes(
+    s: &Spike,
+    first_ts: Option<i64>,
+    last_ts: Option<i64>,
+    lost: u64,
+    ctx: &Context,
+) -> (Vec<String>, bool, bool) {
+    let mut notes = Vec::new();
+    // SIGCONT alone is no evidence (anyone in the session may send it): the trace's
+    // own signs of a stop decide; the signal is said for the reader.
+    if ctx.continued {
+        notes.push("rtbench received SIGCONT around this sample".to_string());
+    }
+    if lost > 0 {
+        notes.push(format!("the ring buffer lost {lost} events"));
+    }
+    // (A recording frozen for another thread's sample before this one's wakeup is
+    // found before the analysis: `Explainer::explain`.)
+    let covered = first_ts.is_some_and(|f| f <= s.start_ns);
+    if !covered {
+        notes.push(match first_ts {
+            Some(f) => format!(
+                "the trace begins {} after the deadline: the buffer was too small for this load (a larger [explain] buffer_kib keeps more)",
+                crate::duration::us((f - s.start_ns).max(0) as u64, crate::duration::UsStyle::Text)
+            ),
+            None => "the trace of this CPU is empty".to_string(),
+        });
+    }
+    let stopped_before = last_ts.is_some_and(|l| l < s.start_ns);
+    if stopped_before {
+        notes.push(
+            "the recording had stopped for an earlier sample before this one's deadline".into(),
+        );
+    }
+    (notes, covered, stopped_before)
 }

@@ -160,6 +160,52 @@ pub enum Storage<'a> {
     NotStored(Option<&'a std::path::Path>),
 }
 
+/// [`summary`] with the run's most frequent causes of late samples
+/// (`RTBENCH_TOP_CAUSES`, [`top_causes`]): the entry the self-test sends.
+pub fn summary_with_causes(run: &StoredRun, stop: StopCause, storage: Storage<'_>) -> Entry {
+    summary(run, stop, storage).field("RTBENCH_TOP_CAUSES", top_causes(run, 3))
+}
+
+/// The `n` causes with the most samples over the explain threshold in the run's
+/// ledgers (`crate::explain::ledger`), over all tests and threads, by count then by
+/// time over the threshold: `cyclic CPU 1: 12× task vendord (pid 312, started 41.37 s
+/// after boot), 240 ms over`, joined by `; `; `none` when no sample was analysed. Task
+/// names escaped ([`crate::error::one_line`]).
+pub fn top_causes(run: &StoredRun, n: usize) -> String {
+    let hz = crate::explain::ledger::ticks_per_s();
+    let mut all: Vec<(String, &crate::explain::ledger::CauseEntry)> = Vec::new();
+    for t in &run.tests {
+        let Some(x) = &t.explain else { continue };
+        for th in &x.ledger.threads {
+            let cpu = th.cpu.map_or_else(|| "-".to_string(), |c| c.to_string());
+            let test = match &t.condition {
+                Some(c) => format!("{c}/{}", t.test),
+                None => t.test.clone(),
+            };
+            all.extend(th.causes.iter().map(|c| (format!("{test} CPU {cpu}"), c)));
+        }
+    }
+    all.sort_by(|a, b| {
+        (b.1.tally.count, b.1.tally.over_ns).cmp(&(a.1.tally.count, a.1.tally.over_ns))
+    });
+    let top: Vec<String> = all
+        .iter()
+        .take(n)
+        .map(|(at, c)| {
+            format!(
+                "{at}: {}× {}, {} over",
+                c.tally.count,
+                c.culprit.label(hz),
+                us(c.tally.over_ns, Text)
+            )
+        })
+        .collect();
+    if top.is_empty() {
+        return "none".into();
+    }
+    crate::error::one_line(&top.join("; ")).into_owned()
+}
+
 /// The self-test's summary and verdict: every failure by name (test, CPU, statistic,
 /// value and limit in **µs**; tuning item, expected, found), why nothing was judged,
 /// where the results went and the exit status.
