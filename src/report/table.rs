@@ -213,10 +213,14 @@ fn causes(s: &mut String, run: &StoredRun) {
         }
     }
     if let Some(r) = rate {
-        let _ = writeln!(
-            s,
-            "Causes: analysed at most {r} a second per CPU (a new maximum always); the rest counted as not analysed"
+        // Wrapped like every other line of the table: a serial console has 80 columns.
+        let line = format!(
+            "Causes: analysed at most {r} a second per CPU (a new maximum always); the rest \
+             counted as not analysed"
         );
+        for l in wrap(&line, 80, "  ") {
+            let _ = writeln!(s, "{l}");
+        }
     }
 }
 
