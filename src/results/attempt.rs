@@ -4,8 +4,11 @@
 //! the load or any test — and rewrites that same record when the attempt ends: with
 //! its verdict ([`AttemptState::Judged`]), or marked stopped with the stage and the
 //! reason ([`AttemptState::Stopped`]: the configuration refused, the environment
-//! refused, the load failed, a signal). A record still [`AttemptState::Started`]
-//! is an attempt that never ended (killed, power lost) or is still running.
+//! refused, the load failed, SIGINT/SIGTERM/SIGHUP during the hwlat gate). A signal
+//! during the measurement ends it with a verdict (interrupted, exit 130/143/129). A
+//! record still [`AttemptState::Started`] is an attempt that never ended — killed
+//! (SIGKILL, or SIGINT/SIGTERM during tuning or the load's start, which end the
+//! process at once as they always have), power lost — or is still running.
 //!
 //! `rtbench report` shows the newest record, so a self-test that never reached a
 //! verdict is what the report shows — never an older green run.

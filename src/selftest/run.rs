@@ -136,7 +136,7 @@ pub fn execute(
     let stages = tuning(plan, root, journal).and_then(|tuned| {
         // The hardware gate before READY: nothing else may run while it holds the
         // CPUs with interrupts off.
-        let hwlat = hwlat_gate(plan, root, &mut notify);
+        let hwlat = hwlat_gate(plan, root, &mut notify, record);
         ready(plan, &tuned, journal, &mut notify);
         let before = smi_count(root, &plan.measured_cpus);
         let mut measured = measure(plan, root, &mut notify)?;
@@ -265,8 +265,14 @@ fn tuning(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> Result<
 /// The hwlat gate (`[selftest] hwlat`), if configured: the kernel's hwlat tracer on the
 /// measured CPUs, in an instance of rtbench's own. SIGINT, SIGTERM and SIGHUP are held
 /// while it runs and end it early; the instance is removed and the signal then has its
-/// usual effect (the process ends, as it would have before the measurement).
-fn hwlat_gate(plan: &SelftestPlan, root: &SysRoot, notify: &mut Notify) -> Option<Hwlat> {
+/// usual effect (the process ends, as it would have before the measurement), the
+/// attempt's record marked stopped first.
+fn hwlat_gate(
+    plan: &SelftestPlan,
+    root: &SysRoot,
+    notify: &mut Notify,
+    record: &mut super::record::Record,
+) -> Option<Hwlat> {
     let d = plan.hwlat?;
     // The gate runs before READY: tell systemd the start takes that much longer than
     // TimeoutStartSec= (sd_notify(3), EXTEND_TIMEOUT_USEC=).
@@ -293,6 +299,8 @@ fn hwlat_gate(plan: &SelftestPlan, root: &SysRoot, notify: &mut Notify) -> Optio
         caught.get().is_some()
     });
     if let Some(sig) = caught.get() {
+        let code = crate::error::exit::SIGNAL_BASE + sig;
+        record.stop("hwlat gate", &format!("stopped by signal {sig}"), code);
         // SAFETY: restores the default action and sends the signal to this process.
         unsafe {
             libc::signal(sig, libc::SIG_DFL);
