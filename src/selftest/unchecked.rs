@@ -12,6 +12,42 @@ use crate::tune::TuningReport;
 /// to check.
 const POLICY: [&str; 3] = ["journal_dir", "require_preempt_rt", "allow_unthrottled_rt"];
 
+/// Keys that only qualify another item: each with the item-name prefixes that put it
+/// to use and why it is not checked without them.
+const QUALIFIERS: [(&str, &[&str], &str); 6] = [
+    (
+        "housekeeping",
+        &["irq", "boot.irqaffinity", "workqueue"],
+        "no [tuning.irq], [tuning.workqueue] or [tuning.boot] irqaffinity item puts work \
+         on the housekeeping CPUs",
+    ),
+    (
+        "irq.exclude",
+        &["irq."],
+        "no [tuning.irq] affinity or default_affinity item moves IRQs",
+    ),
+    (
+        "irq.irqbalance",
+        &["irq.irqbalance"],
+        "irqbalance is looked at only when [tuning.irq] moves IRQs",
+    ),
+    (
+        "sysctl.commit_headroom_pct",
+        &["sysctl.vm.overcommit"],
+        "it is a margin of overcommit_memory = 2, which [tuning.sysctl] does not set",
+    ),
+    (
+        "sysctl.overcommit_ratio",
+        &["sysctl.vm.overcommit"],
+        "it is read with overcommit_memory, which [tuning.sysctl] does not set",
+    ),
+    (
+        "power.cpuidle_cpus",
+        &["cpuidle."],
+        "no [tuning.power] cpuidle_max_latency_us item checks their idle states",
+    ),
+];
+
 /// `tuning.KEY: not checked, because …` for each key of `[tuning]` in `config_text`
 /// that the tuning `report` (of `mode`) did not check. None with `mode = "off"` (the
 /// tuning state says "tuning off (not checked)").
@@ -40,13 +76,14 @@ pub fn tuning(config_text: &str, mode: TuningMode, report: Option<&TuningReport>
     keys.into_iter()
         .filter(|k| !POLICY.contains(&k.as_str()))
         .filter_map(|k| {
-            let because = if names.is_empty() {
-                "no tuning item checks it on its own (rtbench config template lists the items)"
-            } else if k == "housekeeping" && !any(&["irq", "boot.irqaffinity", "workqueue"]) {
-                "no [tuning.irq], [tuning.workqueue] or [tuning.boot] irqaffinity item puts \
-                 work on the housekeeping CPUs"
-            } else {
-                return None;
+            let qualifier = QUALIFIERS.iter().find(|(q, _, _)| *q == k);
+            let because = match qualifier {
+                _ if names.is_empty() => {
+                    "no tuning item checks it on its own (rtbench config template lists the \
+                     items)"
+                }
+                Some((_, users, why)) if !any(users) => why,
+                _ => return None,
             };
             Some(format!("tuning.{k}: not checked, because {because}"))
         })
@@ -88,8 +125,13 @@ mod tests {
         assert!(tuning(text, TuningMode::Check, Some(&irq)).is_empty());
         // Without placement items, housekeeping is still named.
         let printk = report(&["sysctl.kernel.printk"]);
-        let t2 = format!("{text}[tuning.sysctl]\nprintk = 3\n");
-        assert_eq!(tuning(&t2, TuningMode::Check, Some(&printk)).len(), 1);
+        let t2 = format!("{text}[tuning.sysctl]\nprintk = 3\ncommit_headroom_pct = 10\n");
+        let v = tuning(&t2, TuningMode::Check, Some(&printk));
+        assert_eq!(v.len(), 2, "{v:?}");
+        assert!(
+            v[1].starts_with("tuning.sysctl.commit_headroom_pct: not checked"),
+            "{v:?}"
+        );
         assert!(tuning(text, TuningMode::Off, None).is_empty());
         assert!(tuning("", TuningMode::Check, Some(&none)).is_empty());
     }
