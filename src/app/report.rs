@@ -6,14 +6,17 @@ use crate::error::{Error, Result};
 use crate::plan::report::{ReportPlan, RunsPlan};
 use crate::report::junit::Junit;
 use crate::report::output::{Output, Target};
-use crate::report::selection::{heading, note_line, this_boot_line};
+use crate::report::selection::{heading, label_line, note_line, this_boot_line};
 use crate::report::table::Table;
 use crate::report::PrettyJson;
 use crate::results::select::{self, SelectError};
 use crate::results::store::{self, StoredRun};
 
-/// `rtbench report`: 0 this boot's run passed (or was accepted unjudged), 1 it did
-/// not, was not stored or is missing; 2 nothing to show.
+/// `rtbench report`: 0 this boot's newest self-test attempt reached a verdict, passed
+/// (or was accepted unjudged) and was stored, 1 it did not (failed, no verdict —
+/// stopped or never finished —, not stored, an output not written) or is missing; 2
+/// nothing to show (with `--format junit` a document with one `<error>` case is
+/// still written).
 pub fn run(args: &ReportArgs) -> Result<i32> {
     match crate::plan::report::plan(args)? {
         ReportPlan::Runs(p) => runs(&p),
@@ -31,6 +34,11 @@ fn runs(p: &RunsPlan) -> Result<i32> {
     for n in &notes {
         out.warn(&note_line(n, &p.dir));
     }
+    if let (Err(e), true) = (&selected, p.junit) {
+        // A station reading the file must find a document, never take none for a pass.
+        let doc = crate::report::junit::none_found(&format!("{}: {e}", p.dir.display()));
+        out.document(&Target::Stdout, &Raw, &doc)?;
+    }
     let sel = selected.map_err(|e| {
         let flag = match e {
             SelectError::CannotList { .. } => "results directory",
@@ -38,6 +46,14 @@ fn runs(p: &RunsPlan) -> Result<i32> {
         };
         Error::usage(flag, p.dir.display(), e.to_string())
     })?;
+    let env_label = std::env::var("RTBENCH_UNIT_LABEL").ok();
+    if let Some(line) = sel
+        .shown
+        .last()
+        .and_then(|s| label_line(s, env_label.as_deref()))
+    {
+        out.warn(&line);
+    }
     if p.junit {
         let runs: Vec<&StoredRun> = sel.shown.iter().map(|s| &s.run).collect();
         out.document(&Target::Stdout, &Junit, &runs[..])?;
@@ -62,6 +78,15 @@ fn runs(p: &RunsPlan) -> Result<i32> {
         }
     }
     Ok(sel.exit_code())
+}
+
+/// A document already made, written as it is.
+struct Raw;
+
+impl crate::report::Sink<String> for Raw {
+    fn write(&self, doc: &String, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        out.write_all(doc.as_bytes())
+    }
 }
 
 /// `rtbench report --since TIME`: the monitor's windows of the last TIME, per CPU;

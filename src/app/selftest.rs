@@ -10,8 +10,8 @@ use crate::sys::cpus::CpuTopology;
 use crate::sys::SysRoot;
 
 /// `rtbench selftest [--config FILE]`: returns the exit code (0 pass, 1 fail, 2 bad
-/// configuration — nothing tuned, nothing written —, 3 environment refused, 130/143
-/// interrupted).
+/// configuration — nothing tuned; the attempt's record says why —, 3 environment
+/// refused, 130/143 interrupted; [`crate::results::outcome`] is the rule).
 pub fn run(args: &SelftestArgs) -> i32 {
     // A standard output that went away must not end the run before its store,
     // journal and textfile are written (the notices on it are best effort).
@@ -20,7 +20,11 @@ pub fn run(args: &SelftestArgs) -> i32 {
     let mut journal = super::journal(&args.log_format);
     let mut located = match config::locate(args.config.as_deref(), Reader::Selftest, &root) {
         Ok(l) => l,
-        Err(e) => return config_error(&mut journal, &e),
+        Err(e) => {
+            // A file found but refused is an attempt too: its record says why.
+            crate::selftest::record::Record::config_refused(args.config.as_deref(), &root, &e);
+            return config_error(&mut journal, &e);
+        }
     };
     if located.text.is_none() {
         journal.send(&crate::report::journal::defaults_used(
@@ -41,7 +45,8 @@ pub fn run(args: &SelftestArgs) -> i32 {
         crate::report::output::Output::new(None).warn(&format!("rtbench: warning: {a}"));
     }
     let plan = crate::selftest::plan(&located, &CpuTopology::read(&root));
-    crate::selftest::run::execute(&plan, &root, &mut journal)
+    let mut record = crate::selftest::record::Record::start(&plan, &root);
+    crate::selftest::run::execute(&plan, &root, &mut journal, &mut record)
 }
 
 /// The configuration error as one journal entry whose fields come from the error

@@ -22,9 +22,15 @@ missed periods per CPU, from [monitor] dir (default results_dir/monitor):
   rtbench report --since 2h   the monitor's windows of the last two hours, per CPU
   rtbench report --since 1d --json   the same as JSON, every window included
 
-Exit codes: 0 this boot's run passed (or was accepted unjudged), 1 it failed, was
-unjudged or invalid (not the system's latency), was not stored, or there is no run of
-this boot, 2 no results or invalid configuration. With --since: 0 no window exceeded [monitor.limits], 1 one did, or no
+The run shown is this boot's newest self-test attempt, also one that stopped before a
+verdict (its configuration refused, the environment refused, the load failed); a
+warning says when RTBENCH_UNIT_LABEL names another unit than the run shown.
+
+Exit codes: 0 this boot's newest attempt passed (or was accepted unjudged) and was
+stored, 1 it failed, was unjudged or invalid (not the system's latency), has no verdict,
+was not stored or an output was not written, or there is no run of this boot, 2 no
+results (--format junit still writes a document with one error case) or invalid
+configuration. With --since: 0 no window exceeded [monitor.limits], 1 one did, or no
 window in the period, 2 no monitor windows stored, or a store file that is not a regular
 file.";
 

@@ -10,10 +10,13 @@ Examples:
   rtbench selftest --config factory.toml    another configuration
   rtbench selftest --log-format logfmt      key=value entries on stderr (syslog without journald)
 
-Exit codes: 0 pass, 1 a limit failed (or tuning deviated), or nothing was judged (no
-[limits]: verdict \"unjudged\"; 0 with [selftest] allow_unjudged = true), 2 invalid
-configuration (nothing tuned, nothing written), 3 the environment refused, 130/143/129
-interrupted by SIGINT/SIGTERM/SIGHUP (results written).";
+Exit codes: 0 pass with every requested output written, 1 a limit failed (or tuning
+deviated), nothing was judged (no [limits]: verdict \"unjudged\"; 0 with [selftest]
+allow_unjudged = true), or the results store or the Prometheus textfile could not be
+written, 2 invalid configuration (nothing tuned; the attempt's record says why), 3 the
+environment refused, 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP (results written).
+Every attempt is recorded in the results store when it starts and again when it ends,
+so `rtbench report` shows an attempt that never reached a verdict.";
 
 /// `rtbench selftest` flags.
 #[derive(Debug, Args)]

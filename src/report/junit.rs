@@ -141,7 +141,7 @@ fn suite(s: &mut String, run: &StoredRun, cases: &[Case]) {
             props.push(("unit.serial_source".into(), src.clone()));
         }
     }
-    props.push(("verdict".into(), run.verdict.word().into()));
+    props.push(("verdict".into(), run.shown_word().into()));
     props.push(("rtbench.version".into(), run.rtbench_version.clone()));
     props.push(("kernel.release".into(), run.sysinfo.release.clone()));
     props.push((
@@ -281,11 +281,14 @@ fn cases(run: &StoredRun) -> Vec<Case> {
             detail: p.clone(),
         });
     }
+    v.extend(unwritten_cases(run));
     let failures = run.verdict.failures().join("; ");
     v.push(Case {
         classname: "rtbench.run".into(),
         name: "verdict".into(),
         outcome: match run.verdict.word() {
+            // An attempt without a verdict is an error, whatever it holds.
+            _ if !run.judged() => Outcome::Error(no_verdict(run)),
             "pass" => Outcome::Pass,
             "fail" => Outcome::Failure(format!("FAIL: {failures}")),
             "invalid" => Outcome::Error(format!("INVALID: {failures}")),
@@ -302,6 +305,45 @@ fn cases(run: &StoredRun) -> Vec<Case> {
         detail: failures,
     });
     v
+}
+
+/// Why `run` has no verdict, from its attempt.
+fn no_verdict(run: &StoredRun) -> String {
+    run.attempt
+        .as_ref()
+        .and_then(|a| a.no_verdict_line(run.exit_code))
+        .unwrap_or_else(|| "no verdict".into())
+}
+
+/// One `<failure>` per output the run was asked for and could not write: a pass
+/// that was not stored is not a pass (exit 1, [`crate::results::outcome`]).
+fn unwritten_cases(run: &StoredRun) -> Vec<Case> {
+    run.unwritten
+        .iter()
+        .map(|u| Case {
+            classname: "rtbench.output".into(),
+            name: u.split(':').next().unwrap_or("output").to_string(),
+            outcome: Outcome::Failure(format!("not written: {u}")),
+            detail: u.clone(),
+        })
+        .collect()
+}
+
+/// The document `rtbench report --format junit` writes when there is no result to
+/// show: one suite with one `<error>` case saying so and `why`, so that a station
+/// reading the file never takes a missing result for a pass.
+pub fn none_found(why: &str) -> String {
+    let why = esc(why);
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+         <testsuites name=\"rtbench self-test\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\">\n\
+         <testsuite name=\"rtbench self-test\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\">\n\
+         <testcase classname=\"rtbench.run\" name=\"result\">\n\
+         <error message=\"no self-test result found: {why}\" type=\"error\">no self-test result found: {why}</error>\n\
+         </testcase>\n\
+         </testsuite>\n\
+         </testsuites>\n"
+    )
 }
 
 #[cfg(test)]

@@ -80,9 +80,9 @@ pub fn render(run: &StoredRun) -> String {
     x.family(
         "rtbench_selftest_pass",
         Kind::Gauge,
-        "1 when the last self-test passed every limit, else 0 (fail or unjudged).",
+        "1 when the last self-test passed every limit and exited 0 (every requested output written), else 0.",
     )
-    .sample(&none, run.verdict.pass as u8);
+    .sample(&none, run.passed() as u8);
     let mut f = x.family(
         "rtbench_selftest_verdict",
         Kind::Gauge,
@@ -99,11 +99,7 @@ pub fn render(run: &StoredRun) -> String {
         Kind::Gauge,
         "Exit code of the last self-test (0 accepted; 1 fail or unjudged; see rtbench selftest --help).",
     )
-    .sample(
-        &none,
-        run.exit_code
-            .unwrap_or(if run.verdict.pass { 0 } else { 1 }),
-    );
+    .sample(&none, run.exit_status());
     x.family(
         "rtbench_selftest_stored",
         Kind::Gauge,

@@ -30,7 +30,7 @@ pub fn this_boot_line(sel: &Selection, dir: &Path, fallback_dir: &Path) -> Optio
     let line = match (sel.this_boot, last) {
         (ThisBoot::NotStored, Some(u)) => Some(format!(
             "this boot's self-test ({}) was NOT STORED: {}; shown from {}",
-            u.run.verdict.word(),
+            u.run.shown_word(),
             u.run.store_error.as_deref().unwrap_or("unknown error"),
             u.file.display()
         )),
@@ -47,6 +47,25 @@ pub fn this_boot_line(sel: &Selection, dir: &Path, fallback_dir: &Path) -> Optio
         _ => None,
     };
     line.map(|l| crate::error::one_line(&l).into_owned())
+}
+
+/// The warning when the unit label the environment names (`RTBENCH_UNIT_LABEL`,
+/// `env_label`) is not the label of the run shown: the report is of another unit (or
+/// of a run that recorded none). `None` when the environment names none or they agree.
+pub fn label_line(s: &Shown, env_label: Option<&str>) -> Option<String> {
+    let want = env_label.filter(|l| !l.is_empty())?;
+    let got = s.run.unit.as_ref().and_then(|u| u.label.as_deref());
+    (got != Some(want)).then(|| {
+        crate::error::one_line(&format!(
+            "rtbench: warning: RTBENCH_UNIT_LABEL is {want:?} but the run shown ({}) is {}",
+            s.file.display(),
+            got.map_or_else(
+                || "of no unit label".to_string(),
+                |g| format!("of unit {g:?}")
+            )
+        ))
+        .into_owned()
+    })
 }
 
 /// A warning line for what the selection from the store in `dir` skipped.

@@ -70,7 +70,7 @@ fn heading(s: &mut String, run: &StoredRun) {
     let _ = writeln!(
         s,
         "rtbench self-test {} at {}, {:.0} s",
-        run.verdict.word().to_uppercase(),
+        run.shown_word().to_uppercase(),
         crate::date::iso_s(run.start_s),
         run.duration_s,
     );
@@ -213,10 +213,14 @@ fn causes(s: &mut String, run: &StoredRun) {
         }
     }
     if let Some(r) = rate {
-        let _ = writeln!(
-            s,
-            "Causes: analysed at most {r} a second per CPU (a new maximum always); the rest counted as not analysed"
+        // Wrapped like every other line of the table: a serial console has 80 columns.
+        let line = format!(
+            "Causes: analysed at most {r} a second per CPU (a new maximum always); the rest \
+             counted as not analysed"
         );
+        for l in wrap(&line, 80, "  ") {
+            let _ = writeln!(s, "{l}");
+        }
     }
 }
 
@@ -236,6 +240,9 @@ fn endings(s: &mut String, run: &StoredRun) {
     }
     if let Some(e) = &run.store_error {
         let _ = writeln!(s, "{}", clip(&format!("NOT STORED: {e}"), 80));
+    }
+    for u in run.unwritten.iter().filter(|u| !u.starts_with("results:")) {
+        let _ = writeln!(s, "{}", clip(&format!("NOT WRITTEN: {u}"), 80));
     }
 }
 
@@ -312,6 +319,8 @@ mod tests {
             hardware: None,
             conditions: Vec::new(),
             unit: None,
+            attempt: None,
+            unwritten: Vec::new(),
         };
         let t = render(&run);
         for l in t.lines() {

@@ -9,6 +9,8 @@
 //! show it (the journal entries, the results file's JSON, the Prometheus textfile, the
 //! report table, the plot) are in `report/` and `plot/`.
 
+pub mod attempt;
+pub mod outcome;
 pub mod read;
 pub mod select;
 pub mod store;

@@ -91,9 +91,10 @@ impl Selection {
         is_this_boot(run, &self.boot)
     }
 
-    /// The exit code of `rtbench report`: 0 when this boot's run was stored and
-    /// accepted ([`StoredRun::accepted`]), else 1 (failed, unjudged, not stored, or
-    /// no run of this boot).
+    /// The exit code of `rtbench report`: 0 when this boot's newest attempt was stored
+    /// and accepted ([`StoredRun::accepted`]: judged, exit 0), else 1 (failed,
+    /// unjudged, no verdict, not stored, an output not written, or no run of this
+    /// boot).
     pub fn exit_code(&self) -> i32 {
         match (self.this_boot, self.shown.last()) {
             (ThisBoot::Stored, Some(s)) if s.run.accepted() => exit::OK,

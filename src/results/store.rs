@@ -176,6 +176,15 @@ pub struct StoredRun {
     /// absent when none is known (and in files of older versions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unit: Option<crate::results::unit::UnitRecord>,
+    /// The attempt this record stands for ([`super::attempt`]): written when the
+    /// self-test starts, rewritten when it ends; absent in files of older versions
+    /// (judged runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<super::attempt::Attempt>,
+    /// The outputs the run was asked for and could not write (`results: WHY`,
+    /// `prometheus: WHY`); one makes a pass exit 1 ([`super::outcome`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unwritten: Vec<String>,
 }
 
 /// One condition of a run: its name and the load that ran beside its tests.
@@ -215,7 +224,7 @@ impl StoredRun {
     }
 
     /// The tuning the run was measured on, from its tuning report: `tuning off (not
-    /// checked)`, `tuning check: nothing configured`, `tuning apply: 7 items, 3
+    /// checked)`, `tuning check: no item checked`, `tuning apply: 7 items, 3
     /// changed, 7 ok` or `tuning check: 7 items, 6 ok, 1 deviation`. Never reads as
     /// checked when no item was compared.
     pub fn tuning_state(&self) -> String {
@@ -226,7 +235,7 @@ impl StoredRun {
         let items = t.get("items").and_then(|i| i.as_array());
         let items = items.map_or(&[][..], |v| v.as_slice());
         if items.is_empty() {
-            return format!("tuning {action}: nothing configured ([tuning] is empty)");
+            return format!("tuning {action}: no item checked");
         }
         let mut counts: Vec<(String, usize)> = Vec::new();
         for i in items {
@@ -265,10 +274,44 @@ impl StoredRun {
         format!("tuning {action}: {}", parts.join(", "))
     }
 
-    /// Whether the run was accepted: its exit code was 0 (a pass, or an unjudged run
-    /// with `allow_unjudged`). Older files without an exit code: a pass.
+    /// The word outputs show for the run: its verdict's (`pass`, `fail`, `unjudged`,
+    /// `invalid`) once judged, else the attempt's state (`stopped`, `started`).
+    pub fn shown_word(&self) -> &'static str {
+        match &self.attempt {
+            Some(a) if !a.judged() => a.state.as_str(),
+            _ => self.verdict.word(),
+        }
+    }
+
+    /// Whether the attempt reached a verdict (older files without an attempt: yes).
+    pub fn judged(&self) -> bool {
+        self.attempt
+            .as_ref()
+            .map_or(true, super::attempt::Attempt::judged)
+    }
+
+    /// The exit code every output shows: the one the self-test exited with, made by
+    /// [`super::outcome::RunOutcome::exit_code`] and stored. Older files without one:
+    /// 0 for a pass, else 1; an attempt without a verdict and without a code: 1.
+    pub fn exit_status(&self) -> i32 {
+        use crate::error::exit;
+        match self.exit_code {
+            Some(c) => c,
+            None if self.judged() && self.verdict.pass => exit::OK,
+            None => exit::FAIL,
+        }
+    }
+
+    /// Whether the run was accepted: it reached a verdict and its exit code was 0 (a
+    /// pass, or an unjudged run with `allow_unjudged`, every requested output written).
     pub fn accepted(&self) -> bool {
-        self.exit_code.map_or(self.verdict.pass, |c| c == 0)
+        self.judged() && self.exit_status() == crate::error::exit::OK
+    }
+
+    /// Whether the run passed, for the outputs that say pass or not (the Prometheus
+    /// `rtbench_selftest_pass`, the journal's priority): accepted and its verdict a pass.
+    pub fn passed(&self) -> bool {
+        self.accepted() && self.verdict.pass
     }
 }
 
@@ -429,6 +472,8 @@ pub(crate) fn sample_run(start_s: i64) -> StoredRun {
         hardware: None,
         conditions: Vec::new(),
         unit: None,
+        attempt: None,
+        unwritten: Vec::new(),
     }
 }
 

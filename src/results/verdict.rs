@@ -55,6 +55,12 @@ pub enum Unjudged {
         /// Why.
         why: String,
     },
+    /// A `[tuning]` key that nothing checked: `tuning.housekeeping: not checked,
+    /// because …` (the line as made by the self-test).
+    TuningNotChecked {
+        /// The whole line.
+        line: String,
+    },
 }
 
 impl fmt::Display for Unjudged {
@@ -73,6 +79,7 @@ impl fmt::Display for Unjudged {
                 f.write_str("no test enabled ([cyclic], [pmq] and [pipe] are all disabled)")
             }
             Unjudged::HwlatNotRun { why } => write!(f, "hwlat gate not run: {why}"),
+            Unjudged::TuningNotChecked { line } => f.write_str(line),
             Unjudged::RuleUnused { index, cpus, test } => {
                 let test = test.as_deref().map_or(String::new(), |t| format!(", {t}"));
                 write!(
@@ -195,6 +202,8 @@ pub struct RunFacts {
     /// The configured hwlat gate did not check (why): a check that checks nothing is
     /// not a pass.
     pub hwlat_not_run: Option<String>,
+    /// `[tuning]` keys nothing checked, each `tuning.KEY: not checked, because …`.
+    pub tuning_not_checked: Vec<String>,
 }
 
 /// The deviations and failures of a tuning report, by item (recovered, then this run's,
@@ -338,6 +347,9 @@ pub fn verdict_of(groups: &[Judged<'_>], facts: RunFacts) -> Verdict {
     }
     if let Some(why) = facts.hwlat_not_run {
         unjudged.push(Unjudged::HwlatNotRun { why }.to_string());
+    }
+    for line in facts.tuning_not_checked {
+        unjudged.push(Unjudged::TuningNotChecked { line }.to_string());
     }
     problems.extend(facts.problems.iter().map(Problem::to_string));
     problems.extend(facts.interrupted.iter().map(Problem::to_string));
@@ -721,6 +733,7 @@ mod tests {
                 after_s: 3.25,
             }),
             hwlat_not_run: Some("unsupported: CONFIG_HWLAT_TRACER".into()),
+            tuning_not_checked: Vec::new(),
         };
         let v = verdict(&tests, &LimitSet::default(), facts);
         assert_eq!(

@@ -5,7 +5,9 @@
 //! flow.
 
 mod outputs;
+pub mod record;
 pub mod run;
+mod unchecked;
 
 use crate::config::condition::Measure;
 use crate::config::explain::ExplainSection;

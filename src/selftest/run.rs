@@ -21,8 +21,9 @@ use crate::report::output::Output;
 use crate::report::table::Table;
 use crate::report::text::LiveLines;
 use crate::report::Live;
+use crate::results::outcome::RunOutcome;
 use crate::results::store::{ConditionRecord, Origin, StoredRun};
-use crate::results::summary::{Outcome, TestSummary, ThreadSummary, Verdict};
+use crate::results::summary::{TestSummary, ThreadSummary, Verdict};
 use crate::results::verdict::{self, Problem, RunFacts};
 use crate::sys::clock::Clock;
 use crate::sys::info::SysInfo;
@@ -107,12 +108,20 @@ impl Progress for NotifyProgress<'_> {
     }
 }
 
-/// Runs the self-test `plan` (already validated) and returns the exit code: 0 pass
-/// (or unjudged with `allow_unjudged`), 1 fail or unjudged, 3 environment refused (a
-/// tuning write or guard, the load, the measurement's scheduling, locking or threads —
-/// also after READY), 4 invalid (only samples that are not the system's latency
-/// exceeded a limit), 130/143 interrupted.
-pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i32 {
+/// Runs the self-test `plan` (already validated), its attempt's `record` already
+/// written, and returns the exit code by the one rule of
+/// [`crate::results::outcome`]: 0 pass (or unjudged with `allow_unjudged`) with every
+/// requested output written, 1 fail, unjudged, or an output not written, 3
+/// environment refused (a tuning write or guard, the load, the measurement's
+/// scheduling, locking or threads — also after READY), 4 invalid (only samples that
+/// are not the system's latency exceeded a limit), 130/143 interrupted. Stopped
+/// before a verdict, the record is marked stopped with the stage and the reason.
+pub fn execute(
+    plan: &SelftestPlan,
+    root: &SysRoot,
+    journal: &mut Journal,
+    record: &mut super::record::Record,
+) -> i32 {
     let sysinfo = SysInfo::read(root);
     let origin = Origin::current();
     let out = Output::new(None);
@@ -127,7 +136,7 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
     let stages = tuning(plan, root, journal).and_then(|tuned| {
         // The hardware gate before READY: nothing else may run while it holds the
         // CPUs with interrupts off.
-        let hwlat = hwlat_gate(plan, root, &mut notify);
+        let hwlat = hwlat_gate(plan, root, &mut notify, record);
         ready(plan, &tuned, journal, &mut notify);
         let before = smi_count(root, &plan.measured_cpus);
         let mut measured = measure(plan, root, &mut notify)?;
@@ -144,11 +153,12 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         Err(a) => {
             journal.send(&aborted(&a.stage, &a.error));
             notify.last(&[&format!("STATUS=self-test stopped: {}", a.what)]);
+            record.stop(&a.stage, &a.error.to_string(), a.error.exit_code());
             return a.error.exit_code();
         }
     };
     let stop = measured.stop;
-    let (verdict, code) = judge(plan, &tuned, &measured, &sysinfo);
+    let (verdict, outcome) = judge(plan, &tuned, &measured, &sysinfo);
     let run = StoredRun {
         rtbench_version: env!("CARGO_PKG_VERSION").into(),
         start_s: measured.start_s,
@@ -163,7 +173,7 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
         verdict,
         interrupted: stop.interrupted(),
         origin,
-        exit_code: Some(code),
+        exit_code: Some(outcome.exit_code()),
         store_error: None,
         results_dir: None,
         hardware: Some(measured.hardware),
@@ -178,8 +188,10 @@ pub fn execute(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> i3
             })
             .collect(),
         unit: crate::results::unit::UnitRecord::gather(root, &plan.unit),
+        attempt: None,
+        unwritten: Vec::new(),
     };
-    let run = super::outputs::write(plan, run, stop, journal);
+    let (run, code) = super::outputs::write(plan, run, outcome, stop, journal, record);
     let _ = out.text(&Table, &run);
     notify.last(&[&format!("STATUS=self-test {}", run.verdict.word())]);
     code
@@ -253,8 +265,14 @@ fn tuning(plan: &SelftestPlan, root: &SysRoot, journal: &mut Journal) -> Result<
 /// The hwlat gate (`[selftest] hwlat`), if configured: the kernel's hwlat tracer on the
 /// measured CPUs, in an instance of rtbench's own. SIGINT, SIGTERM and SIGHUP are held
 /// while it runs and end it early; the instance is removed and the signal then has its
-/// usual effect (the process ends, as it would have before the measurement).
-fn hwlat_gate(plan: &SelftestPlan, root: &SysRoot, notify: &mut Notify) -> Option<Hwlat> {
+/// usual effect (the process ends, as it would have before the measurement), the
+/// attempt's record marked stopped first.
+fn hwlat_gate(
+    plan: &SelftestPlan,
+    root: &SysRoot,
+    notify: &mut Notify,
+    record: &mut super::record::Record,
+) -> Option<Hwlat> {
     let d = plan.hwlat?;
     // The gate runs before READY: tell systemd the start takes that much longer than
     // TimeoutStartSec= (sd_notify(3), EXTEND_TIMEOUT_USEC=).
@@ -281,6 +299,8 @@ fn hwlat_gate(plan: &SelftestPlan, root: &SysRoot, notify: &mut Notify) -> Optio
         caught.get().is_some()
     });
     if let Some(sig) = caught.get() {
+        let code = crate::error::exit::SIGNAL_BASE + sig;
+        record.stop("hwlat gate", &format!("stopped by signal {sig}"), code);
         // SAFETY: restores the default action and sends the signal to this process.
         unsafe {
             libc::signal(sig, libc::SIG_DFL);
@@ -319,7 +339,7 @@ fn ready(plan: &SelftestPlan, tuned: &Tuned, journal: &mut Journal, notify: &mut
     let changed = tuned.changed();
     let tuned_text = match &tuned.report {
         None => "tuning off".to_string(),
-        Some(r) if r.items.is_empty() => "no tuning configured".to_string(),
+        Some(r) if r.items.is_empty() => "no tuning item checked".to_string(),
         Some(r) if r.action == crate::tune::Action::Check => {
             let n = r.items.len();
             format!("tuning checked ({n} item{})", if n == 1 { "" } else { "s" })
@@ -557,8 +577,9 @@ fn measure_one(
     })
 }
 
-/// Stage 4, judging: the verdict from the figures and the facts of the run, and the exit code.
-fn judge(plan: &SelftestPlan, tuned: &Tuned, m: &Measured, si: &SysInfo) -> (Verdict, i32) {
+/// Stage 4, judging: the verdict from the figures and the facts of the run, and what
+/// decides the exit code (every output written so far).
+fn judge(plan: &SelftestPlan, tuned: &Tuned, m: &Measured, si: &SysInfo) -> (Verdict, RunOutcome) {
     let not_rt = (plan.require_preempt_rt && !si.realtime).then(|| Problem::NotRealtime {
         release: si.release.clone(),
         model: si.preempt_model.clone(),
@@ -604,6 +625,11 @@ fn judge(plan: &SelftestPlan, tuned: &Tuned, m: &Measured, si: &SysInfo) -> (Ver
             .hwlat
             .as_ref()
             .and_then(|h| h.unsupported.clone()),
+        tuning_not_checked: super::unchecked::tuning(
+            &plan.config_text,
+            plan.mode,
+            tuned.report.as_ref(),
+        ),
     };
     // Each condition's tests against its own limits.
     let groups: Vec<(
@@ -633,33 +659,14 @@ fn judge(plan: &SelftestPlan, tuned: &Tuned, m: &Measured, si: &SysInfo) -> (Ver
         .collect();
     let verdict = verdict::verdict_of(&judged, facts);
     let refused = m.refused.or(tuned.refused().then_some(exit::ENV));
-    let code = exit_code(
-        &verdict,
-        m.stop.interrupted().then(|| m.stop.exit_code()),
-        plan.allow_unjudged,
+    let outcome = RunOutcome {
+        verdict: verdict.outcome,
+        interrupted: m.stop.interrupted().then(|| m.stop.exit_code()),
         refused,
-    );
-    (verdict, code)
-}
-
-/// The exit code of a finished run: the signal's for an interrupted one, `refused`'s
-/// when the system refused a tuning write or guard (the run measured the untuned
-/// system) or a test (the others still ran), 0 for a pass (and for an unjudged run
-/// when `allow_unjudged`), else 1.
-fn exit_code(
-    verdict: &Verdict,
-    interrupted: Option<i32>,
-    allow_unjudged: bool,
-    refused: Option<i32>,
-) -> i32 {
-    match (interrupted, verdict.outcome) {
-        (Some(code), _) => code,
-        _ if refused.is_some() => refused.unwrap_or(exit::ENV),
-        (None, Outcome::Pass) => exit::OK,
-        (None, Outcome::Unjudged) if allow_unjudged => exit::OK,
-        (None, Outcome::Invalid) => exit::INVALID,
-        _ => exit::FAIL,
-    }
+        allow_unjudged: plan.allow_unjudged,
+        unwritten: 0,
+    };
+    (verdict, outcome)
 }
 
 /// The entry of a self-test stopped before a verdict by `e` at `stage`, with the

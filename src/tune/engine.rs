@@ -26,6 +26,7 @@ pub struct ApplyOptions {
 pub fn items(root: &SysRoot, spec: &TuningSpec) -> Vec<Box<dyn Item>> {
     let mut v: Vec<Box<dyn Item>> = Vec::new();
     boot::items(spec, &mut v);
+    super::isolated::items(spec, &mut v);
     super::irq::items(root, spec, &mut v);
     super::knobs::items(root, spec, &mut v);
     super::power::items(root, spec, &mut v);

@@ -14,6 +14,7 @@ pub mod boot;
 pub mod commit;
 pub mod engine;
 pub mod irq;
+pub mod isolated;
 pub mod journal;
 pub mod knobs;
 pub mod power;

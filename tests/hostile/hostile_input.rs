@@ -395,6 +395,8 @@ fn p2_report_shows_a_huge_maximum_as_it_is() {
         hardware: None,
         conditions: Vec::new(),
         unit: None,
+        attempt: None,
+        unwritten: Vec::new(),
     };
     let json = serde_json::to_string_pretty(&run).unwrap();
     write(&d, "run-000001-20010909T014640Z.json", &json);

@@ -1085,6 +1085,8 @@ fn stored_run() -> impl Strategy<Value = rtbench::results::store::StoredRun> {
             hardware: None,
             conditions: Vec::new(),
             unit: None,
+            attempt: None,
+            unwritten: Vec::new(),
         }
     })
 }

@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod attempts;
 mod compare;
 mod conditions;
 mod config;
@@ -17,8 +18,10 @@ mod explain_refusals;
 mod factory;
 mod missed;
 mod notify;
+mod outcome_props;
 mod prometheus;
 mod report_sinks;
 mod selftest;
 mod selftest_tests;
+mod tuning_keys;
 mod verdict;

@@ -88,6 +88,8 @@ fn measured_run(max_us: u64) -> StoredRun {
         hardware: None,
         conditions: Vec::new(),
         unit: None,
+        attempt: None,
+        unwritten: Vec::new(),
     }
 }
 

@@ -110,7 +110,7 @@ fn impossible_limit_fails_with_exit_1() {
 }
 
 #[test]
-fn invalid_configuration_names_file_line_key_and_writes_nothing() {
+fn invalid_configuration_names_file_line_key_and_records_only_the_stopped_attempt() {
     let dir = TempDir::new("st-bad");
     let cases = [
         ("[cyclic]\ncpus = \"9999\"\n", ":2: cyclic.cpus = \"9999\""),
@@ -150,7 +150,16 @@ fn invalid_configuration_names_file_line_key_and_writes_nothing() {
         assert!(msg.contains(want), "{body}: {msg}");
         let line: usize = e[0]["RTBENCH_CONFIG_LINE"].parse().unwrap();
         assert!((1..=3).contains(&line), "{body}: {:?}", e[0]);
-        assert!(results(&dir).is_empty(), "{body}: no result file");
+        // Nothing tuned or measured; the attempt's one record says where it stopped.
+        let kept = stored_results(&dir);
+        let last = kept.last().expect("the attempt's record");
+        assert_eq!(last["attempt"]["state"], "stopped", "{body}: {last}");
+        assert_eq!(last["attempt"]["stage"], "configuration", "{body}: {last}");
+        assert_eq!(last["exit_code"], 2, "{body}: {last}");
+        assert!(
+            last["tests"].as_array().unwrap().is_empty(),
+            "{body}: {last}"
+        );
         assert!(stdout(&o).is_empty());
     }
     assert_eq!(

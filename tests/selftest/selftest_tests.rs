@@ -283,7 +283,12 @@ fn a_pmq_test_the_system_refuses_stops_before_a_verdict_naming_the_limit() {
     assert_eq!(a[0]["RTBENCH_STAGE"], "pmq");
     assert_eq!(a[0]["RTBENCH_CAUSE"], "RLIMIT_MSGQUEUE");
     assert!(with_id(&e, SUMMARY).is_empty(), "no verdict");
-    assert!(stored_results(&dir).is_empty(), "nothing stored");
+    // The attempt's record, marked stopped at the stage that refused: no verdict.
+    let kept = stored_results(&dir);
+    assert_eq!(kept.len(), 1, "one record of the attempt");
+    assert_eq!(kept[0]["attempt"]["state"], "stopped", "{}", kept[0]);
+    assert_eq!(kept[0]["attempt"]["stage"], "pmq", "{}", kept[0]);
+    assert_eq!(kept[0]["exit_code"], 3);
 }
 
 #[test]

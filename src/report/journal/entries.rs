@@ -234,9 +234,7 @@ pub fn summary(run: &StoredRun, stop: StopCause, storage: Storage<'_>) -> Entry 
             None => t.test.clone(),
         })
         .collect::<Vec<_>>();
-    let exit = run
-        .exit_code
-        .unwrap_or(if run.verdict.pass { 0 } else { 1 });
+    let exit = run.exit_status();
     // Threads of the cyclic test, pairs (two threads each) of the pair tests.
     let count = |pairs: bool| -> usize {
         run.tests
@@ -290,13 +288,14 @@ pub fn summary(run: &StoredRun, stop: StopCause, storage: Storage<'_>) -> Entry 
     if let Some(u) = &run.unit {
         msg.push_str(&format!("; unit {}", u.text()));
     }
+    msg.push_str(&not_written(run));
     msg.push_str(&format!("; exit {exit}"));
     if run.verdict.word() == "unjudged" && exit != 0 {
         msg.push_str(" ([selftest] allow_unjudged = true accepts unjudged runs)");
     }
     let mut e = Entry::new(
         MSG_SUMMARY,
-        if run.verdict.pass {
+        if run.passed() {
             Priority::Info
         } else if exit == 0 {
             Priority::Warning
@@ -431,9 +430,25 @@ impl OutputKind {
     }
 }
 
+/// `; not written: prometheus: WHY` for the outputs the run could not write other
+/// than the results store (said with its fallback copy), else nothing.
+fn not_written(run: &StoredRun) -> String {
+    let other: Vec<&str> = run
+        .unwritten
+        .iter()
+        .filter(|u| !u.starts_with("results:"))
+        .map(String::as_str)
+        .collect();
+    if other.is_empty() {
+        String::new()
+    } else {
+        format!("; not written: {}", other.join("; "))
+    }
+}
+
 /// An output of the self-test was not written: `RTBENCH_OUTPUT` (which),
 /// `RTBENCH_PATH` (the file or directory), `RTBENCH_ERROR` (why). The verdict is not
-/// changed by it.
+/// changed by it, the exit code of a pass is ([`crate::results::outcome`]: 1).
 pub fn output_not_written(kind: OutputKind, path: &std::path::Path, why: &str) -> Entry {
     let what = match kind {
         OutputKind::Results => "results not stored in",

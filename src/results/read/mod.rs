@@ -237,9 +237,21 @@ pub struct Input {
     pub skipped: Vec<String>,
 }
 
+/// Whether `bytes` are a stored self-test record of an attempt that never reached a
+/// verdict ([`crate::results::attempt`]: `attempt.state` other than `judged`).
+fn unmeasured(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(bytes).is_ok_and(|v| {
+        v.get("attempt")
+            .and_then(|a| a.get("state"))
+            .and_then(|s| s.as_str())
+            .is_some_and(|s| s != "judged")
+    })
+}
+
 /// Reads `path`: `-` is standard input; a directory is a results store (its newest run
-/// that is a regular file; anything else named like a run — a FIFO, a symbolic link —
-/// is skipped and named in [`Input::skipped`]). At most [`input::MAX_INPUT_BYTES`] are
+/// that is a regular file and measured something; anything else named like a run — a
+/// FIFO, a symbolic link, the record of an attempt stopped before a verdict — is
+/// skipped and named in [`Input::skipped`]). At most [`input::MAX_INPUT_BYTES`] are
 /// read: a named FIFO (`<(cmd)`) is fine, `/dev/zero` is not read without end.
 /// Errors ([`Error::Usage`]): unreadable, too large, a directory without a readable run
 /// (naming the first files it skipped and why).
@@ -263,6 +275,12 @@ pub fn read_input(path: &Path) -> Result<Input> {
         for f in files.iter().rev() {
             // A file of the store: never through a link (crate::sys::kept).
             match crate::sys::kept::read(f, max) {
+                // The record of an attempt that measured nothing: the newest run that
+                // did is read, and this one named.
+                Ok(bytes) if unmeasured(&bytes) => skipped.push(format!(
+                    "{}: skipped, a self-test attempt without a verdict (nothing measured)",
+                    f.display()
+                )),
                 Ok(bytes) => {
                     return Ok(Input {
                         name: f.display().to_string(),
@@ -322,6 +340,29 @@ mod tests {
             p999_ns: None,
             run: None,
         }
+    }
+
+    #[test]
+    fn a_directory_read_passes_over_attempts_without_a_verdict() {
+        use crate::results::attempt::{Attempt, AttemptState};
+        use crate::results::store::{sample_run, Store};
+        let d = crate::config::tempdir::Dir::new("read-attempts");
+        let store = Store::new(d.path(), 5);
+        let measured = store.save(&sample_run(1)).unwrap();
+        let mut stopped = sample_run(2);
+        stopped.attempt = Some(Attempt {
+            state: AttemptState::Stopped,
+            ..Attempt::started(2)
+        });
+        store.save(&stopped).unwrap();
+        let input = read_input(d.path()).unwrap();
+        assert_eq!(input.file.as_deref(), Some(measured.as_path()));
+        assert_eq!(input.skipped.len(), 1, "{:?}", input.skipped);
+        assert!(
+            input.skipped[0].contains("without a verdict"),
+            "{:?}",
+            input.skipped
+        );
     }
 
     #[test]
