@@ -187,3 +187,80 @@ fn a_notify_socket_that_stops_reading_does_not_hang_the_self_test() {
         "{err}"
     );
 }
+
+/// A journald that stops reading (stuck on its storage, being restarted): its socket's
+/// queue is full, and every entry rtbench sends would block. In a private mount
+/// namespace, /run is a new tmpfs whose /run/systemd/journal/socket is bound by a
+/// process that never reads, its queue filled to one free slot (rtbench's connecting
+/// probe takes it). The self-test must end on its own — `timeout` outside it returns
+/// 124 if it waited — with its entries on standard error instead.
+#[test]
+fn a_journald_that_stops_reading_does_not_hang_the_self_test() {
+    let dir = TempDir::new("journald-stuck");
+    let results = dir.join("results");
+    let cfg = dir.join("rtbench.toml");
+    std::fs::write(&cfg, crate::common::on_any_kernel(&format!(
+            "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[limits]\nmax_us = 10000000\n[cyclic]\ncpus = \"0\"\n\
+             [output]\nresults_dir = \"{}\"\n",
+            results.display()
+        )))
+    .unwrap();
+    let stuck = r#"
+import socket, sys, time
+path = sys.argv[1]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(path)
+c = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+c.setblocking(False)
+n = 0
+while True:
+    try:
+        c.sendto(b"X=1\n", path)
+        n += 1
+    except BlockingIOError:
+        break
+s.recv(64)
+print(n, flush=True)
+time.sleep(600)
+"#;
+    let script = format!(
+        "mount -t tmpfs rtbench-test /run\n\
+         mkdir -p /run/systemd/journal /run/rtbench\n\
+         python3 -c '{stuck}' /run/systemd/journal/socket > \"$D/queued\" &\n\
+         reader=$!\n\
+         i=0; while [ ! -s \"$D/queued\" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done\n\
+         rc=0; timeout -k 5 60 \"$RTBENCH\" selftest --log-format journal --config \"$D/rtbench.toml\" || rc=$?\n\
+         kill $reader\n\
+         exit $rc\n"
+    );
+    let o = std::process::Command::new("unshare")
+        .args(["-m", "--propagation", "private", "sh", "-ec", &script])
+        .env("RTBENCH", exe())
+        .env("D", dir.path())
+        .env_remove("INVOCATION_ID")
+        .env_remove("RTBENCH_TRIGGER")
+        .env_remove("NOTIFY_SOCKET")
+        .output()
+        .expect("unshare (util-linux)");
+    let err = stderr(&o);
+    let queued = std::fs::read_to_string(dir.join("queued")).unwrap_or_default();
+    assert!(
+        queued.trim().parse::<u32>().is_ok_and(|n| n > 0),
+        "the stuck reader's queue was filled: {queued:?}"
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "124 is a self-test that waited: {err}"
+    );
+    // The entries journald would not take are on standard error, the verdict among them.
+    assert!(
+        err.contains("MESSAGE_ID=7b1dd0eea94d4cc4bd8f9e6c91b6465d"),
+        "the summary entry on standard error: {err}"
+    );
+    assert_eq!(
+        stored_results(dir.path()).len(),
+        1,
+        "the result stored: {err}"
+    );
+}

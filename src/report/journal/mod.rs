@@ -1,7 +1,7 @@
 //! rtbench's structured journal entries, the self-test's and the monitor's — one
 //! function per entry kind, every field named `RTBENCH_*` — and their destination
-//! ([`Journal`]): journald (native
-//! protocol through systemd-journal-logger), human lines on standard error where there
+//! ([`Journal`]): journald (its native
+//! protocol on a socket that never blocks, `native.rs`), human lines on standard error where there
 //! is no journald (a hand run, a container), or `key=value` lines on standard error
 //! when asked for (`--log-format logfmt`: the SysV init script sends them to syslog).
 //!
@@ -17,6 +17,7 @@
 mod entries;
 #[cfg(feature = "monitor")]
 mod monitor;
+mod native;
 pub use entries::*;
 #[cfg(feature = "monitor")]
 pub use monitor::*;
@@ -88,8 +89,19 @@ pub enum Priority {
     Error,
     /// warning (4)
     Warning,
-    /// notice (5) — maps to info in the log crate, which has no notice level
+    /// notice (5)
     Info,
+}
+
+impl Priority {
+    /// The syslog level's number, journald's `PRIORITY` field (syslog(3)).
+    pub fn syslog(self) -> &'static str {
+        match self {
+            Priority::Error => "3",
+            Priority::Warning => "4",
+            Priority::Info => "5",
+        }
+    }
 }
 
 /// One thread's or one CPU window's latency figures, **ns** ([`Entry::figures`]).
@@ -262,11 +274,7 @@ impl Entry {
         let mut s = format!(
             "MESSAGE_ID={} PRIORITY={}",
             self.message_id,
-            match self.priority {
-                Priority::Error => 3,
-                Priority::Warning => 4,
-                Priority::Info => 5,
-            }
+            self.priority.syslog()
         );
         for (k, v) in &self.fields {
             s.push_str(&format!(" {k}={}", logfmt_value(v)));
@@ -367,7 +375,7 @@ pub enum Journal {
     /// error (an interactive run on a systemd host: the person at the terminal sees them).
     Journald {
         /// The connection.
-        log: systemd_journal_logger::JournalLog,
+        log: native::Native,
         /// Echo human lines on standard error.
         echo: bool,
         /// The echoed lines begin with their time ([`Journal::with_times`]).
@@ -401,9 +409,9 @@ impl Journal {
             LogFormat::Auto | LogFormat::Journal => {}
         }
         if std::path::Path::new(JOURNAL_SOCKET).exists() {
-            if let Ok(j) = systemd_journal_logger::JournalLog::new() {
+            if let Ok(log) = native::Native::connect(std::path::Path::new(JOURNAL_SOCKET)) {
                 return Journal::Journald {
-                    log: j.with_syslog_identifier("rtbench".into()),
+                    log,
                     echo: stderr_is_terminal(),
                     times: false,
                 };
@@ -443,22 +451,18 @@ impl Journal {
         e.check_catalog();
         match self {
             Journal::Journald { log, echo, times } => {
-                let mut kvs: Vec<(&str, &str)> = vec![("MESSAGE_ID", e.message_id)];
+                let pid = std::process::id().to_string();
+                let mut kvs: Vec<(&str, &str)> = vec![
+                    ("MESSAGE", e.message.as_str()),
+                    ("PRIORITY", e.priority.syslog()),
+                    ("SYSLOG_IDENTIFIER", "rtbench"),
+                    ("SYSLOG_PID", pid.as_str()),
+                    ("MESSAGE_ID", e.message_id),
+                ];
                 kvs.extend(e.fields.iter().map(|(k, v)| (*k, v.as_str())));
-                let level = match e.priority {
-                    Priority::Error => log::Level::Error,
-                    Priority::Warning => log::Level::Warn,
-                    Priority::Info => log::Level::Info,
-                };
-                let kv_slice: &[(&str, &str)] = &kvs;
-                let r = log.journal_send(
-                    &log::Record::builder()
-                        .args(format_args!("{}", e.message))
-                        .level(level)
-                        .target("rtbench")
-                        .key_values(&kv_slice)
-                        .build(),
-                );
+                // EAGAIN (journald not reading: its queue is full) is a failure like
+                // any other: the entry goes to standard error, nothing waits.
+                let r = log.send(&kvs);
                 if r.is_err() {
                     writeln!(std::io::stderr(), "{}", e.to_logfmt())
                 } else if *echo {
