@@ -399,8 +399,11 @@ impl Store {
         Ok(v.into_iter().map(|(_, p)| p).collect())
     }
 
-    /// Writes `run` atomically (creating the directory if needed), then deletes the
-    /// oldest runs beyond `keep`. Returns the new file's path. Errors: the write, or
+    /// Deletes the oldest runs beyond `keep - 1`, then writes `run` atomically
+    /// (creating the directory if needed): the store never holds more than `keep` runs,
+    /// also when the writer is killed between the two steps, and a write that fails
+    /// never costs more than the runs beyond `keep - 1` (the newest `keep - 1` stay
+    /// however often it fails). Returns the new file's path. Errors: the write, or
     /// the sequence numbers used up (a file named `run-18446744073709551615-….json`):
     /// a number that wrapped to 0 would sort first and be deleted as the oldest.
     pub fn save(&self, run: &StoredRun) -> io::Result<PathBuf> {
@@ -422,13 +425,13 @@ impl Store {
         let path = self.dir.join(name);
         let mut bytes = serde_json::to_vec_pretty(run)?;
         bytes.push(b'\n');
-        kept::replace(&path, &bytes)?;
         let files = self.list()?;
-        if files.len() > self.keep {
-            for old in &files[..files.len() - self.keep] {
+        if files.len() >= self.keep {
+            for old in &files[..=files.len() - self.keep] {
                 let _ = std::fs::remove_file(old);
             }
         }
+        kept::replace(&path, &bytes)?;
         Ok(path)
     }
 
