@@ -35,12 +35,28 @@ pub fn exe() -> &'static str {
     env!("CARGO_BIN_EXE_rtbench")
 }
 
+/// `c`, whose process gets SIGKILL when the thread that starts it — the test's —
+/// ends (prctl(2) `PR_SET_PDEATHSIG`): a test that panics half-way leaves no
+/// measuring process behind at real-time priority to load the tests after it.
+pub fn dies_with_test(c: &mut Command) -> &mut Command {
+    // SAFETY: prctl(2) between fork and exec only changes the child's own settings.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(c, || {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+    c
+}
+
 /// The rtbench binary cargo built for these tests ([`exe`]), run as by hand even when
 /// the test runner itself is a systemd service: no `INVOCATION_ID` (which would make
 /// the stored trigger "systemd"), `RTBENCH_TRIGGER`, `NOTIFY_SOCKET` or
 /// `JOURNAL_STREAM`.
+/// It dies with the test's thread ([`dies_with_test`]).
 pub fn rtbench() -> Command {
     let mut c = Command::new(exe());
+    dies_with_test(&mut c);
     // SIGHUP at its default action, whatever the test runner inherited (a CI job
     // started under nohup ignores it, and rtbench keeps an inherited ignored SIGHUP):
     // the tests that send SIGHUP test rtbench, not how the suite was started. A test
