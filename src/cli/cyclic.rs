@@ -106,9 +106,11 @@ pub struct CyclicArgs {
     #[arg(long = "tracemark")]
     pub tracemark: bool,
 
-    /// Explain every new maximum over USEC µs from the kernel's trace events: what ran
-    /// on the CPU between the deadline and the wakeup (a tracefs instance of rtbench's
-    /// own; root). -b explains the sample that stops the run.
+    /// Explain samples over USEC µs from the kernel's trace events: what ran on the CPU
+    /// between the deadline and the wakeup (a tracefs instance of rtbench's own; root).
+    /// Each new maximum is explained, the others up to 4 a second per CPU; every one is
+    /// counted by its cause in the closing `# Causes:` block. -b explains the sample
+    /// that stops the run.
     #[arg(long = "explain", value_name = "USEC", value_parser = number::own_us_arg)]
     pub explain: Option<u64>,
 

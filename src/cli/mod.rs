@@ -197,9 +197,11 @@ pub struct PairFlags {
     #[arg(short = 'b', long = "breaktrace", value_name = "USEC", value_parser = number::us_arg)]
     pub breaktrace: Option<u64>,
 
-    /// Explain every new maximum over USEC µs from the kernel's trace events: what ran
-    /// on the receiver's CPU between the send and the receipt (a tracefs instance of
-    /// rtbench's own; root). -b explains the sample that stops the run.
+    /// Explain messages later than USEC µs from the kernel's trace events: what ran on
+    /// the receiver's CPU between the send and the receipt (a tracefs instance of
+    /// rtbench's own; root). Each new maximum is explained, the others up to 4 a second
+    /// per CPU; every one is counted by its cause in the closing `# Causes:` block. -b
+    /// explains the sample that stops the run.
     #[arg(long = "explain", value_name = "USEC", value_parser = number::own_us_arg)]
     pub explain: Option<u64>,
 

@@ -81,8 +81,10 @@ pub struct OslatArgs {
     #[arg(short = 'z', long = "zero-omit")]
     pub zero_omit: bool,
 
-    /// Explain every new maximum gap over USEC µs from the kernel's trace events: what
-    /// ran on the polled CPU in the gap (a tracefs instance of rtbench's own; root)
+    /// Explain gaps over USEC µs from the kernel's trace events: what ran on the polled
+    /// CPU in the gap (a tracefs instance of rtbench's own; root). Each new maximum is
+    /// explained, the others up to 4 a second per CPU; every one is counted by its cause
+    /// in the closing `# Causes:` block
     #[arg(long = "explain", value_name = "USEC", value_parser = number::own_us_arg)]
     pub explain: Option<u64>,
 
