@@ -32,7 +32,7 @@ pub struct Record {
 
 impl Record {
     /// Writes the started record of the attempt `plan` describes (its unit label
-    /// already merged with the environment's).
+    /// already merged with the environment's), and the Prometheus textfile of it.
     pub fn start(plan: &SelftestPlan, root: &SysRoot) -> Record {
         let run = started_run(
             root,
@@ -42,6 +42,11 @@ impl Record {
         );
         let mut r = Record::begin(&plan.results_dir, plan.keep, &plan.fallback_dir, run);
         r.prometheus = plan.prometheus.clone();
+        // The textfile says so too: an attempt killed before its verdict (SIGKILL, a
+        // power loss) never leaves an older run's pass for the fleet to read.
+        if let Some(p) = &r.prometheus {
+            let _ = textfile(p, &r.run);
+        }
         r
     }
 

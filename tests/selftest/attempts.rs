@@ -230,3 +230,46 @@ fn a_pass_whose_output_was_not_written_is_exit_1_in_every_output() {
         stdout(&j)
     );
 }
+
+/// A self-test killed before its verdict (SIGKILL, as a power loss or the OOM killer
+/// ends it) leaves its started record and a textfile that is not a pass: the fleet
+/// never reads an older run's pass for this attempt.
+#[test]
+fn a_killed_attempt_leaves_no_older_pass_in_the_textfile_or_the_report() {
+    let dir = TempDir::new("st-attempt-killed");
+    let prom = dir.join("rtbench.prom");
+    let extra = format!("prometheus = \"{}\"\n", prom.display());
+    let good = config(&dir, "good.toml", &extra);
+    let o = selftest(&good, "UNIT-A");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&prom).unwrap();
+    assert!(text.contains("\nrtbench_selftest_pass 1\n"), "{text}");
+    // A long attempt, killed once its record is stored (the second run file).
+    let long = config(&dir, "long.toml", &extra);
+    let body = std::fs::read_to_string(&long)
+        .unwrap()
+        .replace("duration = \"1s\"", "duration = \"60s\"");
+    std::fs::write(&long, body).unwrap();
+    let mut child = rtbench()
+        .args(["selftest", "--log-format", "logfmt", "--config"])
+        .arg(&long)
+        .env("RTBENCH_UNIT_LABEL", "UNIT-A")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until("the attempt's started record", || {
+        (stored_results(&dir).len() == 2).then_some(())
+    });
+    let text = wait_until("the textfile of the started attempt", || {
+        std::fs::read_to_string(&prom)
+            .ok()
+            .filter(|t| t.contains("\nrtbench_selftest_pass 0\n"))
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!text.contains("\nrtbench_selftest_exit_code 0\n"), "{text}");
+    let t = report(&good, "table", "UNIT-A");
+    assert_eq!(t.status.code(), Some(1), "{}", stderr(&t));
+    assert!(stdout(&t).contains("STARTED"), "{}", stdout(&t));
+}
