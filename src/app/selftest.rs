@@ -38,7 +38,15 @@ pub fn run(args: &SelftestArgs) -> i32 {
         Ok(unit) => located.config.unit = unit,
         Err(e) => {
             crate::report::output::Output::new(None).warn(&format!("rtbench: {e}"));
-            return crate::error::exit::USAGE;
+            // A refused environment is an attempt too: its record (under the file's
+            // label) says why, so no older run stands for it.
+            let plan = crate::selftest::plan(&located, &CpuTopology::read(&root));
+            crate::selftest::record::Record::start(&plan, &root).stop(
+                "environment",
+                &e.to_string(),
+                exit::USAGE,
+            );
+            return exit::USAGE;
         }
     }
     for a in located.config.advice() {

@@ -273,3 +273,29 @@ fn a_killed_attempt_leaves_no_older_pass_in_the_textfile_or_the_report() {
     assert_eq!(t.status.code(), Some(1), "{}", stderr(&t));
     assert!(stdout(&t).contains("STARTED"), "{}", stdout(&t));
 }
+
+/// An environment the run refuses (a unit label with a control character) is an
+/// attempt too: stopped at `environment`, exit 2, and the report shows it, not the
+/// older green run.
+#[test]
+fn a_refused_environment_is_an_attempt_shown_instead_of_the_older_pass() {
+    let dir = TempDir::new("st-attempt-env");
+    let good = config(&dir, "good.toml", "");
+    let o = selftest(&good, "UNIT-A");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = selftest(&good, "A\u{1b}[2J7");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let stored = stored_results(&dir);
+    assert_eq!(stored.len(), 2, "one record per attempt");
+    assert_eq!(stored[1]["attempt"]["state"], "stopped", "{}", stored[1]);
+    assert_eq!(
+        stored[1]["attempt"]["stage"], "environment",
+        "{}",
+        stored[1]
+    );
+    for format in ["table", "json", "junit"] {
+        let r = report(&good, format, "UNIT-A");
+        assert_eq!(r.status.code(), Some(1), "{format}: {}", stderr(&r));
+        assert!(!stdout(&r).contains('\u{1b}'), "{format}: {}", stdout(&r));
+    }
+}
