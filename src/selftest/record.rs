@@ -121,8 +121,21 @@ impl Record {
             prometheus: None,
         };
         let run = r.run.clone();
-        let _ = r.write(run);
+        r.write_or_warn(run);
         r
+    }
+
+    /// [`Record::write`], saying on standard error when neither the store nor the
+    /// fallback directory took the record: `rtbench report` cannot show this attempt,
+    /// and may show an older run in its place.
+    fn write_or_warn(&mut self, run: StoredRun) {
+        if let Err(e) = self.write(run) {
+            crate::report::output::Output::new(None).warn(&format!(
+                "rtbench: warning: this attempt's record was written nowhere ({}, then the fallback {}: {e}): rtbench report cannot show it and may show an older run",
+                self.store.dir.display(),
+                self.fallback_dir.display()
+            ));
+        }
     }
 
     /// When the attempt started, seconds since the epoch.
@@ -157,7 +170,7 @@ impl Record {
             vec![],
         );
         run.attempt = Some(attempt);
-        let _ = self.write(run.clone());
+        self.write_or_warn(run.clone());
         if let Some(p) = &self.prometheus {
             let _ = textfile(p, &run);
         }

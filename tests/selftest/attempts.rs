@@ -299,3 +299,37 @@ fn a_refused_environment_is_an_attempt_shown_instead_of_the_older_pass() {
         assert!(!stdout(&r).contains('\u{1b}'), "{format}: {}", stdout(&r));
     }
 }
+
+/// When neither the store nor the fallback directory takes the record (both
+/// read-only), the attempt says so on standard error: `report` cannot show it.
+#[test]
+fn a_record_written_nowhere_is_said() {
+    let dir = TempDir::new("st-attempt-nowhere");
+    std::fs::create_dir_all(dir.join("ro")).unwrap();
+    let cfg = dir.join("bad.toml");
+    std::fs::write(
+        &cfg,
+        on_any_kernel(&format!(
+            "[selftest]\nmode = \"off\"\nduration = \"1s\"\n[limits]\nmax_us = 10000000\n\
+             [load]\ncmd = \"false\"\n[output]\nresults_dir = \"{0}/ro/results\"\n\
+             fallback_dir = \"{0}/ro/run\"\n",
+            dir.path().display()
+        )),
+    )
+    .unwrap();
+    let o = std::process::Command::new("unshare")
+        .args(["-m", "--propagation", "private", "sh", "-ec"])
+        .arg("mount -t tmpfs -o ro rtbench-test \"$D/ro\"; exec \"$RTBENCH\" selftest --log-format logfmt --config \"$D/bad.toml\"")
+        .env("RTBENCH", exe())
+        .env("D", dir.path())
+        .env_remove("INVOCATION_ID")
+        .env_remove("RTBENCH_TRIGGER")
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("this attempt's record was written nowhere"),
+        "{err}"
+    );
+}
