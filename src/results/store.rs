@@ -425,14 +425,27 @@ impl Store {
         let path = self.dir.join(name);
         let mut bytes = serde_json::to_vec_pretty(run)?;
         bytes.push(b'\n');
-        let files = self.list()?;
-        if files.len() >= self.keep {
-            for old in &files[..=files.len() - self.keep] {
-                let _ = std::fs::remove_file(old);
-            }
+        for old in self.to_prune()? {
+            let _ = std::fs::remove_file(old);
         }
         kept::replace(&path, &bytes)?;
         Ok(path)
+    }
+
+    /// The runs to delete before a new one is written, so that `keep` remain with it:
+    /// attempts that never reached a verdict (stopped, or started and killed) go first,
+    /// oldest first, then the oldest judged runs — ten retries of a broken configuration
+    /// never rotate every measured run out of the store. A file that cannot be read
+    /// counts as judged (it is never preferred for deletion over a readable one).
+    fn to_prune(&self) -> io::Result<Vec<PathBuf>> {
+        let files = self.list()?;
+        let excess = (files.len() + 1).saturating_sub(self.keep);
+        let (mut unjudged, judged): (Vec<PathBuf>, Vec<PathBuf>) = files
+            .into_iter()
+            .partition(|p| Store::load(p).is_ok_and(|r| !r.judged()));
+        unjudged.extend(judged);
+        unjudged.truncate(excess);
+        Ok(unjudged)
     }
 
     /// Removes temporary files left by a writer that was killed mid-write
@@ -561,6 +574,35 @@ mod tests {
         let left = store.list().unwrap();
         assert_eq!(left, paths[1..].to_vec());
         assert_eq!(Store::load(&left[1]).unwrap(), sample_run(1_000_000_200));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn attempts_without_a_verdict_are_pruned_before_measured_runs() {
+        let dir = std::env::temp_dir().join(format!("rtbench-store-st-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let store = Store::new(&dir, 3);
+        let judged = store.save(&sample_run(1_000_000_000)).unwrap();
+        // Ten stopped attempts (a broken configuration retried): the measured run stays.
+        for i in 0..10 {
+            let mut r = sample_run(1_000_000_100 + i);
+            r.attempt = Some(crate::results::attempt::Attempt {
+                state: crate::results::attempt::AttemptState::Stopped,
+                ..crate::results::attempt::Attempt::started(1_000_000_100 + i)
+            });
+            store.save(&r).unwrap();
+        }
+        let left = store.list().unwrap();
+        assert_eq!(left.len(), 3);
+        assert_eq!(left[0], judged);
+        // Judged runs rotate as before once nothing unjudged is left to go.
+        for t in 0..3 {
+            store.save(&sample_run(1_000_001_000 + t)).unwrap();
+        }
+        let left = store.list().unwrap();
+        assert_eq!(left.len(), 3);
+        assert!(left.iter().all(|p| Store::load(p).unwrap().judged()));
+        assert!(!left.contains(&judged));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
