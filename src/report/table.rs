@@ -234,15 +234,23 @@ fn endings(s: &mut String, run: &StoredRun) {
             let _ = writeln!(s, "{line}");
         }
     }
+    // Why it is unjudged, and what was not stored or written: wrapped like the
+    // failures (the reason is the part a reader needs), never cut.
     let why = run.verdict.unjudged_reason();
+    let mut reasons = Vec::new();
     if !why.is_empty() {
-        let _ = writeln!(s, "{}", clip(&format!("UNJUDGED: {why}"), 80));
+        reasons.push(format!("UNJUDGED: {why}"));
     }
     if let Some(e) = &run.store_error {
-        let _ = writeln!(s, "{}", clip(&format!("NOT STORED: {e}"), 80));
+        reasons.push(format!("NOT STORED: {e}"));
     }
     for u in run.unwritten.iter().filter(|u| !u.starts_with("results:")) {
-        let _ = writeln!(s, "{}", clip(&format!("NOT WRITTEN: {u}"), 80));
+        reasons.push(format!("NOT WRITTEN: {u}"));
+    }
+    for r in reasons {
+        for line in wrap(&r, 80, "     ") {
+            let _ = writeln!(s, "{line}");
+        }
     }
 }
 

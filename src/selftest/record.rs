@@ -275,6 +275,6 @@ pub(super) fn textfile(p: &Path, run: &StoredRun) -> Result<(), String> {
     if let Some(name) = p.file_name().and_then(|n| n.to_str()) {
         crate::sys::kept::remove_stale_temps(dir, &[name]);
     }
-    crate::report::output::write_file(p, &crate::report::prometheus::Prometheus, run)
+    crate::report::output::keep_file(p, &crate::report::prometheus::Prometheus, run)
         .map_err(|e| e.to_string())
 }

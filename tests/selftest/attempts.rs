@@ -333,3 +333,31 @@ fn a_record_written_nowhere_is_said() {
         "{err}"
     );
 }
+
+/// The textfile is a file rtbench keeps and rewrites at every boot: a link at its path
+/// (here to /dev/null) is never followed or written through; the output is not
+/// written and the run is exit 1, the link left as it was.
+#[test]
+fn a_link_at_the_textfile_is_not_written_through() {
+    let dir = TempDir::new("st-attempt-link");
+    let prom = dir.join("rtbench.prom");
+    std::os::unix::fs::symlink("/dev/null", &prom).unwrap();
+    let cfg = config(
+        &dir,
+        "link.toml",
+        &format!("prometheus = \"{}\"\n", prom.display()),
+    );
+    let o = selftest(&cfg, "UNIT-A");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_link(&prom).unwrap(),
+        std::path::Path::new("/dev/null")
+    );
+    let t = report(&cfg, "table", "UNIT-A");
+    assert_eq!(t.status.code(), Some(1), "{}", stderr(&t));
+    assert!(
+        stdout(&t).contains("NOT WRITTEN: prometheus: is a symbolic link"),
+        "{}",
+        stdout(&t)
+    );
+}
