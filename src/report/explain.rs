@@ -35,9 +35,15 @@ impl super::Sink<ExplainSummary> for ExplainLines {
             .iter()
             .map(|(k, n)| format!("{} {n}", k.as_str()))
             .collect();
+        // The kept explanations are the largest (above); the count is of all.
+        let shown = if (s.explained.len() as u64) < s.total() {
+            format!(" (the {} largest shown)", s.explained.len())
+        } else {
+            String::new()
+        };
         writeln!(
             out,
-            "# Explain: {} explained ({}), {} not explained (recorder busy or rate limit), analysis at most {} ms",
+            "# Explain: {} explained{shown} ({}), {} not explained (recorder busy or rate limit), analysis at most {} ms",
             s.total(),
             if kinds.is_empty() {
                 "none".to_string()
