@@ -141,8 +141,12 @@ fn p1_prometheus_textfile_on_a_device_node_stays_a_device() {
             null.display()
         ),
     );
+    // The textfile is a file rtbench keeps: a device at its path is refused (never
+    // written into, never replaced); an output asked for and not written is exit 1.
     let o = run_bounded(&["selftest", "--config", s(&cfg)]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(e.contains("is a character device"), "{e}");
     assert!(
         is_char_device(&null),
         "[output] prometheus replaced the device node"

@@ -56,12 +56,15 @@ fn a_stored_run_names_its_unit_and_exports_as_junit() {
         "{}",
         stderr(&bad)
     );
-    assert!(
-        !dir.join("results").exists()
-            || std::fs::read_dir(dir.join("results"))
-                .unwrap()
-                .next()
-                .is_none()
+    // Nothing ran and nothing is stored under the file's label as a run: the attempt
+    // is recorded as stopped at `environment`, so no older result stands for it.
+    let stored = stored_results(&dir);
+    assert_eq!(stored.len(), 1, "the attempt's record only");
+    assert_eq!(stored[0]["attempt"]["state"], "stopped", "{}", stored[0]);
+    assert_eq!(
+        stored[0]["attempt"]["stage"], "environment",
+        "{}",
+        stored[0]
     );
     let o = rtbench()
         .args(["selftest", "--log-format", "logfmt", "--config"])
@@ -72,7 +75,7 @@ fn a_stored_run_names_its_unit_and_exports_as_junit() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let stored = stored_results(&dir);
-    let unit = &stored[0]["unit"];
+    let unit = &stored.last().unwrap()["unit"];
     assert_eq!(unit["label"], "A7 <&>", "the environment wins: {unit}");
     assert_eq!(unit["station"], "S3");
     assert_eq!(unit["order"], "4711");
