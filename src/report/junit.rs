@@ -205,6 +205,24 @@ fn class_of(t: &TestSummary) -> String {
 /// Every test case of `run`, in the order of its tests, threads and checks, then the
 /// tuning items, the problems and the verdict.
 fn cases(run: &StoredRun) -> Vec<Case> {
+    let mut v = check_cases(run);
+    v.extend(tuning_cases(run));
+    for (i, p) in run.verdict.problems.iter().enumerate() {
+        v.push(Case {
+            classname: "rtbench.run".into(),
+            name: format!("problem {}", i + 1),
+            outcome: Outcome::Error(p.clone()),
+            detail: p.clone(),
+        });
+    }
+    v.extend(unwritten_cases(run));
+    v.push(verdict_case(run));
+    v
+}
+
+/// One case per check of each test's thread (or pair), or a skipped one where no limit
+/// applies.
+fn check_cases(run: &StoredRun) -> Vec<Case> {
     let mut v = Vec::new();
     for t in &run.tests {
         for th in &t.threads {
@@ -248,6 +266,13 @@ fn cases(run: &StoredRun) -> Vec<Case> {
             }
         }
     }
+    v
+}
+
+/// One case per tuning item: deviations and failures fail, items that do not apply
+/// are skipped.
+fn tuning_cases(run: &StoredRun) -> Vec<Case> {
+    let mut v = Vec::new();
     let items = ["recovered", "items", "rolled_back"]
         .into_iter()
         .filter_map(|k| run.tuning.get(k).and_then(|i| i.as_array()))
@@ -273,17 +298,14 @@ fn cases(run: &StoredRun) -> Vec<Case> {
             detail,
         });
     }
-    for (i, p) in run.verdict.problems.iter().enumerate() {
-        v.push(Case {
-            classname: "rtbench.run".into(),
-            name: format!("problem {}", i + 1),
-            outcome: Outcome::Error(p.clone()),
-            detail: p.clone(),
-        });
-    }
-    v.extend(unwritten_cases(run));
+    v
+}
+
+/// The verdict's case: an attempt without a verdict is an error; unjudged is not a pass
+/// unless the run was accepted that way.
+fn verdict_case(run: &StoredRun) -> Case {
     let failures = run.verdict.failures().join("; ");
-    v.push(Case {
+    Case {
         classname: "rtbench.run".into(),
         name: "verdict".into(),
         outcome: match run.verdict.word() {
@@ -303,8 +325,7 @@ fn cases(run: &StoredRun) -> Vec<Case> {
             )),
         },
         detail: failures,
-    });
-    v
+    }
 }
 
 /// Why `run` has no verdict, from its attempt.
