@@ -378,7 +378,7 @@ fn measure(plan: &SelftestPlan, root: &SysRoot, notify: &mut Notify) -> Result<M
     let usec = crate::sys::notify::watchdog_interval().map_or(0, |w| w.as_micros() as u64);
     let watchdog = usec > 0;
     let mut conditions = plan.conditions.clone();
-    if watchdog && usec > 0 {
+    if watchdog {
         report_for_watchdog(&mut conditions, usec);
     }
     // Queues and pipes of the pair tests first: one the kernel refuses stops the
@@ -427,25 +427,8 @@ fn measure(plan: &SelftestPlan, root: &SysRoot, notify: &mut Notify) -> Result<M
                 }));
                 continue;
             }
-            let mut progress = NotifyProgress {
-                test: t.name(),
-                out: notify.out,
-                started: Instant::now(),
-                duration: t.duration(),
-                watchdog,
-                notify,
-            };
-            let started = Instant::now();
-            match measure_one(t.name(), a, root, &mut progress) {
+            match measure_test(t, a, root, notify, watchdog) {
                 Ok((mut summary, stop)) => {
-                    // Its measuring time: the configured duration when it ran to the end
-                    // (the elapsed time adds thread setup and the explanation), else the
-                    // time until it was stopped.
-                    summary.duration_s = Some(if stop.interrupted() {
-                        started.elapsed().as_secs_f64()
-                    } else {
-                        t.duration().as_secs_f64()
-                    });
                     summary.histogram_us = plan.histogram_us;
                     summary.condition = c.name.clone();
                     m.stop = stop;
@@ -480,6 +463,35 @@ fn measure(plan: &SelftestPlan, root: &SysRoot, notify: &mut Notify) -> Result<M
     }
     m.duration_s = t0.elapsed().as_secs_f64();
     Ok(m)
+}
+
+/// Runs test `t` (its channels `a` armed), its progress to `notify` (pinging the
+/// watchdog when `watchdog`); its summary's `duration_s` is its measuring time: the
+/// configured duration when it ran to the end (the elapsed time adds thread setup and
+/// the explanation), else the time until it was stopped, seconds.
+fn measure_test(
+    t: &TestPlan,
+    a: Armed<'_>,
+    root: &SysRoot,
+    notify: &mut Notify,
+    watchdog: bool,
+) -> crate::error::Result<(TestSummary, StopCause)> {
+    let mut progress = NotifyProgress {
+        test: t.name(),
+        out: notify.out,
+        started: Instant::now(),
+        duration: t.duration(),
+        watchdog,
+        notify,
+    };
+    let started = Instant::now();
+    let (mut summary, stop) = measure_one(t.name(), a, root, &mut progress)?;
+    summary.duration_s = Some(if stop.interrupted() {
+        started.elapsed().as_secs_f64()
+    } else {
+        t.duration().as_secs_f64()
+    });
+    Ok((summary, stop))
 }
 
 /// Every test of `conditions` reports its progress at least every half of the
