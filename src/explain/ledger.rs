@@ -483,16 +483,10 @@ pub fn task_start(pid: i32) -> Option<u64> {
     crate::sys::sched::TaskStat::parse(&stat)?.field(22)
 }
 
-/// Clock ticks per second (`sysconf(_SC_CLK_TCK)`, the unit of `/proc/PID/stat`'s
-/// times; 100 where it cannot be read).
+/// Clock ticks per second, the unit of `/proc/PID/stat`'s times
+/// ([`crate::sys::clock::clock_ticks_per_sec`]).
 pub fn ticks_per_s() -> u64 {
-    // SAFETY: sysconf has no memory effects.
-    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    if t > 0 {
-        t as u64
-    } else {
-        100
-    }
+    crate::sys::clock::clock_ticks_per_sec() as u64
 }
 
 #[cfg(test)]
